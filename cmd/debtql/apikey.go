@@ -1,0 +1,125 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/debtql/debtql/ent/apikey"
+	"github.com/debtql/debtql/internal/auth"
+	"github.com/debtql/debtql/internal/scalar"
+	"github.com/debtql/debtql/internal/store"
+)
+
+const apikeyUsage = `Usage:
+  debtql apikey create --role ADMIN|CLIENT [--client UUID] --name NAME
+  debtql apikey list
+  debtql apikey revoke ID
+
+Manages API keys directly in the database (the same one the server uses).
+The secret of a new key is printed once, to standard output.
+
+Flags (each subcommand):
+`
+
+// apikeyCommand runs the key subcommands against the database directly, as the
+// operator of the machine (no API key needed).
+func apikeyCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var (
+		c        config
+		role     string
+		clientID string
+		name     string
+	)
+	fs := flag.NewFlagSet("debtql apikey", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	c.registerDatabase(fs)
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), apikeyUsage)
+		fs.PrintDefaults()
+	}
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
+		fs.Usage()
+		if len(args) == 0 {
+			return errUsage
+		}
+		return nil
+	}
+	sub, args := args[0], args[1:]
+	if sub == "create" {
+		fs.StringVar(&role, "role", "", "ADMIN or CLIENT")
+		fs.StringVar(&clientID, "client", "", "the client (UUID) of a CLIENT key")
+		fs.StringVar(&name, "name", "", "a name to tell keys apart")
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if _, err := c.logger(stderr); err != nil {
+		return err
+	}
+	db, err := store.Open(ctx, c.dsn())
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if err := db.Migrate(ctx); err != nil {
+		return err
+	}
+	ctx = auth.System(ctx)
+	switch sub {
+	case "create":
+		if fs.NArg() > 0 {
+			fs.Usage()
+			return errUsage
+		}
+		in := auth.KeyInput{Name: name, Role: apikey.Role(strings.ToUpper(role))}
+		if clientID != "" {
+			id, err := scalar.ParseUUID(clientID)
+			if err != nil {
+				return fmt.Errorf("--client %w", err)
+			}
+			in.ClientID = &id
+		}
+		key, secret, err := auth.CreateKey(ctx, db.Client, in)
+		if err != nil {
+			return fmt.Errorf("creating the key: %w", err)
+		}
+		fmt.Fprintf(stderr, "Created %s key %s (%q). Its secret, shown only now:\n", key.Role, key.ID, key.Name)
+		fmt.Fprintln(stdout, secret)
+		return nil
+	case "list":
+		keys, err := db.Client.APIKey.Query().Order(apikey.ByCreatedAt()).All(ctx)
+		if err != nil {
+			return err
+		}
+		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "ID\tROLE\tCLIENT\tNAME\tCREATED\tLAST USED\tREVOKED")
+		for _, k := range keys {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", k.ID, k.Role, orDash(k.ClientID), k.Name,
+				scalar.FormatDateTime(k.CreatedAt), timeOrDash(k.LastUsedAt), timeOrDash(k.RevokedAt))
+		}
+		return tw.Flush()
+	case "revoke":
+		if fs.NArg() != 1 {
+			fs.Usage()
+			return errUsage
+		}
+		id, err := scalar.ParseUUID(fs.Arg(0))
+		if err != nil {
+			return fmt.Errorf("key id %w", err)
+		}
+		key, err := auth.RevokeKey(ctx, db.Client, id)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "Revoked %s key %s (%q).\n", key.Role, key.ID, key.Name)
+		return nil
+	default:
+		fmt.Fprintf(stderr, "unknown apikey command %q\n\n", sub)
+		fs.Usage()
+		return errUsage
+	}
+}

@@ -1,0 +1,63 @@
+package schema
+
+import (
+	"entgo.io/contrib/entgql"
+	"entgo.io/ent"
+	"entgo.io/ent/schema"
+	"entgo.io/ent/schema/edge"
+	"entgo.io/ent/schema/field"
+	"entgo.io/ent/schema/index"
+
+	"github.com/debtql/debtql/internal/collection"
+)
+
+// Debt is a collection case ("errand"): receivables of one client against one
+// debtor, handed over together. Its items are DebtInvoices, fixed at
+// creation; payments accumulate on it.
+type Debt struct{ ent.Schema }
+
+// Annotations of the Debt.
+func (Debt) Annotations() []schema.Annotation {
+	return []schema.Annotation{entgql.RelayConnection()}
+}
+
+// Mixin of the Debt.
+func (Debt) Mixin() []ent.Mixin { return []ent.Mixin{TimeMixin{}} }
+
+// Fields of the Debt. original_amount and paid_amount are sums of the items
+// and of the payments, kept on the row (in the same transaction as the rows
+// they sum, under the debt's row lock) so that lists filter and sort on them
+// without aggregating.
+func (Debt) Fields() []ent.Field {
+	return []ent.Field{
+		intID(),
+		field.String("client_id").SchemaType(uuidType).Immutable(),
+		field.String("debtor_id").SchemaType(uuidType).Immutable(),
+		field.Int64("original_amount").GoType(collection.Money(0)).Immutable().
+			Annotations(entgql.OrderField("ORIGINAL_AMOUNT")),
+		field.Int64("paid_amount").GoType(collection.Money(0)).Default(0),
+		field.Time("withdrawn_at").Optional().Nillable(),
+		field.String("withdraw_comment").MaxLen(collection.MaxTextLength).Optional().Nillable(),
+	}
+}
+
+// Edges of the Debt.
+func (Debt) Edges() []ent.Edge {
+	return []ent.Edge{
+		edge.From("client", Creditor.Type).Ref("debts").Field("client_id").
+			Unique().Required().Immutable(),
+		edge.From("debtor", Debtor.Type).Ref("debts").Field("debtor_id").
+			Unique().Required().Immutable(),
+		edge.To("invoices", DebtInvoice.Type),
+		edge.To("payments", Payment.Type),
+	}
+}
+
+// Indexes of the Debt: the list orders, and the debtor's debts.
+func (Debt) Indexes() []ent.Index {
+	return []ent.Index{
+		index.Fields("client_id", "created_at", "id"),
+		index.Fields("client_id", "original_amount", "id"),
+		index.Fields("debtor_id", "created_at"),
+	}
+}

@@ -1,0 +1,63 @@
+package schema
+
+import (
+	"entgo.io/ent"
+	"entgo.io/ent/schema/edge"
+	"entgo.io/ent/schema/field"
+	"entgo.io/ent/schema/index"
+	"github.com/debtql/debtql/internal/scalar"
+
+	"github.com/debtql/debtql/internal/collection"
+)
+
+// DebtInvoice is one item of a debt: a receivable handed over for
+// collection, named by its invoice number.
+type DebtInvoice struct{ ent.Schema }
+
+// Mixin of the DebtInvoice.
+func (DebtInvoice) Mixin() []ent.Mixin { return []ent.Mixin{CreatedMixin{}} }
+
+// Fields of the DebtInvoice. Its dates are instants (the description's
+// date-times), kept in UTC; paid_amount sums its payments, kept in step as on
+// the debt.
+func (DebtInvoice) Fields() []ent.Field {
+	return []ent.Field{
+		intID(),
+		field.String("client_id").SchemaType(uuidType).Immutable(),
+		field.Int("debt_id").GoType(scalar.IntID(0)).Immutable(),
+		field.Int("position").Immutable().Comment("0-based order within the debt"),
+		field.String("invoice_number").MaxLen(collection.MaxStringLength).Immutable(),
+		field.String("invoice_number_key").Immutable().
+			Comment("invoice number without spaces and hyphens, lower case, for search"),
+		field.String("description").MaxLen(collection.MaxTextLength).Optional().Nillable().Immutable(),
+		field.Time("invoice_date").Immutable(),
+		field.Time("due_date").Immutable(),
+		field.Time("reminder_date").Optional().Nillable().Immutable(),
+		field.Int64("amount").GoType(collection.Money(0)).Immutable(),
+		field.Int64("paid_amount").GoType(collection.Money(0)).Default(0),
+	}
+}
+
+// Edges of the DebtInvoice.
+func (DebtInvoice) Edges() []ent.Edge {
+	return []ent.Edge{
+		edge.From("debt", Debt.Type).Ref("invoices").Field("debt_id").
+			Unique().Required().Immutable(),
+		edge.To("payments", Payment.Type),
+	}
+}
+
+// Indexes of the DebtInvoice: invoice numbers are unique within a debt, and
+// found by number within a client (an invoice's collection case).
+func (DebtInvoice) Indexes() []ent.Index {
+	return []ent.Index{
+		index.Fields("debt_id", "invoice_number").Unique(),
+		index.Fields("client_id", "invoice_number"),
+		index.Fields("client_id", "invoice_number_key"),
+	}
+}
+
+// Hooks of the DebtInvoice.
+func (DebtInvoice) Hooks() []ent.Hook {
+	return []ent.Hook{keyHook("invoice_number", "invoice_number_key", collection.NumberKey)}
+}

@@ -1,0 +1,71 @@
+package schema
+
+import (
+	"entgo.io/contrib/entgql"
+	"entgo.io/ent"
+	"entgo.io/ent/schema"
+	"entgo.io/ent/schema/edge"
+	"entgo.io/ent/schema/field"
+	"entgo.io/ent/schema/index"
+
+	"github.com/debtql/debtql/internal/collection"
+)
+
+// Debtor is a person or organisation that owes one client money. A client
+// has one debtor per identification number (compared by its digits), which
+// createDebt reuses.
+type Debtor struct{ ent.Schema }
+
+// Annotations of the Debtor.
+func (Debtor) Annotations() []schema.Annotation {
+	return []schema.Annotation{entgql.RelayConnection()}
+}
+
+// Mixin of the Debtor.
+func (Debtor) Mixin() []ent.Mixin { return []ent.Mixin{TimeMixin{}} }
+
+// Fields of the Debtor: the debtor payload with its address and contact
+// information flattened.
+func (Debtor) Fields() []ent.Field {
+	return []ent.Field{
+		uuidID(),
+		field.String("client_id").SchemaType(uuidType).Immutable(),
+		field.Bool("is_corporation"),
+		field.String("identification_number").MaxLen(collection.MaxStringLength),
+		field.String("identification_digits").
+			Comment("digits of identification_number: reuse and search compare these"),
+		field.String("name").MaxLen(collection.MaxStringLength).
+			Annotations(entgql.OrderField("NAME")),
+		field.String("address1").MaxLen(collection.MaxStringLength),
+		field.String("address2").MaxLen(collection.MaxStringLength).Optional().Nillable(),
+		field.String("care_of").MaxLen(collection.MaxStringLength).Optional().Nillable(),
+		field.String("zip_code").MaxLen(collection.MaxStringLength),
+		field.String("city").MaxLen(collection.MaxStringLength),
+		field.String("country_code").MaxLen(2),
+		field.String("email").MaxLen(collection.MaxStringLength).Optional().Nillable(),
+		field.String("phone").MaxLen(collection.MaxStringLength).Optional().Nillable(),
+	}
+}
+
+// Edges of the Debtor.
+func (Debtor) Edges() []ent.Edge {
+	return []ent.Edge{
+		edge.From("client", Creditor.Type).Ref("debtors").Field("client_id").
+			Unique().Required().Immutable(),
+		edge.To("debts", Debt.Type).Annotations(entgql.RelayConnection()),
+	}
+}
+
+// Indexes of the Debtor: one debtor per number and client; list orders.
+func (Debtor) Indexes() []ent.Index {
+	return []ent.Index{
+		index.Fields("client_id", "identification_digits").Unique(),
+		index.Fields("client_id", "created_at", "id"),
+		index.Fields("client_id", "name", "id"),
+	}
+}
+
+// Hooks of the Debtor.
+func (Debtor) Hooks() []ent.Hook {
+	return []ent.Hook{keyHook("identification_number", "identification_digits", collection.Digits)}
+}

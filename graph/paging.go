@@ -1,0 +1,109 @@
+package graph
+
+import (
+	"time"
+
+	"github.com/debtql/debtql/ent"
+	"github.com/debtql/debtql/internal/apierr"
+	"github.com/debtql/debtql/internal/scalar"
+)
+
+// Paging defaults and bounds (api.md §7).
+const (
+	defaultRowsPerPage = 25
+	maxRowsPerPage     = 100
+)
+
+// pageArgs are the paging arguments every list takes.
+type pageArgs struct {
+	page, rowsPerPage, first, last *int
+	after, before                  *string
+}
+
+// cursorValue checks that a decoded cursor carries a value of the type the
+// list is ordered by, so that a cursor from another list or order is refused
+// as input instead of reaching SQL.
+type cursorValue func(v any) bool
+
+// isTime accepts cursors of lists ordered by a timestamp.
+func isTime(v any) bool { _, ok := v.(time.Time); return ok }
+
+// paging checks the paging arguments and returns the page to load: by page
+// number (the default: page 1 of 25) or by cursors, never both.
+func (a pageArgs) paging(valueOK cursorValue, uuidIDs bool) (ent.Paging, error) {
+	byCursor := a.first != nil || a.last != nil || a.after != nil || a.before != nil
+	if byCursor && (a.page != nil || a.rowsPerPage != nil) {
+		field := "page"
+		if a.page == nil {
+			field = "rowsPerPage"
+		}
+		return ent.Paging{}, apierr.Invalid(field, "page and rowsPerPage cannot be combined with the cursor arguments first, after, last and before")
+	}
+	if !byCursor {
+		page, rows := 1, defaultRowsPerPage
+		if a.page != nil {
+			page = *a.page
+		}
+		if a.rowsPerPage != nil {
+			rows = *a.rowsPerPage
+		}
+		var errs apierr.List
+		if page < 1 {
+			errs.Add("page", "must be 1 or more")
+		}
+		if rows < 1 || rows > maxRowsPerPage {
+			errs.Add("rowsPerPage", "must be between 1 and %d", maxRowsPerPage)
+		}
+		if err := errs.Err(); err != nil {
+			return ent.Paging{}, err
+		}
+		// A page far past the end is an empty page, not an overflow.
+		offset := (min(page, 1<<31/rows) - 1) * rows
+		return ent.Paging{ByPage: true, Offset: offset, Limit: rows}, nil
+	}
+	var errs apierr.List
+	if a.first != nil && a.last != nil {
+		errs.Add("last", "cannot be combined with first")
+	}
+	p := ent.Paging{First: a.first, Last: a.last}
+	for _, n := range []struct {
+		name string
+		v    *int
+	}{{"first", a.first}, {"last", a.last}} {
+		if n.v != nil && (*n.v < 1 || *n.v > maxRowsPerPage) {
+			errs.Add(n.name, "must be between 1 and %d", maxRowsPerPage)
+		}
+	}
+	if p.First == nil && p.Last == nil {
+		rows := defaultRowsPerPage
+		if a.before != nil && a.after == nil {
+			p.Last = &rows
+		} else {
+			p.First = &rows
+		}
+	}
+	for _, c := range []struct {
+		name string
+		raw  *string
+		dst  **ent.Cursor
+	}{{"after", a.after, &p.After}, {"before", a.before, &p.Before}} {
+		if c.raw == nil {
+			continue
+		}
+		var cur ent.Cursor
+		if err := cur.UnmarshalGQL(*c.raw); err != nil || !valueOK(cur.Value) || (uuidIDs && !validUUID(cur.ID)) {
+			errs.Add(c.name, "is not a cursor of this list and order")
+			continue
+		}
+		*c.dst = &cur
+	}
+	if err := errs.Err(); err != nil {
+		return ent.Paging{}, err
+	}
+	return p, nil
+}
+
+func validUUID(s string) bool {
+	_, err := scalar.ParseUUID(s)
+	return err == nil
+}

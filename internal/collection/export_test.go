@@ -1,0 +1,4 @@
+package collection
+
+// LuhnValid exposes luhnValid to the external tests.
+var LuhnValid = luhnValid

@@ -1,0 +1,163 @@
+package scalar
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/google/uuid"
+	"github.com/shopspring/decimal"
+)
+
+// MarshalUUID writes a UUID id, which DebtQL keeps as its canonical
+// lower-case string.
+func MarshalUUID(id string) graphql.Marshaler {
+	return graphql.WriterFunc(func(w io.Writer) {
+		_, _ = io.WriteString(w, strconv.Quote(id))
+	})
+}
+
+// UnmarshalUUID accepts a UUID in the 8-4-4-4-12 form in any case and
+// returns it in canonical lower case.
+func UnmarshalUUID(v any) (string, error) {
+	s, ok := v.(string)
+	if !ok {
+		return "", errors.New("must be a UUID string")
+	}
+	return ParseUUID(s)
+}
+
+// ParseUUID accepts only the hyphenated 36-character form, so that ids are
+// written one way everywhere.
+func ParseUUID(s string) (string, error) {
+	if len(s) != 36 {
+		return "", errors.New("must be a UUID written 8-4-4-4-12")
+	}
+	id, err := uuid.Parse(s)
+	if err != nil {
+		return "", errors.New("must be a UUID written 8-4-4-4-12")
+	}
+	return id.String(), nil
+}
+
+// NewUUID returns a new random (version 4) id in canonical form.
+func NewUUID() string { return uuid.NewString() }
+
+// dateTimeLayout writes UTC with fractional seconds only when they are not
+// zero (Go trims trailing zeros of the 9s), at most microseconds.
+const dateTimeLayout = "2006-01-02T15:04:05.999999Z07:00"
+
+// FormatDateTime writes t as api.md §3 wants it: UTC, RFC 3339, fractional
+// seconds only when not zero, at most microseconds.
+func FormatDateTime(t time.Time) string {
+	return t.UTC().Truncate(time.Microsecond).Format(dateTimeLayout)
+}
+
+// MarshalDateTime writes t with FormatDateTime.
+func MarshalDateTime(t time.Time) graphql.Marshaler {
+	return graphql.WriterFunc(func(w io.Writer) {
+		_, _ = io.WriteString(w, strconv.Quote(FormatDateTime(t)))
+	})
+}
+
+// UnmarshalDateTime reads an RFC 3339 timestamp with an offset. The offset
+// is kept in the returned time, since the calendar date "in the offset
+// given" is what statuses use (api.md §5). Precision beyond microseconds is
+// refused rather than silently cut.
+func UnmarshalDateTime(v any) (time.Time, error) {
+	s, ok := v.(string)
+	if !ok {
+		return time.Time{}, errors.New("must be an RFC 3339 date-time string with an offset, e.g. 2026-01-31T12:00:00Z")
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil || !strings.ContainsAny(s[10:], "Zz+-") {
+		return time.Time{}, errors.New("must be an RFC 3339 date-time with an offset, e.g. 2026-01-31T12:00:00Z")
+	}
+	if t.Nanosecond()%1000 != 0 {
+		return time.Time{}, errors.New("must have at most microsecond precision")
+	}
+	return t, nil
+}
+
+// MarshalDecimal writes a decimal as a string, exactly.
+func MarshalDecimal(d decimal.Decimal) graphql.Marshaler {
+	return graphql.WriterFunc(func(w io.Writer) {
+		_, _ = io.WriteString(w, strconv.Quote(d.String()))
+	})
+}
+
+// maxDecimalLength bounds the text of a decimal input, so that no input can
+// make the server build a huge number.
+const maxDecimalLength = 40
+
+// maxFloatDigits is the number of significant digits a float64 literal keeps
+// exactly; a longer literal in a query document may already have been
+// rounded by the parser and is refused.
+const maxFloatDigits = 15
+
+// UnmarshalDecimal reads a JSON number or a numeric string exactly. Whether
+// the value is money (2 decimals) or a rate (4) is decided by the caller.
+func UnmarshalDecimal(v any) (decimal.Decimal, error) {
+	switch v := v.(type) {
+	case json.Number:
+		return ParseDecimal(string(v))
+	case string:
+		return ParseDecimal(v)
+	case int:
+		return decimal.NewFromInt(int64(v)), nil
+	case int64:
+		return decimal.NewFromInt(v), nil
+	case float64:
+		// A number literal written in the query document reaches us as a
+		// float64; its shortest form is what the caller wrote, unless the
+		// caller wrote more digits than a float64 holds.
+		s := strconv.FormatFloat(v, 'f', -1, 64)
+		if significantDigits(s) > maxFloatDigits {
+			return decimal.Decimal{}, errors.New("has more digits than a number literal keeps exactly: pass it as a string or in variables")
+		}
+		return ParseDecimal(s)
+	default:
+		return decimal.Decimal{}, errors.New("must be a number or a numeric string")
+	}
+}
+
+// ParseDecimal reads a plain decimal such as "1250.50" or "-3" (an exponent,
+// as JSON allows, is accepted within ±30).
+func ParseDecimal(s string) (decimal.Decimal, error) {
+	if s == "" || len(s) > maxDecimalLength {
+		return decimal.Decimal{}, fmt.Errorf("must be a decimal number of at most %d characters", maxDecimalLength)
+	}
+	for i, r := range s {
+		switch {
+		case r >= '0' && r <= '9', r == '.':
+		case (r == '-' || r == '+') && (i == 0 || s[i-1] == 'e' || s[i-1] == 'E'):
+		case r == 'e' || r == 'E':
+		default:
+			return decimal.Decimal{}, errors.New("must be a decimal number such as 1250.50")
+		}
+	}
+	if s[0] == '.' || s[len(s)-1] == '.' || strings.HasPrefix(s, "-.") || strings.HasPrefix(s, "+") {
+		return decimal.Decimal{}, errors.New("must be a decimal number such as 1250.50")
+	}
+	if i := strings.IndexAny(s, "eE"); i >= 0 {
+		exp, err := strconv.Atoi(s[i+1:])
+		if err != nil || exp < -30 || exp > 30 {
+			return decimal.Decimal{}, errors.New("must be a decimal number with an exponent within ±30")
+		}
+	}
+	d, err := decimal.NewFromString(s)
+	if err != nil {
+		return decimal.Decimal{}, errors.New("must be a decimal number such as 1250.50")
+	}
+	return d, nil
+}
+
+func significantDigits(s string) int {
+	s = strings.Replace(strings.TrimPrefix(s, "-"), ".", "", 1)
+	return len(strings.Trim(s, "0"))
+}

@@ -1,0 +1,292 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/99designs/gqlgen/graphql/executor"
+	"github.com/vektah/gqlparser/v2/ast"
+	"github.com/vektah/gqlparser/v2/gqlerror"
+
+	"github.com/debtql/debtql/internal/apierr"
+)
+
+// Media types of GraphQL over HTTP.
+const (
+	mediaJSON            = "application/json"
+	mediaGraphQLResponse = "application/graphql-response+json"
+)
+
+// idempotencyHeader names the header that makes a mutation safe to retry.
+const idempotencyHeader = "Idempotency-Key"
+
+// maxIdempotencyKeyLength bounds the Idempotency-Key header (api.md §5).
+const maxIdempotencyKeyLength = 255
+
+// exchange is one GraphQL request's state shared between the HTTP handler
+// and the transaction extension: the idempotency key and request hash going
+// in, and the exact response (status and body) coming out when the
+// extension had to fix it before commit, or replays a stored one.
+type exchange struct {
+	contentType    string
+	idempotencyKey string
+	requestHash    string
+	rendered       *rendered
+}
+
+type exchangeKey struct{}
+
+func exchangeFrom(ctx context.Context) *exchange {
+	ex, _ := ctx.Value(exchangeKey{}).(*exchange)
+	return ex
+}
+
+// rendered is a GraphQL response as it goes on the wire.
+type rendered struct {
+	status      int
+	contentType string
+	body        []byte
+}
+
+// graphqlHandler serves /graphql with the contract's HTTP semantics
+// (api.md §1, §9): request errors are 400 whatever the Accept header, a
+// refused single-root operation answers its code's status with no data
+// entry, mutations are POST only.
+type graphqlHandler struct {
+	exec *executor.Executor
+	s    *Server
+}
+
+func (h *graphqlHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	ctx := graphql.StartOperationTrace(r.Context())
+	ex := &exchange{contentType: negotiate(r.Header.Get("Accept"))}
+	params, err := readParams(w, r)
+	if err != nil {
+		h.writeRefusal(w, ex, err)
+		return
+	}
+	if keys := r.Header.Values(idempotencyHeader); len(keys) > 0 {
+		if len(keys) > 1 || keys[0] == "" || len(keys[0]) > maxIdempotencyKeyLength {
+			h.writeRefusal(w, ex, apierr.New(apierr.BadUserInput, "the %s header must hold one key of 1 to %d characters", idempotencyHeader, maxIdempotencyKeyLength))
+			return
+		}
+		ex.idempotencyKey = keys[0]
+		ex.requestHash = requestHash(params)
+	}
+	ctx = context.WithValue(ctx, exchangeKey{}, ex)
+	params.Headers = r.Header
+
+	opCtx, errs := h.exec.CreateOperationContext(ctx, params)
+	if errs != nil {
+		h.write(w, rendered{status: http.StatusBadRequest, contentType: ex.contentType, body: encodeResponse(nil, requestErrors(errs), nil)})
+		return
+	}
+	if r.Method == http.MethodGet && opCtx.Operation.Operation != ast.Query {
+		w.Header().Set("Allow", http.MethodPost)
+		h.write(w, rendered{status: http.StatusMethodNotAllowed, contentType: ex.contentType,
+			body: encodeResponse(nil, gqlerror.List{gqlError(apierr.New(apierr.BadUserInput, "a %s must be sent with POST", opCtx.Operation.Operation), nil)}, nil)})
+		return
+	}
+	responses, ctx := h.exec.DispatchOperation(ctx, opCtx)
+	resp := responses(ctx)
+	if ex.rendered != nil {
+		h.write(w, *ex.rendered)
+		return
+	}
+	h.write(w, renderResponse(opCtx, resp, ex.contentType))
+}
+
+// writeRefusal answers a request refused before execution.
+func (h *graphqlHandler) writeRefusal(w http.ResponseWriter, ex *exchange, err error) {
+	var ae *apierr.Error
+	if !errors.As(err, &ae) {
+		ae = apierr.New(apierr.Internal, "internal error")
+	}
+	status := statusOf(ae.Code)
+	var se *statusError
+	if errors.As(err, &se) {
+		status = se.status
+	}
+	h.write(w, rendered{status: status, contentType: ex.contentType, body: encodeResponse(nil, gqlerror.List{gqlError(ae, nil)}, nil)})
+}
+
+func (h *graphqlHandler) write(w http.ResponseWriter, out rendered) {
+	w.Header().Set("Content-Type", out.contentType+"; charset=utf-8")
+	w.WriteHeader(out.status)
+	_, _ = w.Write(out.body)
+}
+
+// renderResponse decides the status and body of an executed operation.
+// Without errors: 200 with data. With errors: when the operation has one
+// root field, or no data survived (a mutation that failed is rolled back
+// whole), the first error's status and no data entry; else 200 with data
+// and errors, since some root fields succeeded.
+func renderResponse(opCtx *graphql.OperationContext, resp *graphql.Response, contentType string) rendered {
+	if len(resp.Errors) == 0 {
+		return rendered{status: http.StatusOK, contentType: contentType, body: encodeResponse(resp.Data, nil, resp.Extensions)}
+	}
+	noData := len(resp.Data) == 0 || bytes.Equal(resp.Data, []byte("null"))
+	if noData || rootFieldCount(opCtx) <= 1 {
+		return rendered{status: statusOf(codeOfGQL(resp.Errors[0])), contentType: contentType, body: encodeResponse(nil, resp.Errors, resp.Extensions)}
+	}
+	return rendered{status: http.StatusOK, contentType: contentType, body: encodeResponse(resp.Data, resp.Errors, resp.Extensions)}
+}
+
+func rootFieldCount(opCtx *graphql.OperationContext) int {
+	if opCtx == nil || opCtx.Operation == nil {
+		return 0
+	}
+	return len(graphql.CollectFields(opCtx, opCtx.Operation.SelectionSet, nil))
+}
+
+// wireResponse is the response body; unlike gqlgen's, it omits data when
+// there is none, as api.md §9 wants for a refused operation.
+type wireResponse struct {
+	Errors     gqlerror.List   `json:"errors,omitempty"`
+	Data       json.RawMessage `json:"data,omitempty"`
+	Extensions map[string]any  `json:"extensions,omitempty"`
+}
+
+func encodeResponse(data json.RawMessage, errs gqlerror.List, extensions map[string]any) []byte {
+	b, err := json.Marshal(wireResponse{Errors: errs, Data: data, Extensions: extensions})
+	if err != nil {
+		// Only an extension value could fail to encode; answer without it.
+		b, _ = json.Marshal(wireResponse{Errors: errs, Data: data})
+	}
+	return b
+}
+
+// requestErrors gives errors found before execution (syntax, validation,
+// variables) the contract's code and, for variables, the path.
+func requestErrors(errs gqlerror.List) gqlerror.List {
+	out := make(gqlerror.List, len(errs))
+	for i, e := range errs {
+		field := ""
+		if len(e.Path) > 1 && e.Path[0] == ast.PathName("variable") {
+			field = pathString(e.Path[1:])
+		}
+		ae := &apierr.Error{Code: apierr.BadUserInput, Message: e.Message, Field: field}
+		out[i] = &gqlerror.Error{Message: e.Message, Locations: e.Locations, Extensions: map[string]any{"code": string(ae.Code)}, Err: ae}
+		if field != "" {
+			out[i].Extensions["field"] = field
+		}
+	}
+	return out
+}
+
+// negotiate picks the response media type: the GraphQL response type when
+// the client asks for it, else JSON.
+func negotiate(accept string) string {
+	for _, part := range strings.Split(accept, ",") {
+		mt, _, err := mime.ParseMediaType(strings.TrimSpace(part))
+		if err == nil && mt == mediaGraphQLResponse {
+			return mediaGraphQLResponse
+		}
+	}
+	return mediaJSON
+}
+
+// statusError is a refusal whose HTTP status is not its code's: 405, 413
+// and 415 are about the HTTP request itself.
+type statusError struct {
+	err    *apierr.Error
+	status int
+}
+
+func (e *statusError) Error() string { return e.err.Error() }
+func (e *statusError) Unwrap() error { return e.err }
+
+// readParams reads a GraphQL request from a POST JSON body or a GET query
+// string.
+func readParams(w http.ResponseWriter, r *http.Request) (*graphql.RawParams, error) {
+	params := &graphql.RawParams{}
+	switch r.Method {
+	case http.MethodGet:
+		q := r.URL.Query()
+		params.Query = q.Get("query")
+		params.OperationName = q.Get("operationName")
+		if v := q.Get("variables"); v != "" {
+			if err := decodeJSON(strings.NewReader(v), &params.Variables); err != nil {
+				return nil, apierr.New(apierr.BadUserInput, "variables must be a JSON object")
+			}
+		}
+		if v := q.Get("extensions"); v != "" {
+			if err := decodeJSON(strings.NewReader(v), &params.Extensions); err != nil {
+				return nil, apierr.New(apierr.BadUserInput, "extensions must be a JSON object")
+			}
+		}
+	case http.MethodPost:
+		if ct := r.Header.Get("Content-Type"); ct != "" {
+			mt, _, err := mime.ParseMediaType(ct)
+			if err != nil || (mt != mediaJSON && mt != mediaGraphQLResponse) {
+				return nil, &statusError{apierr.New(apierr.BadUserInput, "the request body must be application/json"), http.StatusUnsupportedMediaType}
+			}
+		}
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			var tooLarge *http.MaxBytesError
+			if errors.As(err, &tooLarge) {
+				return nil, &statusError{apierr.New(apierr.BadUserInput, "the request body is larger than %d bytes", tooLarge.Limit), http.StatusRequestEntityTooLarge}
+			}
+			return nil, apierr.New(apierr.BadUserInput, "the request body could not be read")
+		}
+		trimmed := bytes.TrimSpace(body)
+		if len(trimmed) > 0 && trimmed[0] == '[' {
+			return nil, apierr.New(apierr.BadUserInput, "batched requests are not supported: send one operation per request")
+		}
+		if err := decodeJSON(bytes.NewReader(body), params); err != nil {
+			return nil, apierr.New(apierr.BadUserInput, "the request body must be a JSON object {query, operationName, variables}")
+		}
+	default:
+		w.Header().Set("Allow", "GET, POST")
+		return nil, &statusError{apierr.New(apierr.BadUserInput, "use POST (or GET for queries)"), http.StatusMethodNotAllowed}
+	}
+	if strings.TrimSpace(params.Query) == "" {
+		return nil, apierr.New(apierr.BadUserInput, "the request has no query")
+	}
+	return params, nil
+}
+
+// decodeJSON decodes one JSON value, keeping numbers exact (json.Number) so
+// that Decimal inputs are never rounded through float64.
+func decodeJSON(r io.Reader, v any) error {
+	dec := json.NewDecoder(r)
+	dec.UseNumber()
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if dec.More() {
+		return errors.New("trailing data after the JSON value")
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return errors.New("trailing data after the JSON value")
+	}
+	return nil
+}
+
+// requestHash identifies a request for idempotency: the same document,
+// operation name and variables. Variables are hashed in their canonical
+// JSON form (encoding/json sorts map keys).
+func requestHash(p *graphql.RawParams) string {
+	h := sha256.New()
+	vars, _ := json.Marshal(p.Variables)
+	for _, part := range [][]byte{[]byte(p.Query), []byte(p.OperationName), vars} {
+		var n [8]byte
+		l := len(part)
+		for i := range n {
+			n[i] = byte(l >> (8 * i))
+		}
+		h.Write(n[:])
+		h.Write(part)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}

@@ -1,0 +1,191 @@
+package server
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/vektah/gqlparser/v2/gqlerror"
+
+	"github.com/debtql/debtql/internal/apierr"
+	"github.com/debtql/debtql/internal/auth"
+)
+
+type requestIDKey struct{}
+
+// RequestID returns the request id of ctx, "" outside a request.
+func RequestID(ctx context.Context) string {
+	id, _ := ctx.Value(requestIDKey{}).(string)
+	return id
+}
+
+// withRequestID gives every request an id: the caller's X-Request-Id when
+// it is a sane token, else a new one. It is echoed in the response and put
+// on every log line of the request.
+func (s *Server) withRequestID(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id := r.Header.Get("X-Request-Id")
+		if !saneRequestID(id) {
+			var b [12]byte
+			_, _ = rand.Read(b[:])
+			id = hex.EncodeToString(b[:])
+		}
+		w.Header().Set("X-Request-Id", id)
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), requestIDKey{}, id)))
+	})
+}
+
+func saneRequestID(id string) bool {
+	if id == "" || len(id) > 64 {
+		return false
+	}
+	for _, c := range id {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.') {
+			return false
+		}
+	}
+	return true
+}
+
+// statusRecorder remembers the status and size of a response.
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+	bytes  int
+}
+
+func (r *statusRecorder) WriteHeader(status int) {
+	if r.status == 0 {
+		r.status = status
+	}
+	r.ResponseWriter.WriteHeader(status)
+}
+
+func (r *statusRecorder) Write(b []byte) (int, error) {
+	if r.status == 0 {
+		r.status = http.StatusOK
+	}
+	n, err := r.ResponseWriter.Write(b)
+	r.bytes += n
+	return n, err
+}
+
+func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
+
+// logRequests writes one log line per request, with its id, status and
+// duration. Headers are not logged, so neither is Authorization.
+func (s *Server) logRequests(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		rec := &statusRecorder{ResponseWriter: w}
+		next.ServeHTTP(rec, r)
+		level := slog.LevelInfo
+		if rec.status >= 500 {
+			level = slog.LevelError
+		}
+		s.log.LogAttrs(r.Context(), level, "request",
+			slog.String("method", r.Method),
+			slog.String("path", r.URL.Path),
+			slog.Int("status", rec.status),
+			slog.Int("bytes", rec.bytes),
+			slog.Duration("duration", time.Since(start)),
+		)
+	})
+}
+
+// recoverPanics answers 500 for a panic outside the GraphQL executor (which
+// recovers its own) and logs it.
+func (s *Server) recoverPanics(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			if p := recover(); p != nil {
+				if p == http.ErrAbortHandler {
+					panic(p)
+				}
+				_ = s.recoverFunc(r.Context(), p)
+				writeErrors(w, negotiate(r.Header.Get("Accept")), http.StatusInternalServerError,
+					apierr.New(apierr.Internal, "internal error"))
+			}
+		}()
+		next.ServeHTTP(w, r)
+	})
+}
+
+// apiHeaders sets the headers every response carries.
+func apiHeaders(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("X-Content-Type-Options", "nosniff")
+		if r.URL.Path != "/" && r.URL.Path[:min(len(r.URL.Path), 10)] != "/graphiql/" {
+			h.Set("Cache-Control", "no-store")
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// limitBody refuses bodies beyond max bytes (413).
+func (s *Server) limitBody(max int64, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.Body = http.MaxBytesReader(w, r.Body, max)
+		next.ServeHTTP(w, r)
+	})
+}
+
+// authenticate puts the viewer of the request's API key in the context, or
+// answers 401 with WWW-Authenticate and no data.
+func (s *Server) authenticate(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		v, err := auth.Authenticate(r.Context(), s.db.Client, r.Header.Get("Authorization"))
+		if err != nil {
+			ct := negotiate(r.Header.Get("Accept"))
+			var ae *apierr.Error
+			if errors.As(err, &ae) {
+				w.Header().Set("WWW-Authenticate", `Bearer realm="debtql"`)
+				writeErrors(w, ct, statusOf(ae.Code), ae)
+				return
+			}
+			s.log.ErrorContext(r.Context(), "authentication failed", "error", err.Error())
+			writeErrors(w, ct, http.StatusServiceUnavailable,
+				&apierr.Error{Code: codeServiceUnavailable, Message: "the service cannot check API keys right now; try again shortly"})
+			return
+		}
+		next.ServeHTTP(w, r.WithContext(auth.WithViewer(r.Context(), v)))
+	})
+}
+
+// writeErrors answers with errors alone.
+func writeErrors(w http.ResponseWriter, contentType string, status int, errs ...*apierr.Error) {
+	list := make(gqlerror.List, len(errs))
+	for i, e := range errs {
+		list[i] = gqlError(e, nil)
+	}
+	w.Header().Set("Content-Type", contentType+"; charset=utf-8")
+	w.WriteHeader(status)
+	_, _ = w.Write(encodeResponse(nil, list, nil))
+}
+
+// contextHandler adds the request id to every log record made with a
+// request's context.
+type contextHandler struct{ slog.Handler }
+
+// NewLogHandler wraps h so that log records carry the request id.
+func NewLogHandler(h slog.Handler) slog.Handler { return contextHandler{h} }
+
+func (h contextHandler) Handle(ctx context.Context, r slog.Record) error {
+	if id := RequestID(ctx); id != "" {
+		r.AddAttrs(slog.String("request_id", id))
+	}
+	return h.Handler.Handle(ctx, r)
+}
+
+func (h contextHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return contextHandler{h.Handler.WithAttrs(attrs)}
+}
+
+func (h contextHandler) WithGroup(name string) slog.Handler {
+	return contextHandler{h.Handler.WithGroup(name)}
+}

@@ -1,0 +1,103 @@
+// Package server is DebtQL's HTTP face: the routes of api.md §1, the
+// middleware every request passes (request id, log line, panic recovery,
+// body limit, authentication), the GraphQL transport with the contract's
+// status codes, the transaction and idempotency of mutations, and the
+// offline GraphiQL page.
+package server
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"sync/atomic"
+	"time"
+
+	"github.com/99designs/gqlgen/graphql/executor"
+	"github.com/99designs/gqlgen/graphql/handler/extension"
+	"github.com/99designs/gqlgen/graphql/handler/lru"
+	"github.com/vektah/gqlparser/v2/ast"
+
+	"github.com/debtql/debtql/graph"
+	"github.com/debtql/debtql/internal/server/graphiql"
+	"github.com/debtql/debtql/internal/store"
+)
+
+// DefaultMaxBodyBytes is the largest request body accepted (api.md §1).
+const DefaultMaxBodyBytes = 1 << 20
+
+// Options configure a Server.
+type Options struct {
+	DB     *store.DB
+	Logger *slog.Logger
+	// Now is the clock that statuses are evaluated at; time.Now when nil.
+	Now func() time.Time
+	// Location is the service's time zone (TZ), where "today" is.
+	Location *time.Location
+	// MaxBodyBytes limits request bodies; DefaultMaxBodyBytes when 0.
+	MaxBodyBytes int64
+	// DisableIntrospection turns GraphQL introspection off.
+	DisableIntrospection bool
+}
+
+// Server is the HTTP handler of DebtQL.
+type Server struct {
+	db      *store.DB
+	log     *slog.Logger
+	handler http.Handler
+	// replays counts idempotent replays, for the metrics to come.
+	replays atomic.Int64
+}
+
+// New builds the server.
+func New(opts Options) *Server {
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	if opts.MaxBodyBytes == 0 {
+		opts.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	s := &Server{db: opts.DB, log: opts.Logger}
+
+	resolver := graph.NewResolver(opts.DB.Client, graph.Clock{Now: opts.Now, Location: opts.Location}, opts.DB)
+	exec := executor.New(graph.NewExecutableSchema(graph.Config{Resolvers: resolver}))
+	exec.SetQueryCache(lru.New[*ast.QueryDocument](1000))
+	exec.SetErrorPresenter(s.presenter)
+	exec.SetRecoverFunc(s.recoverFunc)
+	if !opts.DisableIntrospection {
+		exec.Use(extension.Introspection{})
+	}
+	exec.Use(txn{s: s})
+	exec.AroundFields(listErrors)
+
+	gql := &graphqlHandler{exec: exec, s: s}
+	mux := http.NewServeMux()
+	mux.Handle("/graphql", s.limitBody(opts.MaxBodyBytes, s.authenticate(gql)))
+	mux.HandleFunc("GET /healthz", s.healthz)
+	mux.HandleFunc("GET /readyz", s.readyz)
+	mux.Handle("/", graphiql.Handler("/graphql"))
+	s.handler = s.withRequestID(s.logRequests(s.recoverPanics(apiHeaders(mux))))
+	return s
+}
+
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.handler.ServeHTTP(w, r)
+}
+
+func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	_, _ = w.Write([]byte("ok\n"))
+}
+
+// readyz answers 200 when the database answers a ping within a second.
+func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), time.Second)
+	defer cancel()
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	if err := s.db.Ping(ctx); err != nil {
+		s.log.WarnContext(r.Context(), "not ready: database does not answer", "error", err.Error())
+		w.WriteHeader(http.StatusServiceUnavailable)
+		_, _ = w.Write([]byte("database unavailable\n"))
+		return
+	}
+	_, _ = w.Write([]byte("ok\n"))
+}

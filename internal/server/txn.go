@@ -1,0 +1,190 @@
+package server
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/vektah/gqlparser/v2/ast"
+	"github.com/vektah/gqlparser/v2/gqlerror"
+
+	"github.com/debtql/debtql/ent"
+	"github.com/debtql/debtql/ent/idempotencyrecord"
+	"github.com/debtql/debtql/internal/apierr"
+	"github.com/debtql/debtql/internal/auth"
+)
+
+// idempotencyWindow is how long a response is replayed for its key.
+const idempotencyWindow = 24 * time.Hour
+
+// txn runs every mutation operation in one transaction: all of it commits,
+// or none of it. With an Idempotency-Key it also records the response in
+// that same transaction, so that the work and its record are never apart:
+// a retry either finds both or neither.
+type txn struct{ s *Server }
+
+var _ interface {
+	graphql.HandlerExtension
+	graphql.OperationContextMutator
+	graphql.ResponseInterceptor
+} = txn{}
+
+func (txn) ExtensionName() string                     { return "DebtQLTransaction" }
+func (txn) Validate(_ graphql.ExecutableSchema) error { return nil }
+
+// MutateOperationContext runs the resolvers of a mutation one at a time, as
+// they share one transaction.
+func (txn) MutateOperationContext(_ context.Context, opCtx *graphql.OperationContext) *gqlerror.Error {
+	if opCtx.Operation == nil || opCtx.Operation.Operation != ast.Mutation {
+		return nil
+	}
+	previous := opCtx.ResolverMiddleware
+	var mu sync.Mutex
+	opCtx.ResolverMiddleware = func(ctx context.Context, next graphql.Resolver) (any, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		return previous(ctx, next)
+	}
+	return nil
+}
+
+// savepoint marks where a mutation's own work starts inside its
+// transaction, so that a refused mutation can undo its work yet keep the
+// idempotency lock and record its refusal.
+const savepoint = "debtql_mutation"
+
+func (t txn) InterceptResponse(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
+	opCtx := graphql.GetOperationContext(ctx)
+	if opCtx == nil || opCtx.Operation == nil || opCtx.Operation.Operation != ast.Mutation {
+		return next(ctx)
+	}
+	ex := exchangeFrom(ctx)
+	tx, err := t.s.db.Client.Tx(ctx)
+	if err != nil {
+		return t.fail(ctx, fmt.Errorf("beginning transaction: %w", err))
+	}
+	rollback := func() { _ = tx.Rollback() }
+	defer func() {
+		if p := recover(); p != nil {
+			rollback()
+			panic(p)
+		}
+	}()
+	txCtx := ent.NewTxContext(ent.NewContext(ctx, tx.Client()), tx)
+	keyed := ex != nil && ex.idempotencyKey != ""
+	if keyed {
+		replay, err := t.s.idempotencyBegin(txCtx, tx, ex)
+		if err != nil {
+			rollback()
+			return t.fail(ctx, err)
+		}
+		if replay != nil {
+			rollback()
+			ex.rendered = replay
+			return &graphql.Response{}
+		}
+		if _, err := tx.ExecContext(txCtx, "SAVEPOINT "+savepoint); err != nil {
+			rollback()
+			return t.fail(ctx, fmt.Errorf("setting savepoint: %w", err))
+		}
+	}
+	resp := next(txCtx)
+	if len(resp.Errors) > 0 {
+		// A refused mutation writes nothing: no data survives either.
+		resp = &graphql.Response{Errors: resp.Errors, Extensions: resp.Extensions}
+		if !keyed {
+			rollback()
+			return resp
+		}
+		if _, err := tx.ExecContext(txCtx, "ROLLBACK TO SAVEPOINT "+savepoint); err != nil {
+			rollback()
+			return t.fail(ctx, fmt.Errorf("rolling back to savepoint: %w", err))
+		}
+	}
+	if keyed {
+		out := renderResponse(opCtx, resp, ex.contentType)
+		if err := t.s.idempotencyRecord(txCtx, tx, ex, out); err != nil {
+			rollback()
+			return t.fail(ctx, err)
+		}
+		ex.rendered = &out
+	}
+	if err := tx.Commit(); err != nil {
+		if ex != nil {
+			ex.rendered = nil
+		}
+		return t.fail(ctx, fmt.Errorf("committing: %w", err))
+	}
+	return resp
+}
+
+// fail answers the operation with err alone, through the presenter.
+func (t txn) fail(ctx context.Context, err error) *graphql.Response {
+	return &graphql.Response{Errors: gqlerror.List{t.s.presenter(ctx, err)}}
+}
+
+// idempotencyBegin claims the request's key for this transaction and returns
+// the stored response when the key has been answered before.
+func (s *Server) idempotencyBegin(ctx context.Context, tx *ent.Tx, ex *exchange) (*rendered, error) {
+	v := auth.ViewerFrom(ctx)
+	if v == nil {
+		return nil, apierr.New(apierr.Unauthenticated, "an API key is required")
+	}
+	locked, err := s.db.TryLock(ctx, tx, lockKey(v.Key.ID, ex.idempotencyKey))
+	if err != nil {
+		return nil, err
+	}
+	if !locked {
+		return nil, apierr.New(apierr.Conflict, "a request with this Idempotency-Key is still running; retry when it has finished")
+	}
+	sys := auth.System(ctx)
+	rec, err := tx.IdempotencyRecord.Query().
+		Where(idempotencyrecord.APIKeyID(v.Key.ID), idempotencyrecord.Key(ex.idempotencyKey)).
+		Only(sys)
+	switch {
+	case ent.IsNotFound(err):
+		return nil, nil
+	case err != nil:
+		return nil, fmt.Errorf("reading idempotency record: %w", err)
+	case time.Since(rec.CreatedAt) > idempotencyWindow:
+		if err := tx.IdempotencyRecord.DeleteOne(rec).Exec(sys); err != nil {
+			return nil, fmt.Errorf("expiring idempotency record: %w", err)
+		}
+		return nil, nil
+	case rec.RequestHash != ex.requestHash:
+		return nil, apierr.New(apierr.Conflict, "this Idempotency-Key was already used with a different request")
+	}
+	s.replays.Add(1)
+	return &rendered{status: rec.Status, contentType: rec.ContentType, body: rec.Body}, nil
+}
+
+// idempotencyRecord stores the response to a keyed mutation.
+func (s *Server) idempotencyRecord(ctx context.Context, tx *ent.Tx, ex *exchange, out rendered) error {
+	v := auth.ViewerFrom(ctx)
+	if v == nil {
+		return errors.New("idempotency record without a viewer")
+	}
+	_, err := tx.IdempotencyRecord.Create().
+		SetAPIKeyID(v.Key.ID).
+		SetKey(ex.idempotencyKey).
+		SetRequestHash(ex.requestHash).
+		SetStatus(out.status).
+		SetContentType(out.contentType).
+		SetBody(out.body).
+		Save(auth.System(ctx))
+	if err != nil {
+		return fmt.Errorf("writing idempotency record: %w", err)
+	}
+	return nil
+}
+
+// lockKey names the advisory lock of an API key's idempotency key.
+func lockKey(apiKeyID, key string) int64 {
+	sum := sha256.Sum256([]byte(apiKeyID + "\x00" + key))
+	return int64(binary.BigEndian.Uint64(sum[:8]))
+}

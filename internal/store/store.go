@@ -1,0 +1,168 @@
+// Package store opens DebtQL's database, embedded SQLite or PostgreSQL,
+// behind one ent client, and brings its schema up to date. It is the only
+// package that knows which database is in use.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	"entgo.io/ent/dialect"
+	entsql "entgo.io/ent/dialect/sql"
+	_ "github.com/jackc/pgx/v5/stdlib" // PostgreSQL driver "pgx"
+	_ "modernc.org/sqlite"             // pure-Go SQLite driver "sqlite"
+
+	"github.com/debtql/debtql/ent"
+	"github.com/debtql/debtql/ent/migrate"
+	_ "github.com/debtql/debtql/ent/runtime" // defaults and hooks of ent/schema
+)
+
+// DefaultSQLitePath is the embedded database used when no DATABASE_URL is set.
+const DefaultSQLitePath = "./debtql.db"
+
+// DB is an open database: the ent client and the pool under it.
+type DB struct {
+	Client  *ent.Client
+	SQL     *sql.DB
+	Dialect string
+}
+
+// Open opens the database named by url: a postgres:// or postgresql:// URL
+// selects PostgreSQL through pgx; anything else is a SQLite file path (or a
+// file: URI). It does not migrate; see Migrate.
+func Open(ctx context.Context, dsn string) (*DB, error) {
+	var (
+		db      *sql.DB
+		err     error
+		dialect string
+	)
+	switch {
+	case strings.HasPrefix(dsn, "postgres://"), strings.HasPrefix(dsn, "postgresql://"):
+		dialect = dialectPostgres
+		db, err = sql.Open("pgx", dsn)
+		if err == nil {
+			db.SetMaxOpenConns(20)
+			db.SetMaxIdleConns(20)
+			db.SetConnMaxIdleTime(5 * time.Minute)
+		}
+	default:
+		dialect = dialectSQLite
+		db, err = sql.Open("sqlite", sqliteDSN(dsn))
+		if err == nil {
+			// One writer at a time is SQLite's nature; readers share the
+			// file through WAL.
+			db.SetMaxOpenConns(8)
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: opening %s database: %w", dialect, err)
+	}
+	pingCtx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if err := db.PingContext(pingCtx); err != nil {
+		_ = db.Close()
+		return nil, fmt.Errorf("store: connecting to the %s database: %w", dialect, redact(err, dsn))
+	}
+	drv := entsql.OpenDB(dialect, db)
+	return &DB{Client: ent.NewClient(ent.Driver(drv)), SQL: db, Dialect: dialect}, nil
+}
+
+const (
+	dialectPostgres = dialect.Postgres
+	dialectSQLite   = dialect.SQLite
+)
+
+// sqliteDSN adds the settings DebtQL needs to a SQLite path: foreign keys
+// on, write transactions that take the write lock at BEGIN (so two writers
+// never deadlock upgrading a read lock), a busy timeout instead of an
+// immediate "database is locked", and WAL so readers do not block writers.
+func sqliteDSN(path string) string {
+	if path == "" {
+		path = DefaultSQLitePath
+	}
+	base := path
+	if !strings.HasPrefix(base, "file:") {
+		base = "file:" + base
+	}
+	sep := "?"
+	if strings.Contains(base, "?") {
+		sep = "&"
+	}
+	q := url.Values{}
+	q.Add("_pragma", "foreign_keys(1)")
+	q.Add("_pragma", "busy_timeout(10000)")
+	q.Add("_pragma", "journal_mode(WAL)")
+	q.Add("_pragma", "synchronous(NORMAL)")
+	q.Set("_txlock", "immediate")
+	return base + sep + q.Encode()
+}
+
+// Migrate brings the schema up to date with ent's automatic migration,
+// which only adds (tables, columns, indexes) and never drops.
+func (d *DB) Migrate(ctx context.Context) error {
+	if err := d.Client.Schema.Create(ctx, migrate.WithForeignKeys(true)); err != nil {
+		return fmt.Errorf("store: migrating the schema: %w", err)
+	}
+	return nil
+}
+
+// Ping reports whether the database answers within ctx.
+func (d *DB) Ping(ctx context.Context) error { return d.SQL.PingContext(ctx) }
+
+// Close closes the client and its pool.
+func (d *DB) Close() error { return d.Client.Close() }
+
+// IsPostgres reports whether d is PostgreSQL.
+func (d *DB) IsPostgres() bool { return d.Dialect == dialectPostgres }
+
+// redact removes a password of dsn from err's text.
+func redact(err error, dsn string) error {
+	u, perr := url.Parse(dsn)
+	if perr != nil || u.User == nil {
+		return err
+	}
+	if pw, ok := u.User.Password(); ok && pw != "" {
+		return errors.New(strings.ReplaceAll(err.Error(), pw, "xxxxx"))
+	}
+	return err
+}
+
+// TryLock takes a lock named by key for the rest of tx, without waiting, and
+// reports whether it got it. On PostgreSQL it is a transaction-scoped
+// advisory lock; on SQLite a write transaction already excludes every other
+// writer, so it always succeeds.
+func (d *DB) TryLock(ctx context.Context, tx *ent.Tx, key int64) (bool, error) {
+	if !d.IsPostgres() {
+		return true, nil
+	}
+	rows, err := tx.QueryContext(ctx, "SELECT pg_try_advisory_xact_lock($1)", key)
+	if err != nil {
+		return false, fmt.Errorf("store: taking advisory lock: %w", err)
+	}
+	defer rows.Close()
+	var ok bool
+	if rows.Next() {
+		if err := rows.Scan(&ok); err != nil {
+			return false, err
+		}
+	}
+	return ok, rows.Err()
+}
+
+// Lock takes a lock named by key for the rest of tx, waiting for it. On
+// PostgreSQL it is a transaction-scoped advisory lock; on SQLite the write
+// transaction already holds the only write lock.
+func (d *DB) Lock(ctx context.Context, tx *ent.Tx, key int64) error {
+	if !d.IsPostgres() {
+		return nil
+	}
+	if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock($1)", key); err != nil {
+		return fmt.Errorf("store: taking advisory lock: %w", err)
+	}
+	return nil
+}
