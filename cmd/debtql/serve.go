@@ -56,7 +56,6 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err := auth.Bootstrap(ctx, db.Client, os.Getenv("ADMIN_API_KEY"), stderr); err != nil {
 		return err
 	}
-	auth.RegisterTenancy(db.Client)
 
 	srv := &http.Server{
 		Addr: c.addr,

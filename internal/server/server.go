@@ -18,6 +18,7 @@ import (
 	"github.com/vektah/gqlparser/v2/ast"
 
 	"github.com/debtql/debtql/graph"
+	"github.com/debtql/debtql/internal/auth"
 	"github.com/debtql/debtql/internal/server/graphiql"
 	"github.com/debtql/debtql/internal/store"
 )
@@ -48,7 +49,8 @@ type Server struct {
 	replays atomic.Int64
 }
 
-// New builds the server.
+// New builds the server. It installs the tenant filter on the database
+// client, so that no server runs without it.
 func New(opts Options) *Server {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
@@ -57,6 +59,7 @@ func New(opts Options) *Server {
 		opts.MaxBodyBytes = DefaultMaxBodyBytes
 	}
 	s := &Server{db: opts.DB, log: opts.Logger}
+	auth.RegisterTenancy(opts.DB.Client)
 
 	resolver := graph.NewResolver(opts.DB.Client, graph.Clock{Now: opts.Now, Location: opts.Location}, opts.DB)
 	exec := executor.New(graph.NewExecutableSchema(graph.Config{Resolvers: resolver}))

@@ -1,0 +1,272 @@
+// Package apitest starts the real DebtQL server on httptest over a real
+// database and speaks GraphQL to it over HTTP. Every API test uses it.
+//
+// The database is PostgreSQL at DATABASE_URL (default
+// postgres://postgres@127.0.0.1:5432/postgres): each test package gets a
+// throwaway database, and each Env a fresh schema in it, so tests never see
+// each other's rows. Outside CI, when PostgreSQL does not answer, the tests
+// run on SQLite with a notice; with CI=true PostgreSQL is required.
+// DEBTQL_TEST_DB=sqlite selects SQLite on purpose.
+package apitest
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/debtql/debtql/internal/auth"
+	"github.com/debtql/debtql/internal/server"
+	"github.com/debtql/debtql/internal/store"
+)
+
+// DefaultDatabaseURL is where the tests look for PostgreSQL.
+const DefaultDatabaseURL = "postgres://postgres@127.0.0.1:5432/postgres"
+
+// AdminKey is the bootstrap ADMIN secret of every Env.
+const AdminKey = "dq_test-admin-key-000000000000000000000000000"
+
+// backend is the database the package's tests run on.
+type backend struct {
+	postgres bool
+	// baseURL is the package's throwaway PostgreSQL database.
+	baseURL string
+	dbName  string
+	adminDB string
+}
+
+var (
+	pkgBackend *backend
+	setupOnce  sync.Once
+	setupErr   error
+)
+
+// Main runs a test package: it creates the package's throwaway database
+// before the tests and drops it after. Call it from TestMain.
+func Main(m *testing.M) {
+	code := m.Run()
+	if pkgBackend != nil && pkgBackend.postgres {
+		if err := dropDatabase(pkgBackend); err != nil {
+			fmt.Fprintln(os.Stderr, "apitest: dropping the test database:", err)
+		}
+	}
+	os.Exit(code)
+}
+
+func setup() (*backend, error) {
+	setupOnce.Do(func() {
+		pkgBackend, setupErr = chooseBackend()
+	})
+	return pkgBackend, setupErr
+}
+
+func chooseBackend() (*backend, error) {
+	if strings.EqualFold(os.Getenv("DEBTQL_TEST_DB"), "sqlite") {
+		if os.Getenv("CI") == "true" {
+			return nil, fmt.Errorf("apitest: DEBTQL_TEST_DB=sqlite is not allowed in CI, which must test PostgreSQL")
+		}
+		return &backend{}, nil
+	}
+	dsn := os.Getenv("DATABASE_URL")
+	if dsn == "" {
+		dsn = DefaultDatabaseURL
+	}
+	b, err := createDatabase(dsn)
+	if err == nil {
+		return b, nil
+	}
+	if os.Getenv("CI") == "true" {
+		return nil, fmt.Errorf("apitest: PostgreSQL is required in CI and does not answer at %s: %w", redactURL(dsn), err)
+	}
+	fmt.Fprintf(os.Stderr, "\n*** apitest: PostgreSQL does not answer at %s (%v);\n*** running the API tests on SQLite instead. Set DATABASE_URL to test PostgreSQL.\n\n", redactURL(dsn), err)
+	return &backend{}, nil
+}
+
+func createDatabase(dsn string) (*backend, error) {
+	db, err := sql.Open("pgx", dsn)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := db.PingContext(ctx); err != nil {
+		return nil, err
+	}
+	name := "debtql_test_" + filepath.Base(mustWD()) + "_" + randomHex(4)
+	name = strings.NewReplacer("-", "_", ".", "_").Replace(strings.ToLower(name))
+	if _, err := db.ExecContext(ctx, `CREATE DATABASE "`+name+`"`); err != nil {
+		return nil, fmt.Errorf("creating database %s: %w", name, err)
+	}
+	u, err := url.Parse(dsn)
+	if err != nil {
+		return nil, err
+	}
+	u.Path = "/" + name
+	return &backend{postgres: true, baseURL: u.String(), dbName: name, adminDB: dsn}, nil
+}
+
+func dropDatabase(b *backend) error {
+	db, err := sql.Open("pgx", b.adminDB)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	_, err = db.Exec(`DROP DATABASE IF EXISTS "` + b.dbName + `" WITH (FORCE)`)
+	return err
+}
+
+// Env is a running DebtQL server over its own empty database.
+type Env struct {
+	URL   string
+	DB    *store.DB
+	Clock *Clock
+	// Postgres reports whether the Env runs on PostgreSQL.
+	Postgres bool
+	srv      *httptest.Server
+}
+
+// Clock is the server's clock, which tests can set and move.
+type Clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+// Now returns the clock's time: the set time, or the real time when unset.
+func (c *Clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.now.IsZero() {
+		return time.Now()
+	}
+	return c.now
+}
+
+// Set fixes the clock at t.
+func (c *Clock) Set(t time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = t
+}
+
+// Stockholm is the service time zone of the tests, as of production.
+var Stockholm = mustLocation("Europe/Stockholm")
+
+// New starts a server over a fresh, migrated database with the bootstrap
+// ADMIN key AdminKey, and stops it when the test ends.
+func New(t testing.TB) *Env {
+	t.Helper()
+	b, err := setup()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return start(t, b)
+}
+
+// NewSQLite starts a server over a fresh embedded SQLite database, whatever
+// the package's backend: the smoke tests of the default database.
+func NewSQLite(t testing.TB) *Env {
+	t.Helper()
+	return start(t, &backend{})
+}
+
+func start(t testing.TB, b *backend) *Env {
+	t.Helper()
+	ctx := context.Background()
+	var dsn string
+	if b.postgres {
+		schema := "t_" + randomHex(6)
+		admin, err := sql.Open("pgx", b.baseURL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := admin.ExecContext(ctx, "CREATE SCHEMA "+schema); err != nil {
+			t.Fatalf("creating schema: %v", err)
+		}
+		_ = admin.Close()
+		dsn = withSearchPath(b.baseURL, schema)
+	} else {
+		dsn = filepath.Join(t.TempDir(), "debtql.db")
+	}
+	db, err := store.Open(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	if err := db.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := auth.Bootstrap(ctx, db.Client, AdminKey, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	clock := &Clock{}
+	logger := slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	srv := httptest.NewServer(server.New(server.Options{
+		DB:       db,
+		Logger:   logger,
+		Now:      clock.Now,
+		Location: Stockholm,
+	}))
+	t.Cleanup(srv.Close)
+	return &Env{URL: srv.URL, DB: db, Clock: clock, Postgres: b.postgres, srv: srv}
+}
+
+func withSearchPath(base, schema string) string {
+	u, _ := url.Parse(base)
+	q := u.Query()
+	q.Set("search_path", schema)
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
+// testWriter sends the server's warnings and errors to the test log.
+type testWriter struct{ t testing.TB }
+
+func (w testWriter) Write(p []byte) (int, error) {
+	w.t.Log(strings.TrimRight(string(p), "\n"))
+	return len(p), nil
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+func mustWD() string {
+	wd, err := os.Getwd()
+	if err != nil {
+		return "pkg"
+	}
+	return wd
+}
+
+func mustLocation(name string) *time.Location {
+	loc, err := time.LoadLocation(name)
+	if err != nil {
+		panic(err)
+	}
+	return loc
+}
+
+func redactURL(dsn string) string {
+	u, err := url.Parse(dsn)
+	if err != nil || u.User == nil {
+		return dsn
+	}
+	if _, ok := u.User.Password(); ok {
+		u.User = url.UserPassword(u.User.Username(), "xxxxx")
+	}
+	return u.String()
+}
