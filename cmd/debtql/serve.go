@@ -57,14 +57,16 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 
+	handler := server.New(server.Options{
+		DB:                   db,
+		Logger:               log,
+		Location:             loc,
+		DisableIntrospection: !c.introspection,
+	})
+	go pruneIdempotencyRecords(ctx, handler, log)
 	srv := &http.Server{
-		Addr: c.addr,
-		Handler: server.New(server.Options{
-			DB:                   db,
-			Logger:               log,
-			Location:             loc,
-			DisableIntrospection: !c.introspection,
-		}),
+		Addr:              c.addr,
+		Handler:           handler,
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      60 * time.Second,
@@ -92,6 +94,25 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	log.Info("stopped")
 	return nil
+}
+
+// pruneIdempotencyRecords deletes expired idempotency records every hour
+// until ctx ends.
+func pruneIdempotencyRecords(ctx context.Context, s *server.Server, log *slog.Logger) {
+	tick := time.NewTicker(time.Hour)
+	defer tick.Stop()
+	for {
+		if n, err := s.PruneIdempotencyRecords(ctx); err != nil {
+			log.Warn("pruning idempotency records", "error", err.Error())
+		} else if n > 0 {
+			log.Info("pruned expired idempotency records", "count", n)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
 }
 
 func displayAddr(a net.Addr) string {

@@ -101,8 +101,8 @@ func (d *Date) Scan(src any) error {
 }
 
 func (d *Date) scanText(s string) error {
-	if len(s) > len(dateLayout) {
-		s = s[:len(dateLayout)]
+	if len(s) > len(dateLayout) && (s[len(dateLayout)] == ' ' || s[len(dateLayout)] == 'T') {
+		s = s[:len(dateLayout)] // a date stored with a time of day
 	}
 	parsed, err := ParseDate(s)
 	if err != nil {

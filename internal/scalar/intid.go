@@ -43,8 +43,8 @@ func (id *IntID) UnmarshalGQL(v any) error {
 		}
 		n = i
 	case float64:
-		if v != math.Trunc(v) {
-			return fmt.Errorf("must be an integer id")
+		if v != math.Trunc(v) || v < math.MinInt32 || v > math.MaxInt32 {
+			return fmt.Errorf("must be a 32-bit integer id")
 		}
 		n = int64(v)
 	default:

@@ -74,14 +74,41 @@ func UnmarshalDateTime(v any) (time.Time, error) {
 	if !ok {
 		return time.Time{}, errors.New("must be an RFC 3339 date-time string with an offset, e.g. 2026-01-31T12:00:00Z")
 	}
-	t, err := time.Parse(time.RFC3339Nano, s)
-	if err != nil || !strings.ContainsAny(s[10:], "Zz+-") {
+	if !rfc3339Shape(s) {
 		return time.Time{}, errors.New("must be an RFC 3339 date-time with an offset, e.g. 2026-01-31T12:00:00Z")
 	}
-	if t.Nanosecond()%1000 != 0 {
-		return time.Time{}, errors.New("must have at most microsecond precision")
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return time.Time{}, errors.New("must be a valid RFC 3339 date-time with an offset, e.g. 2026-01-31T12:00:00Z")
 	}
 	return t, nil
+}
+
+// rfc3339Shape checks what time.Parse is lenient about: a '.' (not ',')
+// before fraction digits that go no further than microseconds, and an offset of Z or ±hh:mm with hours
+// below 24.
+func rfc3339Shape(s string) bool {
+	if len(s) < 20 || s[10] != 'T' {
+		return false
+	}
+	rest := s[19:]
+	if rest[0] == '.' {
+		n := 1
+		for n < len(rest) && rest[n] >= '0' && rest[n] <= '9' {
+			n++
+		}
+		if n == 1 || strings.Trim(rest[min(n, 7):n], "0") != "" {
+			return false // no digits, or precision beyond microseconds
+		}
+		rest = rest[n:]
+	}
+	switch {
+	case rest == "Z":
+		return true
+	case len(rest) == 6 && (rest[0] == '+' || rest[0] == '-') && rest[3] == ':':
+		return rest[1] < '2' || (rest[1] == '2' && rest[2] < '4')
+	}
+	return false
 }
 
 // MarshalDecimal writes a decimal as a string, exactly.
@@ -141,8 +168,11 @@ func ParseDecimal(s string) (decimal.Decimal, error) {
 			return decimal.Decimal{}, errors.New("must be a decimal number such as 1250.50")
 		}
 	}
-	if s[0] == '.' || s[len(s)-1] == '.' || strings.HasPrefix(s, "-.") || strings.HasPrefix(s, "+") {
+	if s[0] == '+' || s[0] == '.' || strings.HasPrefix(s, "-.") {
 		return decimal.Decimal{}, errors.New("must be a decimal number such as 1250.50")
+	}
+	if i := strings.IndexByte(s, '.'); i >= 0 && (i+1 == len(s) || s[i+1] < '0' || s[i+1] > '9') {
+		return decimal.Decimal{}, errors.New("must be a decimal number such as 1250.50: a decimal point needs digits after it")
 	}
 	if i := strings.IndexAny(s, "eE"); i >= 0 {
 		exp, err := strconv.Atoi(s[i+1:])

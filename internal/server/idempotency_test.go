@@ -1,7 +1,12 @@
 package server_test
 
 import (
+	"context"
+	"time"
+
 	"bytes"
+	"github.com/debtql/debtql/ent/apikey"
+	"github.com/debtql/debtql/internal/auth"
 	"net/http"
 	"strings"
 	"sync"
@@ -134,4 +139,40 @@ func quote(s string) string {
 	}
 	b.WriteByte('"')
 	return b.String()
+}
+
+func TestIdempotencyRecordsExpireAfter24Hours(t *testing.T) {
+	env := apitest.New(t)
+	ctx := auth.System(context.Background())
+	key, err := env.DB.Client.APIKey.Query().Where(apikey.RoleEQ(apikey.RoleADMIN)).Only(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := env.DB.Client.IdempotencyRecord.Create().
+		SetAPIKeyID(key.ID).SetKey("old-key").SetRequestHash("some other request").
+		SetStatus(200).SetContentType("application/json").SetBody([]byte(`{"data":{}}`)).
+		SetCreatedAt(time.Now().Add(-25 * time.Hour))
+	if _, err := old.Save(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// An expired key is free again: the request runs, it is not a conflict.
+	env.Admin().Do(t, apitest.CreateClientMutation, apitest.Vars{"input": apitest.ClientInput("Fresh AB")}, "Idempotency-Key", "old-key").OK(t, nil)
+	if n := clientCount(t, env); n != 1 {
+		t.Fatalf("%d clients", n)
+	}
+
+	if _, err := env.DB.Client.IdempotencyRecord.Create().
+		SetAPIKeyID(key.ID).SetKey("stale").SetRequestHash("x").
+		SetStatus(200).SetContentType("application/json").SetBody([]byte(`{}`)).
+		SetCreatedAt(time.Now().Add(-25 * time.Hour)).Save(ctx); err != nil {
+		t.Fatal(err)
+	}
+	n, err := env.Server.PruneIdempotencyRecords(context.Background())
+	if err != nil || n != 1 {
+		t.Fatalf("pruned %d records (%v), want the 1 stale one", n, err)
+	}
+	left, err := env.DB.Client.IdempotencyRecord.Query().Count(ctx)
+	if err != nil || left != 1 {
+		t.Fatalf("%d records left (%v), want the fresh one", left, err)
+	}
 }

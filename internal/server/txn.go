@@ -188,3 +188,11 @@ func lockKey(apiKeyID, key string) int64 {
 	sum := sha256.Sum256([]byte(apiKeyID + "\x00" + key))
 	return int64(binary.BigEndian.Uint64(sum[:8]))
 }
+
+// PruneIdempotencyRecords deletes the records older than the replay window
+// and returns how many it deleted. serve runs it hourly.
+func (s *Server) PruneIdempotencyRecords(ctx context.Context) (int, error) {
+	return s.db.Client.IdempotencyRecord.Delete().
+		Where(idempotencyrecord.CreatedAtLT(time.Now().Add(-idempotencyWindow))).
+		Exec(auth.System(ctx))
+}
