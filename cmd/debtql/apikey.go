@@ -57,6 +57,15 @@ func apikeyCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	// Refuse a bad command line before touching the database.
+	wantArgs := map[string]int{"create": 0, "list": 0, "revoke": 1}
+	if n, ok := wantArgs[sub]; !ok || fs.NArg() != n {
+		if !ok {
+			fmt.Fprintf(stderr, "unknown apikey command %q\n\n", sub)
+		}
+		fs.Usage()
+		return errUsage
+	}
 	if _, err := c.logger(stderr); err != nil {
 		return err
 	}
@@ -71,10 +80,6 @@ func apikeyCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 	ctx = auth.System(ctx)
 	switch sub {
 	case "create":
-		if fs.NArg() > 0 {
-			fs.Usage()
-			return errUsage
-		}
 		in := auth.KeyInput{Name: name, Role: apikey.Role(strings.ToUpper(role))}
 		if clientID != "" {
 			id, err := scalar.ParseUUID(clientID)
@@ -102,11 +107,7 @@ func apikeyCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 				scalar.FormatDateTime(k.CreatedAt), timeOrDash(k.LastUsedAt), timeOrDash(k.RevokedAt))
 		}
 		return tw.Flush()
-	case "revoke":
-		if fs.NArg() != 1 {
-			fs.Usage()
-			return errUsage
-		}
+	default: // revoke
 		id, err := scalar.ParseUUID(fs.Arg(0))
 		if err != nil {
 			return fmt.Errorf("key id %w", err)
@@ -117,9 +118,5 @@ func apikeyCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 		}
 		fmt.Fprintf(stdout, "Revoked %s key %s (%q).\n", key.Role, key.ID, key.Name)
 		return nil
-	default:
-		fmt.Fprintf(stderr, "unknown apikey command %q\n\n", sub)
-		fs.Usage()
-		return errUsage
 	}
 }

@@ -63,7 +63,6 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		Location:             loc,
 		DisableIntrospection: !c.introspection,
 	})
-	go pruneIdempotencyRecords(ctx, handler, log)
 	srv := &http.Server{
 		Addr:              c.addr,
 		Handler:           handler,
@@ -78,6 +77,15 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("listening on %s: %w", c.addr, err)
 	}
 	log.Info("DebtQL is listening", "addr", ln.Addr().String(), "database", db.Dialect, "graphiql", "http://"+displayAddr(ln.Addr())+"/", "tz", loc.String())
+
+	pruneCtx, stopPruning := context.WithCancel(ctx)
+	pruned := make(chan struct{})
+	go func() {
+		defer close(pruned)
+		pruneIdempotencyRecords(pruneCtx, handler, log)
+	}()
+	// Stop pruning before the database closes.
+	defer func() { stopPruning(); <-pruned }()
 
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()

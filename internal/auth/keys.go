@@ -13,6 +13,7 @@ import (
 
 	"github.com/debtql/debtql/ent"
 	"github.com/debtql/debtql/ent/apikey"
+	"github.com/debtql/debtql/ent/creditor"
 	"github.com/debtql/debtql/internal/apierr"
 	"github.com/debtql/debtql/internal/collection"
 )
@@ -120,12 +121,12 @@ func CreateKey(ctx context.Context, client *ent.Client, in KeyInput) (*ent.APIKe
 		return nil, "", err
 	}
 	if in.ClientID != nil {
-		exists, err := client.Creditor.Get(ctx, *in.ClientID)
-		if ent.IsNotFound(err) || exists == nil {
-			return nil, "", apierr.New(apierr.NotFound, "client %s does not exist", *in.ClientID)
-		}
+		exists, err := client.Creditor.Query().Where(creditor.ID(*in.ClientID)).Exist(ctx)
 		if err != nil {
 			return nil, "", err
+		}
+		if !exists {
+			return nil, "", apierr.New(apierr.NotFound, "client %s does not exist", *in.ClientID)
 		}
 	}
 	secret, err := NewSecret()

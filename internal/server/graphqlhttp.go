@@ -96,8 +96,14 @@ func (h *graphqlHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			body: encodeResponse(nil, gqlerror.List{gqlError(apierr.New(apierr.BadUserInput, "a %s must be sent with POST", opCtx.Operation.Operation), nil)}, nil)})
 		return
 	}
+	if l := requestLogFrom(ctx); l != nil {
+		l.operation = operationLabel(opCtx)
+	}
 	responses, ctx := h.exec.DispatchOperation(ctx, opCtx)
 	resp := responses(ctx)
+	if l := requestLogFrom(ctx); l != nil {
+		l.codes = errorCodes(resp.Errors)
+	}
 	if ex.rendered != nil {
 		h.write(w, *ex.rendered)
 		return
@@ -139,6 +145,20 @@ func renderResponse(opCtx *graphql.OperationContext, resp *graphql.Response, con
 		return rendered{status: statusOf(codeOfGQL(resp.Errors[0])), contentType: contentType, body: encodeResponse(nil, resp.Errors, resp.Extensions)}
 	}
 	return rendered{status: http.StatusOK, contentType: contentType, body: encodeResponse(resp.Data, resp.Errors, resp.Extensions)}
+}
+
+// operationLabel names an operation for the log: its type and name, or its
+// root fields when it has no name.
+func operationLabel(opCtx *graphql.OperationContext) string {
+	op := opCtx.Operation
+	if op.Name != "" {
+		return string(op.Operation) + " " + op.Name
+	}
+	var fields []string
+	for _, f := range graphql.CollectFields(opCtx, op.SelectionSet, nil) {
+		fields = append(fields, f.Name)
+	}
+	return string(op.Operation) + " {" + strings.Join(fields, ",") + "}"
 }
 
 func rootFieldCount(opCtx *graphql.OperationContext) int {

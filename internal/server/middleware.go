@@ -76,24 +76,46 @@ func (r *statusRecorder) Write(b []byte) (int, error) {
 
 func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
 
+// requestLog is what the GraphQL handler adds to a request's log line.
+type requestLog struct {
+	operation string
+	codes     []string
+}
+
+type requestLogKey struct{}
+
+func requestLogFrom(ctx context.Context) *requestLog {
+	l, _ := ctx.Value(requestLogKey{}).(*requestLog)
+	return l
+}
+
 // logRequests writes one log line per request, with its id, status and
-// duration. Headers are not logged, so neither is Authorization.
+// duration, and for GraphQL the operation and error codes. Headers are not
+// logged, so neither is Authorization.
 func (s *Server) logRequests(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		rec := &statusRecorder{ResponseWriter: w}
-		next.ServeHTTP(rec, r)
+		gql := &requestLog{}
+		next.ServeHTTP(rec, r.WithContext(context.WithValue(r.Context(), requestLogKey{}, gql)))
 		level := slog.LevelInfo
 		if rec.status >= 500 {
 			level = slog.LevelError
 		}
-		s.log.LogAttrs(r.Context(), level, "request",
+		attrs := []slog.Attr{
 			slog.String("method", r.Method),
 			slog.String("path", r.URL.Path),
 			slog.Int("status", rec.status),
 			slog.Int("bytes", rec.bytes),
 			slog.Duration("duration", time.Since(start)),
-		)
+		}
+		if gql.operation != "" {
+			attrs = append(attrs, slog.String("operation", gql.operation))
+		}
+		if len(gql.codes) > 0 {
+			attrs = append(attrs, slog.Any("error_codes", gql.codes))
+		}
+		s.log.LogAttrs(r.Context(), level, "request", attrs...)
 	})
 }
 
