@@ -1575,7 +1575,8 @@ func (c *InvoiceArticleClient) QueryInvoice(_m *InvoiceArticle) *InvoiceQuery {
 
 // Hooks returns the client hooks.
 func (c *InvoiceArticleClient) Hooks() []Hook {
-	return c.hooks.InvoiceArticle
+	hooks := c.hooks.InvoiceArticle
+	return append(hooks[:len(hooks):len(hooks)], invoicearticle.Hooks[:]...)
 }
 
 // Interceptors returns the client interceptors.

@@ -25,6 +25,8 @@ type Creditor struct {
 	ClientNumber int `json:"client_number,omitempty"`
 	// Name holds the value of the "name" field.
 	Name string `json:"name,omitempty"`
+	// name in lower case, for search
+	NameKey string `json:"name_key,omitempty"`
 	// OrganizationNumber holds the value of the "organization_number" field.
 	OrganizationNumber string `json:"organization_number,omitempty"`
 	// digits of organization_number, for search
@@ -68,8 +70,6 @@ type CreditorEdges struct {
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.
 	loadedTypes [4]bool
-	// totalCount holds the count of the edges above.
-	totalCount [4]map[string]int
 
 	namedDebtors  map[string][]*Debtor
 	namedInvoices map[string][]*Invoice
@@ -120,7 +120,7 @@ func (*Creditor) scanValues(columns []string) ([]any, error) {
 		switch columns[i] {
 		case creditor.FieldClientNumber:
 			values[i] = new(sql.NullInt64)
-		case creditor.FieldID, creditor.FieldName, creditor.FieldOrganizationNumber, creditor.FieldOrganizationNumberDigits, creditor.FieldAdress1, creditor.FieldAddress2, creditor.FieldZipCode, creditor.FieldCity, creditor.FieldCountryCode, creditor.FieldBankNumber, creditor.FieldEmail, creditor.FieldContactName, creditor.FieldContactEmail, creditor.FieldContactPhone:
+		case creditor.FieldID, creditor.FieldName, creditor.FieldNameKey, creditor.FieldOrganizationNumber, creditor.FieldOrganizationNumberDigits, creditor.FieldAdress1, creditor.FieldAddress2, creditor.FieldZipCode, creditor.FieldCity, creditor.FieldCountryCode, creditor.FieldBankNumber, creditor.FieldEmail, creditor.FieldContactName, creditor.FieldContactEmail, creditor.FieldContactPhone:
 			values[i] = new(sql.NullString)
 		case creditor.FieldCreatedAt, creditor.FieldUpdatedAt:
 			values[i] = new(sql.NullTime)
@@ -168,6 +168,12 @@ func (_m *Creditor) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field name", values[i])
 			} else if value.Valid {
 				_m.Name = value.String
+			}
+		case creditor.FieldNameKey:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field name_key", values[i])
+			} else if value.Valid {
+				_m.NameKey = value.String
 			}
 		case creditor.FieldOrganizationNumber:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -308,6 +314,9 @@ func (_m *Creditor) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("name=")
 	builder.WriteString(_m.Name)
+	builder.WriteString(", ")
+	builder.WriteString("name_key=")
+	builder.WriteString(_m.NameKey)
 	builder.WriteString(", ")
 	builder.WriteString("organization_number=")
 	builder.WriteString(_m.OrganizationNumber)

@@ -68,6 +68,12 @@ func (_c *CreditorCreate) SetName(v string) *CreditorCreate {
 	return _c
 }
 
+// SetNameKey sets the "name_key" field.
+func (_c *CreditorCreate) SetNameKey(v string) *CreditorCreate {
+	_c.mutation.SetNameKey(v)
+	return _c
+}
+
 // SetOrganizationNumber sets the "organization_number" field.
 func (_c *CreditorCreate) SetOrganizationNumber(v string) *CreditorCreate {
 	_c.mutation.SetOrganizationNumber(v)
@@ -294,6 +300,9 @@ func (_c *CreditorCreate) check() error {
 			return &ValidationError{Name: "name", err: fmt.Errorf(`ent: validator failed for field "Creditor.name": %w`, err)}
 		}
 	}
+	if _, ok := _c.mutation.NameKey(); !ok {
+		return &ValidationError{Name: "name_key", err: errors.New(`ent: missing required field "Creditor.name_key"`)}
+	}
 	if _, ok := _c.mutation.OrganizationNumber(); !ok {
 		return &ValidationError{Name: "organization_number", err: errors.New(`ent: missing required field "Creditor.organization_number"`)}
 	}
@@ -436,6 +445,10 @@ func (_c *CreditorCreate) createSpec() (*Creditor, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.Name(); ok {
 		_spec.SetField(creditor.FieldName, field.TypeString, value)
 		_node.Name = value
+	}
+	if value, ok := _c.mutation.NameKey(); ok {
+		_spec.SetField(creditor.FieldNameKey, field.TypeString, value)
+		_node.NameKey = value
 	}
 	if value, ok := _c.mutation.OrganizationNumber(); ok {
 		_spec.SetField(creditor.FieldOrganizationNumber, field.TypeString, value)
@@ -622,6 +635,18 @@ func (u *CreditorUpsert) SetName(v string) *CreditorUpsert {
 // UpdateName sets the "name" field to the value that was provided on create.
 func (u *CreditorUpsert) UpdateName() *CreditorUpsert {
 	u.SetExcluded(creditor.FieldName)
+	return u
+}
+
+// SetNameKey sets the "name_key" field.
+func (u *CreditorUpsert) SetNameKey(v string) *CreditorUpsert {
+	u.Set(creditor.FieldNameKey, v)
+	return u
+}
+
+// UpdateNameKey sets the "name_key" field to the value that was provided on create.
+func (u *CreditorUpsert) UpdateNameKey() *CreditorUpsert {
+	u.SetExcluded(creditor.FieldNameKey)
 	return u
 }
 
@@ -848,6 +873,20 @@ func (u *CreditorUpsertOne) SetName(v string) *CreditorUpsertOne {
 func (u *CreditorUpsertOne) UpdateName() *CreditorUpsertOne {
 	return u.Update(func(s *CreditorUpsert) {
 		s.UpdateName()
+	})
+}
+
+// SetNameKey sets the "name_key" field.
+func (u *CreditorUpsertOne) SetNameKey(v string) *CreditorUpsertOne {
+	return u.Update(func(s *CreditorUpsert) {
+		s.SetNameKey(v)
+	})
+}
+
+// UpdateNameKey sets the "name_key" field to the value that was provided on create.
+func (u *CreditorUpsertOne) UpdateNameKey() *CreditorUpsertOne {
+	return u.Update(func(s *CreditorUpsert) {
+		s.UpdateNameKey()
 	})
 }
 
@@ -1265,6 +1304,20 @@ func (u *CreditorUpsertBulk) SetName(v string) *CreditorUpsertBulk {
 func (u *CreditorUpsertBulk) UpdateName() *CreditorUpsertBulk {
 	return u.Update(func(s *CreditorUpsert) {
 		s.UpdateName()
+	})
+}
+
+// SetNameKey sets the "name_key" field.
+func (u *CreditorUpsertBulk) SetNameKey(v string) *CreditorUpsertBulk {
+	return u.Update(func(s *CreditorUpsert) {
+		s.SetNameKey(v)
+	})
+}
+
+// UpdateNameKey sets the "name_key" field to the value that was provided on create.
+func (u *CreditorUpsertBulk) UpdateNameKey() *CreditorUpsertBulk {
+	return u.Update(func(s *CreditorUpsert) {
+		s.UpdateNameKey()
 	})
 }
 

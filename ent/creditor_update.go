@@ -54,6 +54,20 @@ func (_u *CreditorUpdate) SetNillableName(v *string) *CreditorUpdate {
 	return _u
 }
 
+// SetNameKey sets the "name_key" field.
+func (_u *CreditorUpdate) SetNameKey(v string) *CreditorUpdate {
+	_u.mutation.SetNameKey(v)
+	return _u
+}
+
+// SetNillableNameKey sets the "name_key" field if the given value is not nil.
+func (_u *CreditorUpdate) SetNillableNameKey(v *string) *CreditorUpdate {
+	if v != nil {
+		_u.SetNameKey(*v)
+	}
+	return _u
+}
+
 // SetOrganizationNumber sets the "organization_number" field.
 func (_u *CreditorUpdate) SetOrganizationNumber(v string) *CreditorUpdate {
 	_u.mutation.SetOrganizationNumber(v)
@@ -502,6 +516,9 @@ func (_u *CreditorUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	if value, ok := _u.mutation.Name(); ok {
 		_spec.SetField(creditor.FieldName, field.TypeString, value)
 	}
+	if value, ok := _u.mutation.NameKey(); ok {
+		_spec.SetField(creditor.FieldNameKey, field.TypeString, value)
+	}
 	if value, ok := _u.mutation.OrganizationNumber(); ok {
 		_spec.SetField(creditor.FieldOrganizationNumber, field.TypeString, value)
 	}
@@ -756,6 +773,20 @@ func (_u *CreditorUpdateOne) SetName(v string) *CreditorUpdateOne {
 func (_u *CreditorUpdateOne) SetNillableName(v *string) *CreditorUpdateOne {
 	if v != nil {
 		_u.SetName(*v)
+	}
+	return _u
+}
+
+// SetNameKey sets the "name_key" field.
+func (_u *CreditorUpdateOne) SetNameKey(v string) *CreditorUpdateOne {
+	_u.mutation.SetNameKey(v)
+	return _u
+}
+
+// SetNillableNameKey sets the "name_key" field if the given value is not nil.
+func (_u *CreditorUpdateOne) SetNillableNameKey(v *string) *CreditorUpdateOne {
+	if v != nil {
+		_u.SetNameKey(*v)
 	}
 	return _u
 }
@@ -1237,6 +1268,9 @@ func (_u *CreditorUpdateOne) sqlSave(ctx context.Context) (_node *Creditor, err 
 	}
 	if value, ok := _u.mutation.Name(); ok {
 		_spec.SetField(creditor.FieldName, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.NameKey(); ok {
+		_spec.SetField(creditor.FieldNameKey, field.TypeString, value)
 	}
 	if value, ok := _u.mutation.OrganizationNumber(); ok {
 		_spec.SetField(creditor.FieldOrganizationNumber, field.TypeString, value)

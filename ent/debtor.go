@@ -32,6 +32,8 @@ type Debtor struct {
 	IdentificationDigits string `json:"identification_digits,omitempty"`
 	// Name holds the value of the "name" field.
 	Name string `json:"name,omitempty"`
+	// name in lower case, for search
+	NameKey string `json:"name_key,omitempty"`
 	// Address1 holds the value of the "address1" field.
 	Address1 string `json:"address1,omitempty"`
 	// Address2 holds the value of the "address2" field.
@@ -46,6 +48,8 @@ type Debtor struct {
 	CountryCode string `json:"country_code,omitempty"`
 	// Email holds the value of the "email" field.
 	Email *string `json:"email,omitempty"`
+	// e-mail in lower case, for search
+	EmailKey *string `json:"email_key,omitempty"`
 	// Phone holds the value of the "phone" field.
 	Phone *string `json:"phone,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
@@ -64,7 +68,7 @@ type DebtorEdges struct {
 	// type was loaded (or requested) in eager-loading or not.
 	loadedTypes [2]bool
 	// totalCount holds the count of the edges above.
-	totalCount [2]map[string]int
+	totalCount [1]map[string]int
 
 	namedDebts map[string][]*Debt
 }
@@ -96,7 +100,7 @@ func (*Debtor) scanValues(columns []string) ([]any, error) {
 		switch columns[i] {
 		case debtor.FieldIsCorporation:
 			values[i] = new(sql.NullBool)
-		case debtor.FieldID, debtor.FieldClientID, debtor.FieldIdentificationNumber, debtor.FieldIdentificationDigits, debtor.FieldName, debtor.FieldAddress1, debtor.FieldAddress2, debtor.FieldCareOf, debtor.FieldZipCode, debtor.FieldCity, debtor.FieldCountryCode, debtor.FieldEmail, debtor.FieldPhone:
+		case debtor.FieldID, debtor.FieldClientID, debtor.FieldIdentificationNumber, debtor.FieldIdentificationDigits, debtor.FieldName, debtor.FieldNameKey, debtor.FieldAddress1, debtor.FieldAddress2, debtor.FieldCareOf, debtor.FieldZipCode, debtor.FieldCity, debtor.FieldCountryCode, debtor.FieldEmail, debtor.FieldEmailKey, debtor.FieldPhone:
 			values[i] = new(sql.NullString)
 		case debtor.FieldCreatedAt, debtor.FieldUpdatedAt:
 			values[i] = new(sql.NullTime)
@@ -163,6 +167,12 @@ func (_m *Debtor) assignValues(columns []string, values []any) error {
 			} else if value.Valid {
 				_m.Name = value.String
 			}
+		case debtor.FieldNameKey:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field name_key", values[i])
+			} else if value.Valid {
+				_m.NameKey = value.String
+			}
 		case debtor.FieldAddress1:
 			if value, ok := values[i].(*sql.NullString); !ok {
 				return fmt.Errorf("unexpected type %T for field address1", values[i])
@@ -207,6 +217,13 @@ func (_m *Debtor) assignValues(columns []string, values []any) error {
 			} else if value.Valid {
 				_m.Email = new(string)
 				*_m.Email = value.String
+			}
+		case debtor.FieldEmailKey:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field email_key", values[i])
+			} else if value.Valid {
+				_m.EmailKey = new(string)
+				*_m.EmailKey = value.String
 			}
 		case debtor.FieldPhone:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -282,6 +299,9 @@ func (_m *Debtor) String() string {
 	builder.WriteString("name=")
 	builder.WriteString(_m.Name)
 	builder.WriteString(", ")
+	builder.WriteString("name_key=")
+	builder.WriteString(_m.NameKey)
+	builder.WriteString(", ")
 	builder.WriteString("address1=")
 	builder.WriteString(_m.Address1)
 	builder.WriteString(", ")
@@ -306,6 +326,11 @@ func (_m *Debtor) String() string {
 	builder.WriteString(", ")
 	if v := _m.Email; v != nil {
 		builder.WriteString("email=")
+		builder.WriteString(*v)
+	}
+	builder.WriteString(", ")
+	if v := _m.EmailKey; v != nil {
+		builder.WriteString("email_key=")
 		builder.WriteString(*v)
 	}
 	builder.WriteString(", ")

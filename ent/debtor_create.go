@@ -84,6 +84,12 @@ func (_c *DebtorCreate) SetName(v string) *DebtorCreate {
 	return _c
 }
 
+// SetNameKey sets the "name_key" field.
+func (_c *DebtorCreate) SetNameKey(v string) *DebtorCreate {
+	_c.mutation.SetNameKey(v)
+	return _c
+}
+
 // SetAddress1 sets the "address1" field.
 func (_c *DebtorCreate) SetAddress1(v string) *DebtorCreate {
 	_c.mutation.SetAddress1(v)
@@ -146,6 +152,20 @@ func (_c *DebtorCreate) SetEmail(v string) *DebtorCreate {
 func (_c *DebtorCreate) SetNillableEmail(v *string) *DebtorCreate {
 	if v != nil {
 		_c.SetEmail(*v)
+	}
+	return _c
+}
+
+// SetEmailKey sets the "email_key" field.
+func (_c *DebtorCreate) SetEmailKey(v string) *DebtorCreate {
+	_c.mutation.SetEmailKey(v)
+	return _c
+}
+
+// SetNillableEmailKey sets the "email_key" field if the given value is not nil.
+func (_c *DebtorCreate) SetNillableEmailKey(v *string) *DebtorCreate {
+	if v != nil {
+		_c.SetEmailKey(*v)
 	}
 	return _c
 }
@@ -292,6 +312,9 @@ func (_c *DebtorCreate) check() error {
 			return &ValidationError{Name: "name", err: fmt.Errorf(`ent: validator failed for field "Debtor.name": %w`, err)}
 		}
 	}
+	if _, ok := _c.mutation.NameKey(); !ok {
+		return &ValidationError{Name: "name_key", err: errors.New(`ent: missing required field "Debtor.name_key"`)}
+	}
 	if _, ok := _c.mutation.Address1(); !ok {
 		return &ValidationError{Name: "address1", err: errors.New(`ent: missing required field "Debtor.address1"`)}
 	}
@@ -407,6 +430,10 @@ func (_c *DebtorCreate) createSpec() (*Debtor, *sqlgraph.CreateSpec) {
 		_spec.SetField(debtor.FieldName, field.TypeString, value)
 		_node.Name = value
 	}
+	if value, ok := _c.mutation.NameKey(); ok {
+		_spec.SetField(debtor.FieldNameKey, field.TypeString, value)
+		_node.NameKey = value
+	}
 	if value, ok := _c.mutation.Address1(); ok {
 		_spec.SetField(debtor.FieldAddress1, field.TypeString, value)
 		_node.Address1 = value
@@ -434,6 +461,10 @@ func (_c *DebtorCreate) createSpec() (*Debtor, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.Email(); ok {
 		_spec.SetField(debtor.FieldEmail, field.TypeString, value)
 		_node.Email = &value
+	}
+	if value, ok := _c.mutation.EmailKey(); ok {
+		_spec.SetField(debtor.FieldEmailKey, field.TypeString, value)
+		_node.EmailKey = &value
 	}
 	if value, ok := _c.mutation.Phone(); ok {
 		_spec.SetField(debtor.FieldPhone, field.TypeString, value)
@@ -584,6 +615,18 @@ func (u *DebtorUpsert) UpdateName() *DebtorUpsert {
 	return u
 }
 
+// SetNameKey sets the "name_key" field.
+func (u *DebtorUpsert) SetNameKey(v string) *DebtorUpsert {
+	u.Set(debtor.FieldNameKey, v)
+	return u
+}
+
+// UpdateNameKey sets the "name_key" field to the value that was provided on create.
+func (u *DebtorUpsert) UpdateNameKey() *DebtorUpsert {
+	u.SetExcluded(debtor.FieldNameKey)
+	return u
+}
+
 // SetAddress1 sets the "address1" field.
 func (u *DebtorUpsert) SetAddress1(v string) *DebtorUpsert {
 	u.Set(debtor.FieldAddress1, v)
@@ -683,6 +726,24 @@ func (u *DebtorUpsert) UpdateEmail() *DebtorUpsert {
 // ClearEmail clears the value of the "email" field.
 func (u *DebtorUpsert) ClearEmail() *DebtorUpsert {
 	u.SetNull(debtor.FieldEmail)
+	return u
+}
+
+// SetEmailKey sets the "email_key" field.
+func (u *DebtorUpsert) SetEmailKey(v string) *DebtorUpsert {
+	u.Set(debtor.FieldEmailKey, v)
+	return u
+}
+
+// UpdateEmailKey sets the "email_key" field to the value that was provided on create.
+func (u *DebtorUpsert) UpdateEmailKey() *DebtorUpsert {
+	u.SetExcluded(debtor.FieldEmailKey)
+	return u
+}
+
+// ClearEmailKey clears the value of the "email_key" field.
+func (u *DebtorUpsert) ClearEmailKey() *DebtorUpsert {
+	u.SetNull(debtor.FieldEmailKey)
 	return u
 }
 
@@ -828,6 +889,20 @@ func (u *DebtorUpsertOne) UpdateName() *DebtorUpsertOne {
 	})
 }
 
+// SetNameKey sets the "name_key" field.
+func (u *DebtorUpsertOne) SetNameKey(v string) *DebtorUpsertOne {
+	return u.Update(func(s *DebtorUpsert) {
+		s.SetNameKey(v)
+	})
+}
+
+// UpdateNameKey sets the "name_key" field to the value that was provided on create.
+func (u *DebtorUpsertOne) UpdateNameKey() *DebtorUpsertOne {
+	return u.Update(func(s *DebtorUpsert) {
+		s.UpdateNameKey()
+	})
+}
+
 // SetAddress1 sets the "address1" field.
 func (u *DebtorUpsertOne) SetAddress1(v string) *DebtorUpsertOne {
 	return u.Update(func(s *DebtorUpsert) {
@@ -944,6 +1019,27 @@ func (u *DebtorUpsertOne) UpdateEmail() *DebtorUpsertOne {
 func (u *DebtorUpsertOne) ClearEmail() *DebtorUpsertOne {
 	return u.Update(func(s *DebtorUpsert) {
 		s.ClearEmail()
+	})
+}
+
+// SetEmailKey sets the "email_key" field.
+func (u *DebtorUpsertOne) SetEmailKey(v string) *DebtorUpsertOne {
+	return u.Update(func(s *DebtorUpsert) {
+		s.SetEmailKey(v)
+	})
+}
+
+// UpdateEmailKey sets the "email_key" field to the value that was provided on create.
+func (u *DebtorUpsertOne) UpdateEmailKey() *DebtorUpsertOne {
+	return u.Update(func(s *DebtorUpsert) {
+		s.UpdateEmailKey()
+	})
+}
+
+// ClearEmailKey clears the value of the "email_key" field.
+func (u *DebtorUpsertOne) ClearEmailKey() *DebtorUpsertOne {
+	return u.Update(func(s *DebtorUpsert) {
+		s.ClearEmailKey()
 	})
 }
 
@@ -1259,6 +1355,20 @@ func (u *DebtorUpsertBulk) UpdateName() *DebtorUpsertBulk {
 	})
 }
 
+// SetNameKey sets the "name_key" field.
+func (u *DebtorUpsertBulk) SetNameKey(v string) *DebtorUpsertBulk {
+	return u.Update(func(s *DebtorUpsert) {
+		s.SetNameKey(v)
+	})
+}
+
+// UpdateNameKey sets the "name_key" field to the value that was provided on create.
+func (u *DebtorUpsertBulk) UpdateNameKey() *DebtorUpsertBulk {
+	return u.Update(func(s *DebtorUpsert) {
+		s.UpdateNameKey()
+	})
+}
+
 // SetAddress1 sets the "address1" field.
 func (u *DebtorUpsertBulk) SetAddress1(v string) *DebtorUpsertBulk {
 	return u.Update(func(s *DebtorUpsert) {
@@ -1375,6 +1485,27 @@ func (u *DebtorUpsertBulk) UpdateEmail() *DebtorUpsertBulk {
 func (u *DebtorUpsertBulk) ClearEmail() *DebtorUpsertBulk {
 	return u.Update(func(s *DebtorUpsert) {
 		s.ClearEmail()
+	})
+}
+
+// SetEmailKey sets the "email_key" field.
+func (u *DebtorUpsertBulk) SetEmailKey(v string) *DebtorUpsertBulk {
+	return u.Update(func(s *DebtorUpsert) {
+		s.SetEmailKey(v)
+	})
+}
+
+// UpdateEmailKey sets the "email_key" field to the value that was provided on create.
+func (u *DebtorUpsertBulk) UpdateEmailKey() *DebtorUpsertBulk {
+	return u.Update(func(s *DebtorUpsert) {
+		s.UpdateEmailKey()
+	})
+}
+
+// ClearEmailKey clears the value of the "email_key" field.
+func (u *DebtorUpsertBulk) ClearEmailKey() *DebtorUpsertBulk {
+	return u.Update(func(s *DebtorUpsert) {
+		s.ClearEmailKey()
 	})
 }
 

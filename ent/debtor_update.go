@@ -93,6 +93,20 @@ func (_u *DebtorUpdate) SetNillableName(v *string) *DebtorUpdate {
 	return _u
 }
 
+// SetNameKey sets the "name_key" field.
+func (_u *DebtorUpdate) SetNameKey(v string) *DebtorUpdate {
+	_u.mutation.SetNameKey(v)
+	return _u
+}
+
+// SetNillableNameKey sets the "name_key" field if the given value is not nil.
+func (_u *DebtorUpdate) SetNillableNameKey(v *string) *DebtorUpdate {
+	if v != nil {
+		_u.SetNameKey(*v)
+	}
+	return _u
+}
+
 // SetAddress1 sets the "address1" field.
 func (_u *DebtorUpdate) SetAddress1(v string) *DebtorUpdate {
 	_u.mutation.SetAddress1(v)
@@ -206,6 +220,26 @@ func (_u *DebtorUpdate) SetNillableEmail(v *string) *DebtorUpdate {
 // ClearEmail clears the value of the "email" field.
 func (_u *DebtorUpdate) ClearEmail() *DebtorUpdate {
 	_u.mutation.ClearEmail()
+	return _u
+}
+
+// SetEmailKey sets the "email_key" field.
+func (_u *DebtorUpdate) SetEmailKey(v string) *DebtorUpdate {
+	_u.mutation.SetEmailKey(v)
+	return _u
+}
+
+// SetNillableEmailKey sets the "email_key" field if the given value is not nil.
+func (_u *DebtorUpdate) SetNillableEmailKey(v *string) *DebtorUpdate {
+	if v != nil {
+		_u.SetEmailKey(*v)
+	}
+	return _u
+}
+
+// ClearEmailKey clears the value of the "email_key" field.
+func (_u *DebtorUpdate) ClearEmailKey() *DebtorUpdate {
+	_u.mutation.ClearEmailKey()
 	return _u
 }
 
@@ -403,6 +437,9 @@ func (_u *DebtorUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	if value, ok := _u.mutation.Name(); ok {
 		_spec.SetField(debtor.FieldName, field.TypeString, value)
 	}
+	if value, ok := _u.mutation.NameKey(); ok {
+		_spec.SetField(debtor.FieldNameKey, field.TypeString, value)
+	}
 	if value, ok := _u.mutation.Address1(); ok {
 		_spec.SetField(debtor.FieldAddress1, field.TypeString, value)
 	}
@@ -432,6 +469,12 @@ func (_u *DebtorUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if _u.mutation.EmailCleared() {
 		_spec.ClearField(debtor.FieldEmail, field.TypeString)
+	}
+	if value, ok := _u.mutation.EmailKey(); ok {
+		_spec.SetField(debtor.FieldEmailKey, field.TypeString, value)
+	}
+	if _u.mutation.EmailKeyCleared() {
+		_spec.ClearField(debtor.FieldEmailKey, field.TypeString)
 	}
 	if value, ok := _u.mutation.Phone(); ok {
 		_spec.SetField(debtor.FieldPhone, field.TypeString, value)
@@ -568,6 +611,20 @@ func (_u *DebtorUpdateOne) SetNillableName(v *string) *DebtorUpdateOne {
 	return _u
 }
 
+// SetNameKey sets the "name_key" field.
+func (_u *DebtorUpdateOne) SetNameKey(v string) *DebtorUpdateOne {
+	_u.mutation.SetNameKey(v)
+	return _u
+}
+
+// SetNillableNameKey sets the "name_key" field if the given value is not nil.
+func (_u *DebtorUpdateOne) SetNillableNameKey(v *string) *DebtorUpdateOne {
+	if v != nil {
+		_u.SetNameKey(*v)
+	}
+	return _u
+}
+
 // SetAddress1 sets the "address1" field.
 func (_u *DebtorUpdateOne) SetAddress1(v string) *DebtorUpdateOne {
 	_u.mutation.SetAddress1(v)
@@ -681,6 +738,26 @@ func (_u *DebtorUpdateOne) SetNillableEmail(v *string) *DebtorUpdateOne {
 // ClearEmail clears the value of the "email" field.
 func (_u *DebtorUpdateOne) ClearEmail() *DebtorUpdateOne {
 	_u.mutation.ClearEmail()
+	return _u
+}
+
+// SetEmailKey sets the "email_key" field.
+func (_u *DebtorUpdateOne) SetEmailKey(v string) *DebtorUpdateOne {
+	_u.mutation.SetEmailKey(v)
+	return _u
+}
+
+// SetNillableEmailKey sets the "email_key" field if the given value is not nil.
+func (_u *DebtorUpdateOne) SetNillableEmailKey(v *string) *DebtorUpdateOne {
+	if v != nil {
+		_u.SetEmailKey(*v)
+	}
+	return _u
+}
+
+// ClearEmailKey clears the value of the "email_key" field.
+func (_u *DebtorUpdateOne) ClearEmailKey() *DebtorUpdateOne {
+	_u.mutation.ClearEmailKey()
 	return _u
 }
 
@@ -908,6 +985,9 @@ func (_u *DebtorUpdateOne) sqlSave(ctx context.Context) (_node *Debtor, err erro
 	if value, ok := _u.mutation.Name(); ok {
 		_spec.SetField(debtor.FieldName, field.TypeString, value)
 	}
+	if value, ok := _u.mutation.NameKey(); ok {
+		_spec.SetField(debtor.FieldNameKey, field.TypeString, value)
+	}
 	if value, ok := _u.mutation.Address1(); ok {
 		_spec.SetField(debtor.FieldAddress1, field.TypeString, value)
 	}
@@ -937,6 +1017,12 @@ func (_u *DebtorUpdateOne) sqlSave(ctx context.Context) (_node *Debtor, err erro
 	}
 	if _u.mutation.EmailCleared() {
 		_spec.ClearField(debtor.FieldEmail, field.TypeString)
+	}
+	if value, ok := _u.mutation.EmailKey(); ok {
+		_spec.SetField(debtor.FieldEmailKey, field.TypeString, value)
+	}
+	if _u.mutation.EmailKeyCleared() {
+		_spec.ClearField(debtor.FieldEmailKey, field.TypeString)
 	}
 	if value, ok := _u.mutation.Phone(); ok {
 		_spec.SetField(debtor.FieldPhone, field.TypeString, value)

@@ -4,11 +4,8 @@ package ent
 
 import (
 	"context"
-	"database/sql/driver"
-	"fmt"
 
 	"entgo.io/contrib/entgql"
-	"entgo.io/ent/dialect/sql"
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/debtql/debtql/ent/apikey"
 	"github.com/debtql/debtql/ent/creditor"
@@ -168,286 +165,6 @@ func (_q *CreditorQuery) collectField(ctx context.Context, oneNode bool, opCtx *
 	)
 	for _, field := range graphql.CollectFields(opCtx, collected.Selections, satisfies) {
 		switch field.Name {
-
-		case "debtors":
-			var (
-				alias = field.Alias
-				path  = append(path, alias)
-				query = (&DebtorClient{config: _q.config}).Query()
-			)
-			args := newDebtorPaginateArgs(fieldArgs(ctx, nil, path...))
-			if err := validateFirstLast(args.first, args.last); err != nil {
-				return fmt.Errorf("validate first and last in path %q: %w", path, err)
-			}
-			pager, err := newDebtorPager(args.opts, args.last != nil)
-			if err != nil {
-				return fmt.Errorf("create new pager in path %q: %w", path, err)
-			}
-			if query, err = pager.applyFilter(query); err != nil {
-				return err
-			}
-			ignoredEdges := !hasCollectedField(ctx, append(path, edgesField)...)
-			if hasCollectedField(ctx, append(path, totalCountField)...) || hasCollectedField(ctx, append(path, pageInfoField)...) {
-				hasPagination := args.after != nil || args.first != nil || args.before != nil || args.last != nil
-				if hasPagination || ignoredEdges {
-					query := query.Clone()
-					_q.loadTotal = append(_q.loadTotal, func(ctx context.Context, nodes []*Creditor) error {
-						ids := make([]driver.Value, len(nodes))
-						for i := range nodes {
-							ids[i] = nodes[i].ID
-						}
-						var v []struct {
-							NodeID string `sql:"client_id"`
-							Count  int    `sql:"count"`
-						}
-						query.Where(func(s *sql.Selector) {
-							s.Where(sql.InValues(s.C(creditor.DebtorsColumn), ids...))
-						})
-						if err := query.GroupBy(creditor.DebtorsColumn).Aggregate(Count()).Scan(ctx, &v); err != nil {
-							return err
-						}
-						m := make(map[string]int, len(v))
-						for i := range v {
-							m[v[i].NodeID] = v[i].Count
-						}
-						for i := range nodes {
-							n := m[nodes[i].ID]
-							if nodes[i].Edges.totalCount[0] == nil {
-								nodes[i].Edges.totalCount[0] = make(map[string]int)
-							}
-							nodes[i].Edges.totalCount[0][alias] = n
-						}
-						return nil
-					})
-				} else {
-					_q.loadTotal = append(_q.loadTotal, func(_ context.Context, nodes []*Creditor) error {
-						for i := range nodes {
-							n := len(nodes[i].Edges.Debtors)
-							if nodes[i].Edges.totalCount[0] == nil {
-								nodes[i].Edges.totalCount[0] = make(map[string]int)
-							}
-							nodes[i].Edges.totalCount[0][alias] = n
-						}
-						return nil
-					})
-				}
-			}
-			if ignoredEdges || (args.first != nil && *args.first == 0) || (args.last != nil && *args.last == 0) {
-				continue
-			}
-			if query, err = pager.applyCursors(query, args.after, args.before); err != nil {
-				return err
-			}
-			path = append(path, edgesField, nodeField)
-			if field := collectedField(ctx, path...); field != nil {
-				if err := query.collectField(ctx, false, opCtx, *field, path, mayAddCondition(satisfies, debtorImplementors)...); err != nil {
-					return err
-				}
-			}
-			if limit := paginateLimit(args.first, args.last); limit > 0 {
-				if oneNode {
-					pager.applyOrder(query.Limit(limit))
-				} else {
-					modify := entgql.LimitPerRow(creditor.DebtorsColumn, limit, pager.orderExpr(query))
-					query.modifiers = append(query.modifiers, modify)
-				}
-			} else {
-				query = pager.applyOrder(query)
-			}
-			_q.WithNamedDebtors(alias, func(wq *DebtorQuery) {
-				*wq = *query
-			})
-
-		case "invoices":
-			var (
-				alias = field.Alias
-				path  = append(path, alias)
-				query = (&InvoiceClient{config: _q.config}).Query()
-			)
-			args := newInvoicePaginateArgs(fieldArgs(ctx, nil, path...))
-			if err := validateFirstLast(args.first, args.last); err != nil {
-				return fmt.Errorf("validate first and last in path %q: %w", path, err)
-			}
-			pager, err := newInvoicePager(args.opts, args.last != nil)
-			if err != nil {
-				return fmt.Errorf("create new pager in path %q: %w", path, err)
-			}
-			if query, err = pager.applyFilter(query); err != nil {
-				return err
-			}
-			ignoredEdges := !hasCollectedField(ctx, append(path, edgesField)...)
-			if hasCollectedField(ctx, append(path, totalCountField)...) || hasCollectedField(ctx, append(path, pageInfoField)...) {
-				hasPagination := args.after != nil || args.first != nil || args.before != nil || args.last != nil
-				if hasPagination || ignoredEdges {
-					query := query.Clone()
-					_q.loadTotal = append(_q.loadTotal, func(ctx context.Context, nodes []*Creditor) error {
-						ids := make([]driver.Value, len(nodes))
-						for i := range nodes {
-							ids[i] = nodes[i].ID
-						}
-						var v []struct {
-							NodeID string `sql:"client_id"`
-							Count  int    `sql:"count"`
-						}
-						query.Where(func(s *sql.Selector) {
-							s.Where(sql.InValues(s.C(creditor.InvoicesColumn), ids...))
-						})
-						if err := query.GroupBy(creditor.InvoicesColumn).Aggregate(Count()).Scan(ctx, &v); err != nil {
-							return err
-						}
-						m := make(map[string]int, len(v))
-						for i := range v {
-							m[v[i].NodeID] = v[i].Count
-						}
-						for i := range nodes {
-							n := m[nodes[i].ID]
-							if nodes[i].Edges.totalCount[1] == nil {
-								nodes[i].Edges.totalCount[1] = make(map[string]int)
-							}
-							nodes[i].Edges.totalCount[1][alias] = n
-						}
-						return nil
-					})
-				} else {
-					_q.loadTotal = append(_q.loadTotal, func(_ context.Context, nodes []*Creditor) error {
-						for i := range nodes {
-							n := len(nodes[i].Edges.Invoices)
-							if nodes[i].Edges.totalCount[1] == nil {
-								nodes[i].Edges.totalCount[1] = make(map[string]int)
-							}
-							nodes[i].Edges.totalCount[1][alias] = n
-						}
-						return nil
-					})
-				}
-			}
-			if ignoredEdges || (args.first != nil && *args.first == 0) || (args.last != nil && *args.last == 0) {
-				continue
-			}
-			if query, err = pager.applyCursors(query, args.after, args.before); err != nil {
-				return err
-			}
-			path = append(path, edgesField, nodeField)
-			if field := collectedField(ctx, path...); field != nil {
-				if err := query.collectField(ctx, false, opCtx, *field, path, mayAddCondition(satisfies, invoiceImplementors)...); err != nil {
-					return err
-				}
-			}
-			if limit := paginateLimit(args.first, args.last); limit > 0 {
-				if oneNode {
-					pager.applyOrder(query.Limit(limit))
-				} else {
-					modify := entgql.LimitPerRow(creditor.InvoicesColumn, limit, pager.orderExpr(query))
-					query.modifiers = append(query.modifiers, modify)
-				}
-			} else {
-				query = pager.applyOrder(query)
-			}
-			_q.WithNamedInvoices(alias, func(wq *InvoiceQuery) {
-				*wq = *query
-			})
-
-		case "debts":
-			var (
-				alias = field.Alias
-				path  = append(path, alias)
-				query = (&DebtClient{config: _q.config}).Query()
-			)
-			args := newDebtPaginateArgs(fieldArgs(ctx, nil, path...))
-			if err := validateFirstLast(args.first, args.last); err != nil {
-				return fmt.Errorf("validate first and last in path %q: %w", path, err)
-			}
-			pager, err := newDebtPager(args.opts, args.last != nil)
-			if err != nil {
-				return fmt.Errorf("create new pager in path %q: %w", path, err)
-			}
-			if query, err = pager.applyFilter(query); err != nil {
-				return err
-			}
-			ignoredEdges := !hasCollectedField(ctx, append(path, edgesField)...)
-			if hasCollectedField(ctx, append(path, totalCountField)...) || hasCollectedField(ctx, append(path, pageInfoField)...) {
-				hasPagination := args.after != nil || args.first != nil || args.before != nil || args.last != nil
-				if hasPagination || ignoredEdges {
-					query := query.Clone()
-					_q.loadTotal = append(_q.loadTotal, func(ctx context.Context, nodes []*Creditor) error {
-						ids := make([]driver.Value, len(nodes))
-						for i := range nodes {
-							ids[i] = nodes[i].ID
-						}
-						var v []struct {
-							NodeID string `sql:"client_id"`
-							Count  int    `sql:"count"`
-						}
-						query.Where(func(s *sql.Selector) {
-							s.Where(sql.InValues(s.C(creditor.DebtsColumn), ids...))
-						})
-						if err := query.GroupBy(creditor.DebtsColumn).Aggregate(Count()).Scan(ctx, &v); err != nil {
-							return err
-						}
-						m := make(map[string]int, len(v))
-						for i := range v {
-							m[v[i].NodeID] = v[i].Count
-						}
-						for i := range nodes {
-							n := m[nodes[i].ID]
-							if nodes[i].Edges.totalCount[2] == nil {
-								nodes[i].Edges.totalCount[2] = make(map[string]int)
-							}
-							nodes[i].Edges.totalCount[2][alias] = n
-						}
-						return nil
-					})
-				} else {
-					_q.loadTotal = append(_q.loadTotal, func(_ context.Context, nodes []*Creditor) error {
-						for i := range nodes {
-							n := len(nodes[i].Edges.Debts)
-							if nodes[i].Edges.totalCount[2] == nil {
-								nodes[i].Edges.totalCount[2] = make(map[string]int)
-							}
-							nodes[i].Edges.totalCount[2][alias] = n
-						}
-						return nil
-					})
-				}
-			}
-			if ignoredEdges || (args.first != nil && *args.first == 0) || (args.last != nil && *args.last == 0) {
-				continue
-			}
-			if query, err = pager.applyCursors(query, args.after, args.before); err != nil {
-				return err
-			}
-			path = append(path, edgesField, nodeField)
-			if field := collectedField(ctx, path...); field != nil {
-				if err := query.collectField(ctx, false, opCtx, *field, path, mayAddCondition(satisfies, debtImplementors)...); err != nil {
-					return err
-				}
-			}
-			if limit := paginateLimit(args.first, args.last); limit > 0 {
-				if oneNode {
-					pager.applyOrder(query.Limit(limit))
-				} else {
-					modify := entgql.LimitPerRow(creditor.DebtsColumn, limit, pager.orderExpr(query))
-					query.modifiers = append(query.modifiers, modify)
-				}
-			} else {
-				query = pager.applyOrder(query)
-			}
-			_q.WithNamedDebts(alias, func(wq *DebtQuery) {
-				*wq = *query
-			})
-
-		case "apiKeys":
-			var (
-				alias = field.Alias
-				path  = append(path, alias)
-				query = (&APIKeyClient{config: _q.config}).Query()
-			)
-			if err := query.collectField(ctx, false, opCtx, field, path, mayAddCondition(satisfies, apikeyImplementors)...); err != nil {
-				return err
-			}
-			_q.WithNamedAPIKeys(alias, func(wq *APIKeyQuery) {
-				*wq = *query
-			})
 		case "createdAt":
 			if _, ok := fieldSeen[creditor.FieldCreatedAt]; !ok {
 				selectedFields = append(selectedFields, creditor.FieldCreatedAt)
@@ -467,6 +184,11 @@ func (_q *CreditorQuery) collectField(ctx context.Context, oneNode bool, opCtx *
 			if _, ok := fieldSeen[creditor.FieldName]; !ok {
 				selectedFields = append(selectedFields, creditor.FieldName)
 				fieldSeen[creditor.FieldName] = struct{}{}
+			}
+		case "nameKey":
+			if _, ok := fieldSeen[creditor.FieldNameKey]; !ok {
+				selectedFields = append(selectedFields, creditor.FieldNameKey)
+				fieldSeen[creditor.FieldNameKey] = struct{}{}
 			}
 		case "organizationNumber":
 			if _, ok := fieldSeen[creditor.FieldOrganizationNumber]; !ok {
@@ -970,95 +692,6 @@ func (_q *DebtorQuery) collectField(ctx context.Context, oneNode bool, opCtx *gr
 				selectedFields = append(selectedFields, debtor.FieldClientID)
 				fieldSeen[debtor.FieldClientID] = struct{}{}
 			}
-
-		case "debts":
-			var (
-				alias = field.Alias
-				path  = append(path, alias)
-				query = (&DebtClient{config: _q.config}).Query()
-			)
-			args := newDebtPaginateArgs(fieldArgs(ctx, nil, path...))
-			if err := validateFirstLast(args.first, args.last); err != nil {
-				return fmt.Errorf("validate first and last in path %q: %w", path, err)
-			}
-			pager, err := newDebtPager(args.opts, args.last != nil)
-			if err != nil {
-				return fmt.Errorf("create new pager in path %q: %w", path, err)
-			}
-			if query, err = pager.applyFilter(query); err != nil {
-				return err
-			}
-			ignoredEdges := !hasCollectedField(ctx, append(path, edgesField)...)
-			if hasCollectedField(ctx, append(path, totalCountField)...) || hasCollectedField(ctx, append(path, pageInfoField)...) {
-				hasPagination := args.after != nil || args.first != nil || args.before != nil || args.last != nil
-				if hasPagination || ignoredEdges {
-					query := query.Clone()
-					_q.loadTotal = append(_q.loadTotal, func(ctx context.Context, nodes []*Debtor) error {
-						ids := make([]driver.Value, len(nodes))
-						for i := range nodes {
-							ids[i] = nodes[i].ID
-						}
-						var v []struct {
-							NodeID string `sql:"debtor_id"`
-							Count  int    `sql:"count"`
-						}
-						query.Where(func(s *sql.Selector) {
-							s.Where(sql.InValues(s.C(debtor.DebtsColumn), ids...))
-						})
-						if err := query.GroupBy(debtor.DebtsColumn).Aggregate(Count()).Scan(ctx, &v); err != nil {
-							return err
-						}
-						m := make(map[string]int, len(v))
-						for i := range v {
-							m[v[i].NodeID] = v[i].Count
-						}
-						for i := range nodes {
-							n := m[nodes[i].ID]
-							if nodes[i].Edges.totalCount[1] == nil {
-								nodes[i].Edges.totalCount[1] = make(map[string]int)
-							}
-							nodes[i].Edges.totalCount[1][alias] = n
-						}
-						return nil
-					})
-				} else {
-					_q.loadTotal = append(_q.loadTotal, func(_ context.Context, nodes []*Debtor) error {
-						for i := range nodes {
-							n := len(nodes[i].Edges.Debts)
-							if nodes[i].Edges.totalCount[1] == nil {
-								nodes[i].Edges.totalCount[1] = make(map[string]int)
-							}
-							nodes[i].Edges.totalCount[1][alias] = n
-						}
-						return nil
-					})
-				}
-			}
-			if ignoredEdges || (args.first != nil && *args.first == 0) || (args.last != nil && *args.last == 0) {
-				continue
-			}
-			if query, err = pager.applyCursors(query, args.after, args.before); err != nil {
-				return err
-			}
-			path = append(path, edgesField, nodeField)
-			if field := collectedField(ctx, path...); field != nil {
-				if err := query.collectField(ctx, false, opCtx, *field, path, mayAddCondition(satisfies, debtImplementors)...); err != nil {
-					return err
-				}
-			}
-			if limit := paginateLimit(args.first, args.last); limit > 0 {
-				if oneNode {
-					pager.applyOrder(query.Limit(limit))
-				} else {
-					modify := entgql.LimitPerRow(debtor.DebtsColumn, limit, pager.orderExpr(query))
-					query.modifiers = append(query.modifiers, modify)
-				}
-			} else {
-				query = pager.applyOrder(query)
-			}
-			_q.WithNamedDebts(alias, func(wq *DebtQuery) {
-				*wq = *query
-			})
 		case "createdAt":
 			if _, ok := fieldSeen[debtor.FieldCreatedAt]; !ok {
 				selectedFields = append(selectedFields, debtor.FieldCreatedAt)
@@ -1094,6 +727,11 @@ func (_q *DebtorQuery) collectField(ctx context.Context, oneNode bool, opCtx *gr
 				selectedFields = append(selectedFields, debtor.FieldName)
 				fieldSeen[debtor.FieldName] = struct{}{}
 			}
+		case "nameKey":
+			if _, ok := fieldSeen[debtor.FieldNameKey]; !ok {
+				selectedFields = append(selectedFields, debtor.FieldNameKey)
+				fieldSeen[debtor.FieldNameKey] = struct{}{}
+			}
 		case "address1":
 			if _, ok := fieldSeen[debtor.FieldAddress1]; !ok {
 				selectedFields = append(selectedFields, debtor.FieldAddress1)
@@ -1128,6 +766,11 @@ func (_q *DebtorQuery) collectField(ctx context.Context, oneNode bool, opCtx *gr
 			if _, ok := fieldSeen[debtor.FieldEmail]; !ok {
 				selectedFields = append(selectedFields, debtor.FieldEmail)
 				fieldSeen[debtor.FieldEmail] = struct{}{}
+			}
+		case "emailKey":
+			if _, ok := fieldSeen[debtor.FieldEmailKey]; !ok {
+				selectedFields = append(selectedFields, debtor.FieldEmailKey)
+				fieldSeen[debtor.FieldEmailKey] = struct{}{}
 			}
 		case "phone":
 			if _, ok := fieldSeen[debtor.FieldPhone]; !ok {
@@ -1554,6 +1197,11 @@ func (_q *InvoiceArticleQuery) collectField(ctx context.Context, oneNode bool, o
 			if _, ok := fieldSeen[invoicearticle.FieldName]; !ok {
 				selectedFields = append(selectedFields, invoicearticle.FieldName)
 				fieldSeen[invoicearticle.FieldName] = struct{}{}
+			}
+		case "nameKey":
+			if _, ok := fieldSeen[invoicearticle.FieldNameKey]; !ok {
+				selectedFields = append(selectedFields, invoicearticle.FieldNameKey)
+				fieldSeen[invoicearticle.FieldNameKey] = struct{}{}
 			}
 		case "description":
 			if _, ok := fieldSeen[invoicearticle.FieldDescription]; !ok {

@@ -16,78 +16,6 @@ func (_m *APIKey) Client(ctx context.Context) (*Creditor, error) {
 	return result, MaskNotFound(err)
 }
 
-func (_m *Creditor) Debtors(
-	ctx context.Context, after *Cursor, first *int, before *Cursor, last *int, orderBy *DebtorOrder,
-) (*DebtorConnection, error) {
-	opts := []DebtorPaginateOption{
-		WithDebtorOrder(orderBy),
-	}
-	alias := graphql.GetFieldContext(ctx).Field.Alias
-	totalCount, hasTotalCount := _m.Edges.totalCount[0][alias]
-	if nodes, err := _m.NamedDebtors(alias); err == nil || hasTotalCount {
-		pager, err := newDebtorPager(opts, last != nil)
-		if err != nil {
-			return nil, err
-		}
-		conn := &DebtorConnection{Edges: []*DebtorEdge{}, TotalCount: totalCount}
-		conn.build(nodes, pager, after, first, before, last)
-		return conn, nil
-	}
-	return _m.QueryDebtors().Paginate(ctx, after, first, before, last, opts...)
-}
-
-func (_m *Creditor) Invoices(
-	ctx context.Context, after *Cursor, first *int, before *Cursor, last *int, orderBy *InvoiceOrder,
-) (*InvoiceConnection, error) {
-	opts := []InvoicePaginateOption{
-		WithInvoiceOrder(orderBy),
-	}
-	alias := graphql.GetFieldContext(ctx).Field.Alias
-	totalCount, hasTotalCount := _m.Edges.totalCount[1][alias]
-	if nodes, err := _m.NamedInvoices(alias); err == nil || hasTotalCount {
-		pager, err := newInvoicePager(opts, last != nil)
-		if err != nil {
-			return nil, err
-		}
-		conn := &InvoiceConnection{Edges: []*InvoiceEdge{}, TotalCount: totalCount}
-		conn.build(nodes, pager, after, first, before, last)
-		return conn, nil
-	}
-	return _m.QueryInvoices().Paginate(ctx, after, first, before, last, opts...)
-}
-
-func (_m *Creditor) Debts(
-	ctx context.Context, after *Cursor, first *int, before *Cursor, last *int, orderBy *DebtOrder,
-) (*DebtConnection, error) {
-	opts := []DebtPaginateOption{
-		WithDebtOrder(orderBy),
-	}
-	alias := graphql.GetFieldContext(ctx).Field.Alias
-	totalCount, hasTotalCount := _m.Edges.totalCount[2][alias]
-	if nodes, err := _m.NamedDebts(alias); err == nil || hasTotalCount {
-		pager, err := newDebtPager(opts, last != nil)
-		if err != nil {
-			return nil, err
-		}
-		conn := &DebtConnection{Edges: []*DebtEdge{}, TotalCount: totalCount}
-		conn.build(nodes, pager, after, first, before, last)
-		return conn, nil
-	}
-	return _m.QueryDebts().Paginate(ctx, after, first, before, last, opts...)
-}
-
-func (_m *Creditor) APIKeys(ctx context.Context) (result []*APIKey, err error) {
-	if fc := graphql.GetFieldContext(ctx); fc != nil && fc.Field.Alias != "" {
-		result, err = _m.NamedAPIKeys(graphql.GetFieldContext(ctx).Field.Alias)
-	} else {
-		result, err = _m.Edges.APIKeysOrErr()
-	}
-	if IsNotLoaded(err) {
-		result, err = _m.QueryAPIKeys().All(ctx)
-	}
-	return result, err
-}
-
 func (_m *Debt) Client(ctx context.Context) (*Creditor, error) {
 	result, err := _m.Edges.ClientOrErr()
 	if IsNotLoaded(err) {
@@ -154,26 +82,6 @@ func (_m *Debtor) Client(ctx context.Context) (*Creditor, error) {
 		result, err = _m.QueryClient().Only(ctx)
 	}
 	return result, err
-}
-
-func (_m *Debtor) Debts(
-	ctx context.Context, after *Cursor, first *int, before *Cursor, last *int, orderBy *DebtOrder,
-) (*DebtConnection, error) {
-	opts := []DebtPaginateOption{
-		WithDebtOrder(orderBy),
-	}
-	alias := graphql.GetFieldContext(ctx).Field.Alias
-	totalCount, hasTotalCount := _m.Edges.totalCount[1][alias]
-	if nodes, err := _m.NamedDebts(alias); err == nil || hasTotalCount {
-		pager, err := newDebtPager(opts, last != nil)
-		if err != nil {
-			return nil, err
-		}
-		conn := &DebtConnection{Edges: []*DebtEdge{}, TotalCount: totalCount}
-		conn.build(nodes, pager, after, first, before, last)
-		return conn, nil
-	}
-	return _m.QueryDebts().Paginate(ctx, after, first, before, last, opts...)
 }
 
 func (_m *Invoice) Client(ctx context.Context) (*Creditor, error) {

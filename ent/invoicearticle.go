@@ -27,6 +27,8 @@ type InvoiceArticle struct {
 	Position int `json:"position,omitempty"`
 	// Name holds the value of the "name" field.
 	Name string `json:"name,omitempty"`
+	// name in lower case, for search
+	NameKey string `json:"name_key,omitempty"`
 	// Description holds the value of the "description" field.
 	Description *string `json:"description,omitempty"`
 	// PriceExcludingVat holds the value of the "price_excluding_vat" field.
@@ -78,7 +80,7 @@ func (*InvoiceArticle) scanValues(columns []string) ([]any, error) {
 		switch columns[i] {
 		case invoicearticle.FieldID, invoicearticle.FieldPosition, invoicearticle.FieldPriceExcludingVat, invoicearticle.FieldTotalVatAmount, invoicearticle.FieldTotalAmountIncludingVat, invoicearticle.FieldTotalAmountExcludingVat, invoicearticle.FieldQuantity, invoicearticle.FieldVatPercentage, invoicearticle.FieldDiscount:
 			values[i] = new(sql.NullInt64)
-		case invoicearticle.FieldClientID, invoicearticle.FieldInvoiceID, invoicearticle.FieldName, invoicearticle.FieldDescription:
+		case invoicearticle.FieldClientID, invoicearticle.FieldInvoiceID, invoicearticle.FieldName, invoicearticle.FieldNameKey, invoicearticle.FieldDescription:
 			values[i] = new(sql.NullString)
 		default:
 			values[i] = new(sql.UnknownType)
@@ -124,6 +126,12 @@ func (_m *InvoiceArticle) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field name", values[i])
 			} else if value.Valid {
 				_m.Name = value.String
+			}
+		case invoicearticle.FieldNameKey:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field name_key", values[i])
+			} else if value.Valid {
+				_m.NameKey = value.String
 			}
 		case invoicearticle.FieldDescription:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -226,6 +234,9 @@ func (_m *InvoiceArticle) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("name=")
 	builder.WriteString(_m.Name)
+	builder.WriteString(", ")
+	builder.WriteString("name_key=")
+	builder.WriteString(_m.NameKey)
 	builder.WriteString(", ")
 	if v := _m.Description; v != nil {
 		builder.WriteString("description=")

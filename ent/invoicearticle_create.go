@@ -48,6 +48,12 @@ func (_c *InvoiceArticleCreate) SetName(v string) *InvoiceArticleCreate {
 	return _c
 }
 
+// SetNameKey sets the "name_key" field.
+func (_c *InvoiceArticleCreate) SetNameKey(v string) *InvoiceArticleCreate {
+	_c.mutation.SetNameKey(v)
+	return _c
+}
+
 // SetDescription sets the "description" field.
 func (_c *InvoiceArticleCreate) SetDescription(v string) *InvoiceArticleCreate {
 	_c.mutation.SetDescription(v)
@@ -166,6 +172,9 @@ func (_c *InvoiceArticleCreate) check() error {
 			return &ValidationError{Name: "name", err: fmt.Errorf(`ent: validator failed for field "InvoiceArticle.name": %w`, err)}
 		}
 	}
+	if _, ok := _c.mutation.NameKey(); !ok {
+		return &ValidationError{Name: "name_key", err: errors.New(`ent: missing required field "InvoiceArticle.name_key"`)}
+	}
 	if v, ok := _c.mutation.Description(); ok {
 		if err := invoicearticle.DescriptionValidator(v); err != nil {
 			return &ValidationError{Name: "description", err: fmt.Errorf(`ent: validator failed for field "InvoiceArticle.description": %w`, err)}
@@ -239,6 +248,10 @@ func (_c *InvoiceArticleCreate) createSpec() (*InvoiceArticle, *sqlgraph.CreateS
 	if value, ok := _c.mutation.Name(); ok {
 		_spec.SetField(invoicearticle.FieldName, field.TypeString, value)
 		_node.Name = value
+	}
+	if value, ok := _c.mutation.NameKey(); ok {
+		_spec.SetField(invoicearticle.FieldNameKey, field.TypeString, value)
+		_node.NameKey = value
 	}
 	if value, ok := _c.mutation.Description(); ok {
 		_spec.SetField(invoicearticle.FieldDescription, field.TypeString, value)
@@ -369,6 +382,9 @@ func (u *InvoiceArticleUpsertOne) UpdateNewValues() *InvoiceArticleUpsertOne {
 		}
 		if _, exists := u.create.mutation.Name(); exists {
 			s.SetIgnore(invoicearticle.FieldName)
+		}
+		if _, exists := u.create.mutation.NameKey(); exists {
+			s.SetIgnore(invoicearticle.FieldNameKey)
 		}
 		if _, exists := u.create.mutation.Description(); exists {
 			s.SetIgnore(invoicearticle.FieldDescription)
@@ -617,6 +633,9 @@ func (u *InvoiceArticleUpsertBulk) UpdateNewValues() *InvoiceArticleUpsertBulk {
 			}
 			if _, exists := b.mutation.Name(); exists {
 				s.SetIgnore(invoicearticle.FieldName)
+			}
+			if _, exists := b.mutation.NameKey(); exists {
+				s.SetIgnore(invoicearticle.FieldNameKey)
 			}
 			if _, exists := b.mutation.Description(); exists {
 				s.SetIgnore(invoicearticle.FieldDescription)

@@ -826,6 +826,7 @@ type CreditorMutation struct {
 	client_number              *int
 	addclient_number           *int
 	name                       *string
+	name_key                   *string
 	organization_number        *string
 	organization_number_digits *string
 	adress1                    *string
@@ -1122,6 +1123,42 @@ func (m *CreditorMutation) OldName(ctx context.Context) (v string, err error) {
 // ResetName resets all changes to the "name" field.
 func (m *CreditorMutation) ResetName() {
 	m.name = nil
+}
+
+// SetNameKey sets the "name_key" field.
+func (m *CreditorMutation) SetNameKey(s string) {
+	m.name_key = &s
+}
+
+// NameKey returns the value of the "name_key" field in the mutation.
+func (m *CreditorMutation) NameKey() (r string, exists bool) {
+	v := m.name_key
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldNameKey returns the old "name_key" field's value of the Creditor entity.
+// If the Creditor object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CreditorMutation) OldNameKey(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldNameKey is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldNameKey requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldNameKey: %w", err)
+	}
+	return oldValue.NameKey, nil
+}
+
+// ResetNameKey resets all changes to the "name_key" field.
+func (m *CreditorMutation) ResetNameKey() {
+	m.name_key = nil
 }
 
 // SetOrganizationNumber sets the "organization_number" field.
@@ -1806,7 +1843,7 @@ func (m *CreditorMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *CreditorMutation) Fields() []string {
-	fields := make([]string, 0, 16)
+	fields := make([]string, 0, 17)
 	if m.created_at != nil {
 		fields = append(fields, creditor.FieldCreatedAt)
 	}
@@ -1818,6 +1855,9 @@ func (m *CreditorMutation) Fields() []string {
 	}
 	if m.name != nil {
 		fields = append(fields, creditor.FieldName)
+	}
+	if m.name_key != nil {
+		fields = append(fields, creditor.FieldNameKey)
 	}
 	if m.organization_number != nil {
 		fields = append(fields, creditor.FieldOrganizationNumber)
@@ -1871,6 +1911,8 @@ func (m *CreditorMutation) Field(name string) (ent.Value, bool) {
 		return m.ClientNumber()
 	case creditor.FieldName:
 		return m.Name()
+	case creditor.FieldNameKey:
+		return m.NameKey()
 	case creditor.FieldOrganizationNumber:
 		return m.OrganizationNumber()
 	case creditor.FieldOrganizationNumberDigits:
@@ -1912,6 +1954,8 @@ func (m *CreditorMutation) OldField(ctx context.Context, name string) (ent.Value
 		return m.OldClientNumber(ctx)
 	case creditor.FieldName:
 		return m.OldName(ctx)
+	case creditor.FieldNameKey:
+		return m.OldNameKey(ctx)
 	case creditor.FieldOrganizationNumber:
 		return m.OldOrganizationNumber(ctx)
 	case creditor.FieldOrganizationNumberDigits:
@@ -1972,6 +2016,13 @@ func (m *CreditorMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetName(v)
+		return nil
+	case creditor.FieldNameKey:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetNameKey(v)
 		return nil
 	case creditor.FieldOrganizationNumber:
 		v, ok := value.(string)
@@ -2132,6 +2183,9 @@ func (m *CreditorMutation) ResetField(name string) error {
 		return nil
 	case creditor.FieldName:
 		m.ResetName()
+		return nil
+	case creditor.FieldNameKey:
+		m.ResetNameKey()
 		return nil
 	case creditor.FieldOrganizationNumber:
 		m.ResetOrganizationNumber()
@@ -4643,6 +4697,7 @@ type DebtorMutation struct {
 	identification_number *string
 	identification_digits *string
 	name                  *string
+	name_key              *string
 	address1              *string
 	address2              *string
 	care_of               *string
@@ -4650,6 +4705,7 @@ type DebtorMutation struct {
 	city                  *string
 	country_code          *string
 	email                 *string
+	email_key             *string
 	phone                 *string
 	clearedFields         map[string]struct{}
 	client                *string
@@ -5018,6 +5074,42 @@ func (m *DebtorMutation) ResetName() {
 	m.name = nil
 }
 
+// SetNameKey sets the "name_key" field.
+func (m *DebtorMutation) SetNameKey(s string) {
+	m.name_key = &s
+}
+
+// NameKey returns the value of the "name_key" field in the mutation.
+func (m *DebtorMutation) NameKey() (r string, exists bool) {
+	v := m.name_key
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldNameKey returns the old "name_key" field's value of the Debtor entity.
+// If the Debtor object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DebtorMutation) OldNameKey(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldNameKey is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldNameKey requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldNameKey: %w", err)
+	}
+	return oldValue.NameKey, nil
+}
+
+// ResetNameKey resets all changes to the "name_key" field.
+func (m *DebtorMutation) ResetNameKey() {
+	m.name_key = nil
+}
+
 // SetAddress1 sets the "address1" field.
 func (m *DebtorMutation) SetAddress1(s string) {
 	m.address1 = &s
@@ -5309,6 +5401,55 @@ func (m *DebtorMutation) ResetEmail() {
 	delete(m.clearedFields, debtor.FieldEmail)
 }
 
+// SetEmailKey sets the "email_key" field.
+func (m *DebtorMutation) SetEmailKey(s string) {
+	m.email_key = &s
+}
+
+// EmailKey returns the value of the "email_key" field in the mutation.
+func (m *DebtorMutation) EmailKey() (r string, exists bool) {
+	v := m.email_key
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldEmailKey returns the old "email_key" field's value of the Debtor entity.
+// If the Debtor object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DebtorMutation) OldEmailKey(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldEmailKey is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldEmailKey requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldEmailKey: %w", err)
+	}
+	return oldValue.EmailKey, nil
+}
+
+// ClearEmailKey clears the value of the "email_key" field.
+func (m *DebtorMutation) ClearEmailKey() {
+	m.email_key = nil
+	m.clearedFields[debtor.FieldEmailKey] = struct{}{}
+}
+
+// EmailKeyCleared returns if the "email_key" field was cleared in this mutation.
+func (m *DebtorMutation) EmailKeyCleared() bool {
+	_, ok := m.clearedFields[debtor.FieldEmailKey]
+	return ok
+}
+
+// ResetEmailKey resets all changes to the "email_key" field.
+func (m *DebtorMutation) ResetEmailKey() {
+	m.email_key = nil
+	delete(m.clearedFields, debtor.FieldEmailKey)
+}
+
 // SetPhone sets the "phone" field.
 func (m *DebtorMutation) SetPhone(s string) {
 	m.phone = &s
@@ -5473,7 +5614,7 @@ func (m *DebtorMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *DebtorMutation) Fields() []string {
-	fields := make([]string, 0, 15)
+	fields := make([]string, 0, 17)
 	if m.created_at != nil {
 		fields = append(fields, debtor.FieldCreatedAt)
 	}
@@ -5495,6 +5636,9 @@ func (m *DebtorMutation) Fields() []string {
 	if m.name != nil {
 		fields = append(fields, debtor.FieldName)
 	}
+	if m.name_key != nil {
+		fields = append(fields, debtor.FieldNameKey)
+	}
 	if m.address1 != nil {
 		fields = append(fields, debtor.FieldAddress1)
 	}
@@ -5515,6 +5659,9 @@ func (m *DebtorMutation) Fields() []string {
 	}
 	if m.email != nil {
 		fields = append(fields, debtor.FieldEmail)
+	}
+	if m.email_key != nil {
+		fields = append(fields, debtor.FieldEmailKey)
 	}
 	if m.phone != nil {
 		fields = append(fields, debtor.FieldPhone)
@@ -5541,6 +5688,8 @@ func (m *DebtorMutation) Field(name string) (ent.Value, bool) {
 		return m.IdentificationDigits()
 	case debtor.FieldName:
 		return m.Name()
+	case debtor.FieldNameKey:
+		return m.NameKey()
 	case debtor.FieldAddress1:
 		return m.Address1()
 	case debtor.FieldAddress2:
@@ -5555,6 +5704,8 @@ func (m *DebtorMutation) Field(name string) (ent.Value, bool) {
 		return m.CountryCode()
 	case debtor.FieldEmail:
 		return m.Email()
+	case debtor.FieldEmailKey:
+		return m.EmailKey()
 	case debtor.FieldPhone:
 		return m.Phone()
 	}
@@ -5580,6 +5731,8 @@ func (m *DebtorMutation) OldField(ctx context.Context, name string) (ent.Value, 
 		return m.OldIdentificationDigits(ctx)
 	case debtor.FieldName:
 		return m.OldName(ctx)
+	case debtor.FieldNameKey:
+		return m.OldNameKey(ctx)
 	case debtor.FieldAddress1:
 		return m.OldAddress1(ctx)
 	case debtor.FieldAddress2:
@@ -5594,6 +5747,8 @@ func (m *DebtorMutation) OldField(ctx context.Context, name string) (ent.Value, 
 		return m.OldCountryCode(ctx)
 	case debtor.FieldEmail:
 		return m.OldEmail(ctx)
+	case debtor.FieldEmailKey:
+		return m.OldEmailKey(ctx)
 	case debtor.FieldPhone:
 		return m.OldPhone(ctx)
 	}
@@ -5654,6 +5809,13 @@ func (m *DebtorMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetName(v)
 		return nil
+	case debtor.FieldNameKey:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetNameKey(v)
+		return nil
 	case debtor.FieldAddress1:
 		v, ok := value.(string)
 		if !ok {
@@ -5703,6 +5865,13 @@ func (m *DebtorMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetEmail(v)
 		return nil
+	case debtor.FieldEmailKey:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetEmailKey(v)
+		return nil
 	case debtor.FieldPhone:
 		v, ok := value.(string)
 		if !ok {
@@ -5749,6 +5918,9 @@ func (m *DebtorMutation) ClearedFields() []string {
 	if m.FieldCleared(debtor.FieldEmail) {
 		fields = append(fields, debtor.FieldEmail)
 	}
+	if m.FieldCleared(debtor.FieldEmailKey) {
+		fields = append(fields, debtor.FieldEmailKey)
+	}
 	if m.FieldCleared(debtor.FieldPhone) {
 		fields = append(fields, debtor.FieldPhone)
 	}
@@ -5774,6 +5946,9 @@ func (m *DebtorMutation) ClearField(name string) error {
 		return nil
 	case debtor.FieldEmail:
 		m.ClearEmail()
+		return nil
+	case debtor.FieldEmailKey:
+		m.ClearEmailKey()
 		return nil
 	case debtor.FieldPhone:
 		m.ClearPhone()
@@ -5807,6 +5982,9 @@ func (m *DebtorMutation) ResetField(name string) error {
 	case debtor.FieldName:
 		m.ResetName()
 		return nil
+	case debtor.FieldNameKey:
+		m.ResetNameKey()
+		return nil
 	case debtor.FieldAddress1:
 		m.ResetAddress1()
 		return nil
@@ -5827,6 +6005,9 @@ func (m *DebtorMutation) ResetField(name string) error {
 		return nil
 	case debtor.FieldEmail:
 		m.ResetEmail()
+		return nil
+	case debtor.FieldEmailKey:
+		m.ResetEmailKey()
 		return nil
 	case debtor.FieldPhone:
 		m.ResetPhone()
@@ -8221,6 +8402,7 @@ type InvoiceArticleMutation struct {
 	position                      *int
 	addposition                   *int
 	name                          *string
+	name_key                      *string
 	description                   *string
 	price_excluding_vat           *collection.Money
 	addprice_excluding_vat        *collection.Money
@@ -8510,6 +8692,42 @@ func (m *InvoiceArticleMutation) OldName(ctx context.Context) (v string, err err
 // ResetName resets all changes to the "name" field.
 func (m *InvoiceArticleMutation) ResetName() {
 	m.name = nil
+}
+
+// SetNameKey sets the "name_key" field.
+func (m *InvoiceArticleMutation) SetNameKey(s string) {
+	m.name_key = &s
+}
+
+// NameKey returns the value of the "name_key" field in the mutation.
+func (m *InvoiceArticleMutation) NameKey() (r string, exists bool) {
+	v := m.name_key
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldNameKey returns the old "name_key" field's value of the InvoiceArticle entity.
+// If the InvoiceArticle object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *InvoiceArticleMutation) OldNameKey(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldNameKey is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldNameKey requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldNameKey: %w", err)
+	}
+	return oldValue.NameKey, nil
+}
+
+// ResetNameKey resets all changes to the "name_key" field.
+func (m *InvoiceArticleMutation) ResetNameKey() {
+	m.name_key = nil
 }
 
 // SetDescription sets the "description" field.
@@ -9014,7 +9232,7 @@ func (m *InvoiceArticleMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *InvoiceArticleMutation) Fields() []string {
-	fields := make([]string, 0, 12)
+	fields := make([]string, 0, 13)
 	if m.client_id != nil {
 		fields = append(fields, invoicearticle.FieldClientID)
 	}
@@ -9026,6 +9244,9 @@ func (m *InvoiceArticleMutation) Fields() []string {
 	}
 	if m.name != nil {
 		fields = append(fields, invoicearticle.FieldName)
+	}
+	if m.name_key != nil {
+		fields = append(fields, invoicearticle.FieldNameKey)
 	}
 	if m.description != nil {
 		fields = append(fields, invoicearticle.FieldDescription)
@@ -9067,6 +9288,8 @@ func (m *InvoiceArticleMutation) Field(name string) (ent.Value, bool) {
 		return m.Position()
 	case invoicearticle.FieldName:
 		return m.Name()
+	case invoicearticle.FieldNameKey:
+		return m.NameKey()
 	case invoicearticle.FieldDescription:
 		return m.Description()
 	case invoicearticle.FieldPriceExcludingVat:
@@ -9100,6 +9323,8 @@ func (m *InvoiceArticleMutation) OldField(ctx context.Context, name string) (ent
 		return m.OldPosition(ctx)
 	case invoicearticle.FieldName:
 		return m.OldName(ctx)
+	case invoicearticle.FieldNameKey:
+		return m.OldNameKey(ctx)
 	case invoicearticle.FieldDescription:
 		return m.OldDescription(ctx)
 	case invoicearticle.FieldPriceExcludingVat:
@@ -9152,6 +9377,13 @@ func (m *InvoiceArticleMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetName(v)
+		return nil
+	case invoicearticle.FieldNameKey:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetNameKey(v)
 		return nil
 	case invoicearticle.FieldDescription:
 		v, ok := value.(string)
@@ -9377,6 +9609,9 @@ func (m *InvoiceArticleMutation) ResetField(name string) error {
 		return nil
 	case invoicearticle.FieldName:
 		m.ResetName()
+		return nil
+	case invoicearticle.FieldNameKey:
+		m.ResetNameKey()
 		return nil
 	case invoicearticle.FieldDescription:
 		m.ResetDescription()

@@ -79,7 +79,7 @@ func clientSearch(term string) predicate.Creditor {
 	if term == "" {
 		return nil
 	}
-	preds := []predicate.Creditor{creditor.NameContainsFold(term)}
+	preds := []predicate.Creditor{creditor.NameKeyContains(collection.SearchKey(term))}
 	if digits := collection.Digits(term); digits != "" && collection.Digits(term) == strings.NewReplacer(" ", "", "-", "").Replace(term) {
 		preds = append(preds, creditor.OrganizationNumberDigitsContains(digits))
 	}

@@ -33,6 +33,9 @@ func NewExecutableSchema(cfg Config) graphql.ExecutableSchema {
 type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 
 type ResolverRoot interface {
+	Client() ClientResolver
+	Debtor() DebtorResolver
+	Invoice() InvoiceResolver
 	Mutation() MutationResolver
 	Query() QueryResolver
 }
@@ -41,6 +44,15 @@ type DirectiveRoot struct {
 }
 
 type ComplexityRoot struct {
+	Address struct {
+		Address1    func(childComplexity int) int
+		Address2    func(childComplexity int) int
+		CareOf      func(childComplexity int) int
+		City        func(childComplexity int) int
+		CountryCode func(childComplexity int) int
+		ZipCode     func(childComplexity int) int
+	}
+
 	ApiKey struct {
 		Client     func(childComplexity int) int
 		CreatedAt  func(childComplexity int) int
@@ -63,6 +75,18 @@ type ComplexityRoot struct {
 		Node   func(childComplexity int) int
 	}
 
+	Article struct {
+		Description             func(childComplexity int) int
+		Discount                func(childComplexity int) int
+		Name                    func(childComplexity int) int
+		PriceExcludingVat       func(childComplexity int) int
+		Quantity                func(childComplexity int) int
+		TotalAmountExcludingVat func(childComplexity int) int
+		TotalAmountIncludingVat func(childComplexity int) int
+		TotalVatAmount          func(childComplexity int) int
+		VatPercentage           func(childComplexity int) int
+	}
+
 	Client struct {
 		Address2           func(childComplexity int) int
 		Adress1            func(childComplexity int) int
@@ -74,8 +98,10 @@ type ComplexityRoot struct {
 		ContactPhone       func(childComplexity int) int
 		CountryCode        func(childComplexity int) int
 		CreatedAt          func(childComplexity int) int
+		Debtors            func(childComplexity int, filter *DebtorFilter, orderBy *ent.DebtorOrder, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) int
 		Email              func(childComplexity int) int
 		ID                 func(childComplexity int) int
+		Invoices           func(childComplexity int, filter *InvoiceFilter, orderBy *ent.InvoiceOrder, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) int
 		Name               func(childComplexity int) int
 		OrganizationNumber func(childComplexity int) int
 		UpdatedAt          func(childComplexity int) int
@@ -94,16 +120,94 @@ type ComplexityRoot struct {
 		Node   func(childComplexity int) int
 	}
 
+	ContactInformation struct {
+		Email func(childComplexity int) int
+		Phone func(childComplexity int) int
+	}
+
 	CreatedApiKey struct {
 		APIKey func(childComplexity int) int
 		Secret func(childComplexity int) int
 	}
 
+	Debtor struct {
+		Address              func(childComplexity int) int
+		Client               func(childComplexity int) int
+		ContactInformation   func(childComplexity int) int
+		CreatedAt            func(childComplexity int) int
+		ErrandProcessStatus  func(childComplexity int) int
+		ErrandStatus         func(childComplexity int) int
+		ID                   func(childComplexity int) int
+		IdentificationNumber func(childComplexity int) int
+		IsCompleted          func(childComplexity int) int
+		IsCorporation        func(childComplexity int) int
+		Name                 func(childComplexity int) int
+		PaymentStatus        func(childComplexity int) int
+		UpdatedAt            func(childComplexity int) int
+	}
+
+	DebtorConnection struct {
+		Edges      func(childComplexity int) int
+		Nodes      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	DebtorEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
+	Invoice struct {
+		ActiveStatus            func(childComplexity int) int
+		Articles                func(childComplexity int) int
+		Client                  func(childComplexity int) int
+		CreatedAt               func(childComplexity int) int
+		DaysUntilExpiration     func(childComplexity int) int
+		DueDate                 func(childComplexity int) int
+		ID                      func(childComplexity int) int
+		InterestRate            func(childComplexity int) int
+		InvoiceDate             func(childComplexity int) int
+		InvoiceNumber           func(childComplexity int) int
+		IsCompleted             func(childComplexity int) int
+		PaidAmount              func(childComplexity int) int
+		PaymentStatus           func(childComplexity int) int
+		ProcessStatus           func(childComplexity int) int
+		ReceivableMainStatus    func(childComplexity int) int
+		ReceivableSubStatus     func(childComplexity int) int
+		RemainingAmount         func(childComplexity int) int
+		ReminderDate            func(childComplexity int) int
+		ReminderFee             func(childComplexity int) int
+		Status                  func(childComplexity int) int
+		TotalAmountIncludingVat func(childComplexity int) int
+		TotalExcludingVat       func(childComplexity int) int
+		TotalVatAmount          func(childComplexity int) int
+		UpdatedAt               func(childComplexity int) int
+		WithdrawComment         func(childComplexity int) int
+		WithdrawnAt             func(childComplexity int) int
+	}
+
+	InvoiceConnection struct {
+		Edges      func(childComplexity int) int
+		Nodes      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	InvoiceEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
 	Mutation struct {
-		CreateAPIKey func(childComplexity int, input CreateAPIKeyInput) int
-		CreateClient func(childComplexity int, input collection.ClientRecord) int
-		RevokeAPIKey func(childComplexity int, id string) int
-		UpdateClient func(childComplexity int, id string, input collection.ClientRecord) int
+		CreateAPIKey    func(childComplexity int, input CreateAPIKeyInput) int
+		CreateClient    func(childComplexity int, input collection.ClientRecord) int
+		CreateDebtor    func(childComplexity int, clientID string, input collection.DebtorRecord) int
+		CreateInvoice   func(childComplexity int, clientID string, input collection.InvoiceRecord) int
+		RevokeAPIKey    func(childComplexity int, id string) int
+		UpdateClient    func(childComplexity int, id string, input collection.ClientRecord) int
+		UpdateDebtor    func(childComplexity int, clientID string, id string, input collection.DebtorRecord) int
+		WithdrawInvoice func(childComplexity int, clientID string, id string, comment *string) int
 	}
 
 	PageInfo struct {
@@ -114,10 +218,14 @@ type ComplexityRoot struct {
 	}
 
 	Query struct {
-		APIKeys func(childComplexity int, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) int
-		Client  func(childComplexity int, id string) int
-		Clients func(childComplexity int, search *string, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) int
-		Viewer  func(childComplexity int) int
+		APIKeys  func(childComplexity int, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) int
+		Client   func(childComplexity int, id string) int
+		Clients  func(childComplexity int, search *string, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) int
+		Debtor   func(childComplexity int, clientID string, id string) int
+		Debtors  func(childComplexity int, clientID string, filter *DebtorFilter, orderBy *ent.DebtorOrder, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) int
+		Invoice  func(childComplexity int, clientID string, id string) int
+		Invoices func(childComplexity int, clientID string, filter *InvoiceFilter, orderBy *ent.InvoiceOrder, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) int
+		Viewer   func(childComplexity int) int
 	}
 
 	Viewer struct {
@@ -131,9 +239,37 @@ type ComplexityRoot struct {
 
 // region    ************************** generated!.gotpl **************************
 
+type ClientResolver interface {
+	Debtors(ctx context.Context, obj *ent.Creditor, filter *DebtorFilter, orderBy *ent.DebtorOrder, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) (*ent.DebtorConnection, error)
+	Invoices(ctx context.Context, obj *ent.Creditor, filter *InvoiceFilter, orderBy *ent.InvoiceOrder, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) (*ent.InvoiceConnection, error)
+}
+type DebtorResolver interface {
+	Address(ctx context.Context, obj *ent.Debtor) (*collection.AddressRecord, error)
+	ContactInformation(ctx context.Context, obj *ent.Debtor) (*collection.ContactRecord, error)
+	PaymentStatus(ctx context.Context, obj *ent.Debtor) (*collection.PaymentStatus, error)
+	ErrandStatus(ctx context.Context, obj *ent.Debtor) (*collection.CollectionStage, error)
+	ErrandProcessStatus(ctx context.Context, obj *ent.Debtor) (*collection.CollectionSubStatus, error)
+	IsCompleted(ctx context.Context, obj *ent.Debtor) (bool, error)
+}
+type InvoiceResolver interface {
+	Articles(ctx context.Context, obj *ent.Invoice) ([]*ent.InvoiceArticle, error)
+	PaidAmount(ctx context.Context, obj *ent.Invoice) (collection.Money, error)
+	RemainingAmount(ctx context.Context, obj *ent.Invoice) (collection.Money, error)
+	Status(ctx context.Context, obj *ent.Invoice) (collection.InvoiceStatus, error)
+	ProcessStatus(ctx context.Context, obj *ent.Invoice) (collection.InvoiceProcessStatus, error)
+	PaymentStatus(ctx context.Context, obj *ent.Invoice) (collection.PaymentStatus, error)
+	ReceivableMainStatus(ctx context.Context, obj *ent.Invoice) (collection.CollectionStage, error)
+	ReceivableSubStatus(ctx context.Context, obj *ent.Invoice) (collection.CollectionSubStatus, error)
+	ActiveStatus(ctx context.Context, obj *ent.Invoice) (collection.ActiveStatus, error)
+	IsCompleted(ctx context.Context, obj *ent.Invoice) (bool, error)
+}
 type MutationResolver interface {
 	CreateClient(ctx context.Context, input collection.ClientRecord) (*ent.Creditor, error)
 	UpdateClient(ctx context.Context, id string, input collection.ClientRecord) (*ent.Creditor, error)
+	CreateDebtor(ctx context.Context, clientID string, input collection.DebtorRecord) (*ent.Debtor, error)
+	UpdateDebtor(ctx context.Context, clientID string, id string, input collection.DebtorRecord) (*ent.Debtor, error)
+	CreateInvoice(ctx context.Context, clientID string, input collection.InvoiceRecord) (*ent.Invoice, error)
+	WithdrawInvoice(ctx context.Context, clientID string, id string, comment *string) (*ent.Invoice, error)
 	CreateAPIKey(ctx context.Context, input CreateAPIKeyInput) (*CreatedAPIKey, error)
 	RevokeAPIKey(ctx context.Context, id string) (*ent.APIKey, error)
 }
@@ -141,6 +277,10 @@ type QueryResolver interface {
 	Viewer(ctx context.Context) (*Viewer, error)
 	Client(ctx context.Context, id string) (*ent.Creditor, error)
 	Clients(ctx context.Context, search *string, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) (*ent.CreditorConnection, error)
+	Debtor(ctx context.Context, clientID string, id string) (*ent.Debtor, error)
+	Debtors(ctx context.Context, clientID string, filter *DebtorFilter, orderBy *ent.DebtorOrder, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) (*ent.DebtorConnection, error)
+	Invoice(ctx context.Context, clientID string, id string) (*ent.Invoice, error)
+	Invoices(ctx context.Context, clientID string, filter *InvoiceFilter, orderBy *ent.InvoiceOrder, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) (*ent.InvoiceConnection, error)
 	APIKeys(ctx context.Context, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) (*ent.APIKeyConnection, error)
 }
 
@@ -161,6 +301,43 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 	ec := newExecutionContext(nil, e, nil)
 	_ = ec
 	switch typeName + "." + field {
+
+	case "Address.address1":
+		if e.ComplexityRoot.Address.Address1 == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Address.Address1(childComplexity), true
+	case "Address.address2":
+		if e.ComplexityRoot.Address.Address2 == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Address.Address2(childComplexity), true
+	case "Address.careOf":
+		if e.ComplexityRoot.Address.CareOf == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Address.CareOf(childComplexity), true
+	case "Address.city":
+		if e.ComplexityRoot.Address.City == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Address.City(childComplexity), true
+	case "Address.countryCode":
+		if e.ComplexityRoot.Address.CountryCode == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Address.CountryCode(childComplexity), true
+	case "Address.zipCode":
+		if e.ComplexityRoot.Address.ZipCode == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Address.ZipCode(childComplexity), true
 
 	case "ApiKey.client":
 		if e.ComplexityRoot.ApiKey.Client == nil {
@@ -243,6 +420,61 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ApiKeyEdge.Node(childComplexity), true
 
+	case "Article.description":
+		if e.ComplexityRoot.Article.Description == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Article.Description(childComplexity), true
+	case "Article.discount":
+		if e.ComplexityRoot.Article.Discount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Article.Discount(childComplexity), true
+	case "Article.name":
+		if e.ComplexityRoot.Article.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Article.Name(childComplexity), true
+	case "Article.priceExcludingVAT":
+		if e.ComplexityRoot.Article.PriceExcludingVat == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Article.PriceExcludingVat(childComplexity), true
+	case "Article.quantity":
+		if e.ComplexityRoot.Article.Quantity == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Article.Quantity(childComplexity), true
+	case "Article.totalAmountExcludingVAT":
+		if e.ComplexityRoot.Article.TotalAmountExcludingVat == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Article.TotalAmountExcludingVat(childComplexity), true
+	case "Article.totalAmountIncludingVAT":
+		if e.ComplexityRoot.Article.TotalAmountIncludingVat == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Article.TotalAmountIncludingVat(childComplexity), true
+	case "Article.totalVATAmount":
+		if e.ComplexityRoot.Article.TotalVatAmount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Article.TotalVatAmount(childComplexity), true
+	case "Article.vatPercentage":
+		if e.ComplexityRoot.Article.VatPercentage == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Article.VatPercentage(childComplexity), true
+
 	case "Client.address2":
 		if e.ComplexityRoot.Client.Address2 == nil {
 			break
@@ -303,6 +535,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Client.CreatedAt(childComplexity), true
+	case "Client.debtors":
+		if e.ComplexityRoot.Client.Debtors == nil {
+			break
+		}
+
+		args, err := ec.field_Client_debtors_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Client.Debtors(childComplexity, args["filter"].(*DebtorFilter), args["orderBy"].(*ent.DebtorOrder), args["page"].(*int), args["rowsPerPage"].(*int), args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string)), true
 	case "Client.email":
 		if e.ComplexityRoot.Client.Email == nil {
 			break
@@ -315,6 +558,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Client.ID(childComplexity), true
+	case "Client.invoices":
+		if e.ComplexityRoot.Client.Invoices == nil {
+			break
+		}
+
+		args, err := ec.field_Client_invoices_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Client.Invoices(childComplexity, args["filter"].(*InvoiceFilter), args["orderBy"].(*ent.InvoiceOrder), args["page"].(*int), args["rowsPerPage"].(*int), args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string)), true
 	case "Client.name":
 		if e.ComplexityRoot.Client.Name == nil {
 			break
@@ -378,6 +632,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ClientEdge.Node(childComplexity), true
 
+	case "ContactInformation.email":
+		if e.ComplexityRoot.ContactInformation.Email == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ContactInformation.Email(childComplexity), true
+	case "ContactInformation.phone":
+		if e.ComplexityRoot.ContactInformation.Phone == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ContactInformation.Phone(childComplexity), true
+
 	case "CreatedApiKey.apiKey":
 		if e.ComplexityRoot.CreatedApiKey.APIKey == nil {
 			break
@@ -390,6 +657,318 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.CreatedApiKey.Secret(childComplexity), true
+
+	case "Debtor.address":
+		if e.ComplexityRoot.Debtor.Address == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Debtor.Address(childComplexity), true
+	case "Debtor.client":
+		if e.ComplexityRoot.Debtor.Client == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Debtor.Client(childComplexity), true
+	case "Debtor.contactInformation":
+		if e.ComplexityRoot.Debtor.ContactInformation == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Debtor.ContactInformation(childComplexity), true
+	case "Debtor.createdAt":
+		if e.ComplexityRoot.Debtor.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Debtor.CreatedAt(childComplexity), true
+	case "Debtor.errandProcessStatus":
+		if e.ComplexityRoot.Debtor.ErrandProcessStatus == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Debtor.ErrandProcessStatus(childComplexity), true
+	case "Debtor.errandStatus":
+		if e.ComplexityRoot.Debtor.ErrandStatus == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Debtor.ErrandStatus(childComplexity), true
+	case "Debtor.id":
+		if e.ComplexityRoot.Debtor.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Debtor.ID(childComplexity), true
+	case "Debtor.identificationNumber":
+		if e.ComplexityRoot.Debtor.IdentificationNumber == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Debtor.IdentificationNumber(childComplexity), true
+	case "Debtor.isCompleted":
+		if e.ComplexityRoot.Debtor.IsCompleted == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Debtor.IsCompleted(childComplexity), true
+	case "Debtor.isCorporation":
+		if e.ComplexityRoot.Debtor.IsCorporation == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Debtor.IsCorporation(childComplexity), true
+	case "Debtor.name":
+		if e.ComplexityRoot.Debtor.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Debtor.Name(childComplexity), true
+	case "Debtor.paymentStatus":
+		if e.ComplexityRoot.Debtor.PaymentStatus == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Debtor.PaymentStatus(childComplexity), true
+	case "Debtor.updatedAt":
+		if e.ComplexityRoot.Debtor.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Debtor.UpdatedAt(childComplexity), true
+
+	case "DebtorConnection.edges":
+		if e.ComplexityRoot.DebtorConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DebtorConnection.Edges(childComplexity), true
+	case "DebtorConnection.nodes":
+		if e.ComplexityRoot.DebtorConnection.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DebtorConnection.Nodes(childComplexity), true
+	case "DebtorConnection.pageInfo":
+		if e.ComplexityRoot.DebtorConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DebtorConnection.PageInfo(childComplexity), true
+	case "DebtorConnection.totalCount":
+		if e.ComplexityRoot.DebtorConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DebtorConnection.TotalCount(childComplexity), true
+
+	case "DebtorEdge.cursor":
+		if e.ComplexityRoot.DebtorEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DebtorEdge.Cursor(childComplexity), true
+	case "DebtorEdge.node":
+		if e.ComplexityRoot.DebtorEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DebtorEdge.Node(childComplexity), true
+
+	case "Invoice.activeStatus":
+		if e.ComplexityRoot.Invoice.ActiveStatus == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Invoice.ActiveStatus(childComplexity), true
+	case "Invoice.articles":
+		if e.ComplexityRoot.Invoice.Articles == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Invoice.Articles(childComplexity), true
+	case "Invoice.client":
+		if e.ComplexityRoot.Invoice.Client == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Invoice.Client(childComplexity), true
+	case "Invoice.createdAt":
+		if e.ComplexityRoot.Invoice.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Invoice.CreatedAt(childComplexity), true
+	case "Invoice.daysUntilExpiration":
+		if e.ComplexityRoot.Invoice.DaysUntilExpiration == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Invoice.DaysUntilExpiration(childComplexity), true
+	case "Invoice.dueDate":
+		if e.ComplexityRoot.Invoice.DueDate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Invoice.DueDate(childComplexity), true
+	case "Invoice.id":
+		if e.ComplexityRoot.Invoice.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Invoice.ID(childComplexity), true
+	case "Invoice.interestRate":
+		if e.ComplexityRoot.Invoice.InterestRate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Invoice.InterestRate(childComplexity), true
+	case "Invoice.invoiceDate":
+		if e.ComplexityRoot.Invoice.InvoiceDate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Invoice.InvoiceDate(childComplexity), true
+	case "Invoice.invoiceNumber":
+		if e.ComplexityRoot.Invoice.InvoiceNumber == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Invoice.InvoiceNumber(childComplexity), true
+	case "Invoice.isCompleted":
+		if e.ComplexityRoot.Invoice.IsCompleted == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Invoice.IsCompleted(childComplexity), true
+	case "Invoice.paidAmount":
+		if e.ComplexityRoot.Invoice.PaidAmount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Invoice.PaidAmount(childComplexity), true
+	case "Invoice.paymentStatus":
+		if e.ComplexityRoot.Invoice.PaymentStatus == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Invoice.PaymentStatus(childComplexity), true
+	case "Invoice.processStatus":
+		if e.ComplexityRoot.Invoice.ProcessStatus == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Invoice.ProcessStatus(childComplexity), true
+	case "Invoice.receivableMainStatus":
+		if e.ComplexityRoot.Invoice.ReceivableMainStatus == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Invoice.ReceivableMainStatus(childComplexity), true
+	case "Invoice.receivableSubStatus":
+		if e.ComplexityRoot.Invoice.ReceivableSubStatus == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Invoice.ReceivableSubStatus(childComplexity), true
+	case "Invoice.remainingAmount":
+		if e.ComplexityRoot.Invoice.RemainingAmount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Invoice.RemainingAmount(childComplexity), true
+	case "Invoice.reminderDate":
+		if e.ComplexityRoot.Invoice.ReminderDate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Invoice.ReminderDate(childComplexity), true
+	case "Invoice.reminderFee":
+		if e.ComplexityRoot.Invoice.ReminderFee == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Invoice.ReminderFee(childComplexity), true
+	case "Invoice.status":
+		if e.ComplexityRoot.Invoice.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Invoice.Status(childComplexity), true
+	case "Invoice.totalAmountIncludingVAT":
+		if e.ComplexityRoot.Invoice.TotalAmountIncludingVat == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Invoice.TotalAmountIncludingVat(childComplexity), true
+	case "Invoice.totalExcludingVAT":
+		if e.ComplexityRoot.Invoice.TotalExcludingVat == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Invoice.TotalExcludingVat(childComplexity), true
+	case "Invoice.totalVATAmount":
+		if e.ComplexityRoot.Invoice.TotalVatAmount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Invoice.TotalVatAmount(childComplexity), true
+	case "Invoice.updatedAt":
+		if e.ComplexityRoot.Invoice.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Invoice.UpdatedAt(childComplexity), true
+	case "Invoice.withdrawComment":
+		if e.ComplexityRoot.Invoice.WithdrawComment == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Invoice.WithdrawComment(childComplexity), true
+	case "Invoice.withdrawnAt":
+		if e.ComplexityRoot.Invoice.WithdrawnAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Invoice.WithdrawnAt(childComplexity), true
+
+	case "InvoiceConnection.edges":
+		if e.ComplexityRoot.InvoiceConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InvoiceConnection.Edges(childComplexity), true
+	case "InvoiceConnection.nodes":
+		if e.ComplexityRoot.InvoiceConnection.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InvoiceConnection.Nodes(childComplexity), true
+	case "InvoiceConnection.pageInfo":
+		if e.ComplexityRoot.InvoiceConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InvoiceConnection.PageInfo(childComplexity), true
+	case "InvoiceConnection.totalCount":
+		if e.ComplexityRoot.InvoiceConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InvoiceConnection.TotalCount(childComplexity), true
+
+	case "InvoiceEdge.cursor":
+		if e.ComplexityRoot.InvoiceEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InvoiceEdge.Cursor(childComplexity), true
+	case "InvoiceEdge.node":
+		if e.ComplexityRoot.InvoiceEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InvoiceEdge.Node(childComplexity), true
 
 	case "Mutation.createApiKey":
 		if e.ComplexityRoot.Mutation.CreateAPIKey == nil {
@@ -413,6 +992,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateClient(childComplexity, args["input"].(collection.ClientRecord)), true
+	case "Mutation.createDebtor":
+		if e.ComplexityRoot.Mutation.CreateDebtor == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createDebtor_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateDebtor(childComplexity, args["clientId"].(string), args["input"].(collection.DebtorRecord)), true
+	case "Mutation.createInvoice":
+		if e.ComplexityRoot.Mutation.CreateInvoice == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createInvoice_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateInvoice(childComplexity, args["clientId"].(string), args["input"].(collection.InvoiceRecord)), true
 	case "Mutation.revokeApiKey":
 		if e.ComplexityRoot.Mutation.RevokeAPIKey == nil {
 			break
@@ -435,6 +1036,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UpdateClient(childComplexity, args["id"].(string), args["input"].(collection.ClientRecord)), true
+	case "Mutation.updateDebtor":
+		if e.ComplexityRoot.Mutation.UpdateDebtor == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateDebtor_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateDebtor(childComplexity, args["clientId"].(string), args["id"].(string), args["input"].(collection.DebtorRecord)), true
+	case "Mutation.withdrawInvoice":
+		if e.ComplexityRoot.Mutation.WithdrawInvoice == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_withdrawInvoice_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.WithdrawInvoice(childComplexity, args["clientId"].(string), args["id"].(string), args["comment"].(*string)), true
 
 	case "PageInfo.endCursor":
 		if e.ComplexityRoot.PageInfo.EndCursor == nil {
@@ -494,7 +1117,51 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Clients(childComplexity, args["search"].(*string), args["page"].(*int), args["rowsPerPage"].(*int), args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string)), true
+	case "Query.debtor":
+		if e.ComplexityRoot.Query.Debtor == nil {
+			break
+		}
 
+		args, err := ec.field_Query_debtor_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Debtor(childComplexity, args["clientId"].(string), args["id"].(string)), true
+	case "Query.debtors":
+		if e.ComplexityRoot.Query.Debtors == nil {
+			break
+		}
+
+		args, err := ec.field_Query_debtors_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Debtors(childComplexity, args["clientId"].(string), args["filter"].(*DebtorFilter), args["orderBy"].(*ent.DebtorOrder), args["page"].(*int), args["rowsPerPage"].(*int), args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string)), true
+
+	case "Query.invoice":
+		if e.ComplexityRoot.Query.Invoice == nil {
+			break
+		}
+
+		args, err := ec.field_Query_invoice_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Invoice(childComplexity, args["clientId"].(string), args["id"].(string)), true
+	case "Query.invoices":
+		if e.ComplexityRoot.Query.Invoices == nil {
+			break
+		}
+
+		args, err := ec.field_Query_invoices_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Invoices(childComplexity, args["clientId"].(string), args["filter"].(*InvoiceFilter), args["orderBy"].(*ent.InvoiceOrder), args["page"].(*int), args["rowsPerPage"].(*int), args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string)), true
 	case "Query.viewer":
 		if e.ComplexityRoot.Query.Viewer == nil {
 			break
@@ -529,8 +1196,17 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 	opCtx := graphql.GetOperationContext(ctx)
 	ec := newExecutionContext(opCtx, e, make(chan graphql.DeferredResult))
 	inputUnmarshalMap := graphql.BuildUnmarshalerMap(
+		ec.unmarshalInputAddressInput,
+		ec.unmarshalInputArticleInput,
 		ec.unmarshalInputClientInput,
+		ec.unmarshalInputContactInformationInput,
 		ec.unmarshalInputCreateApiKeyInput,
+		ec.unmarshalInputDebtorFilter,
+		ec.unmarshalInputDebtorInput,
+		ec.unmarshalInputDebtorOrder,
+		ec.unmarshalInputInvoiceFilter,
+		ec.unmarshalInputInvoiceInput,
+		ec.unmarshalInputInvoiceOrder,
 	)
 	first := true
 
@@ -671,6 +1347,66 @@ type Query {
   ): ClientConnection!
 
   """
+  One debtor of a client, or null when the client has no debtor with that id.
+  """
+  debtor("The client's id." clientId: UUID!, "The debtor's id." id: UUID!): Debtor
+
+  """
+  A client's debtors, newest first unless orderBy says otherwise. Page either
+  with page/rowsPerPage or with cursors, not both.
+  """
+  debtors(
+    "The client's id."
+    clientId: UUID!
+    "Which debtors: every given field must match."
+    filter: DebtorFilter
+    "The order; newest first when not given."
+    orderBy: DebtorOrder
+    "Page number, 1-based (default 1). Not with cursors."
+    page: Int
+    "Rows per page, 1-100 (default 25). Not with cursors."
+    rowsPerPage: Int
+    "Return the first n rows after ` + "`" + `after` + "`" + ` (1-100)."
+    first: Int
+    "A cursor from a previous page: return the rows after it."
+    after: String
+    "Return the last n rows before ` + "`" + `before` + "`" + ` (1-100)."
+    last: Int
+    "A cursor from a previous page: return the rows before it."
+    before: String
+  ): DebtorConnection!
+
+  """
+  One invoice of a client, or null when the client has no invoice with that id.
+  """
+  invoice("The client's id." clientId: UUID!, "The invoice's id." id: UUID!): Invoice
+
+  """
+  A client's invoices, newest first unless orderBy says otherwise. Page either
+  with page/rowsPerPage or with cursors, not both.
+  """
+  invoices(
+    "The client's id."
+    clientId: UUID!
+    "Which invoices: every given field must match."
+    filter: InvoiceFilter
+    "The order; newest first when not given."
+    orderBy: InvoiceOrder
+    "Page number, 1-based (default 1). Not with cursors."
+    page: Int
+    "Rows per page, 1-100 (default 25). Not with cursors."
+    rowsPerPage: Int
+    "Return the first n rows after ` + "`" + `after` + "`" + ` (1-100)."
+    first: Int
+    "A cursor from a previous page: return the rows after it."
+    after: String
+    "Return the last n rows before ` + "`" + `before` + "`" + ` (1-100)."
+    last: Int
+    "A cursor from a previous page: return the rows before it."
+    before: String
+  ): InvoiceConnection!
+
+  """
   The API keys, newest first, revoked ones included (ADMIN). Paging as for clients.
   """
   apiKeys(
@@ -704,6 +1440,43 @@ type Mutation {
   Replaces a client's record. A CLIENT key may update only its own client.
   """
   updateClient("The client's id." id: UUID!, "The client's new record." input: ClientInput!): Client!
+
+  """
+  Adds a debtor to a client. A client has one debtor per identification
+  number (compared by its digits): a second one is CONFLICT.
+  """
+  createDebtor("The client's id." clientId: UUID!, "The debtor's record." input: DebtorInput!): Debtor!
+
+  """
+  Replaces a debtor's record: an optional field left out becomes empty.
+  """
+  updateDebtor(
+    "The client's id."
+    clientId: UUID!
+    "The debtor's id."
+    id: UUID!
+    "The debtor's new record."
+    input: DebtorInput!
+  ): Debtor!
+
+  """
+  Registers an invoice of a client. The invoice number must be new within the
+  client (CONFLICT otherwise).
+  """
+  createInvoice("The client's id." clientId: UUID!, "The invoice." input: InvoiceInput!): Invoice!
+
+  """
+  Withdraws an invoice: it becomes WITHDRAWN, CLOSED and INACTIVE. Withdrawing
+  a withdrawn or paid invoice, or one a debt holds, is CONFLICT.
+  """
+  withdrawInvoice(
+    "The client's id."
+    clientId: UUID!
+    "The invoice's id."
+    id: UUID!
+    "Why it is withdrawn (at most 2000 characters)."
+    comment: String
+  ): Invoice!
 
   """
   Creates an API key (ADMIN). The secret is in the answer and never readable again.
@@ -775,6 +1548,44 @@ type Client {
   createdAt: DateTime!
   "When the client was last changed."
   updatedAt: DateTime!
+  "The client's debtors; as Query.debtors."
+  debtors(
+    "Which debtors: every given field must match."
+    filter: DebtorFilter
+    "The order; newest first when not given."
+    orderBy: DebtorOrder
+    "Page number, 1-based (default 1). Not with cursors."
+    page: Int
+    "Rows per page, 1-100 (default 25). Not with cursors."
+    rowsPerPage: Int
+    "Return the first n rows after ` + "`" + `after` + "`" + ` (1-100)."
+    first: Int
+    "A cursor from a previous page: return the rows after it."
+    after: String
+    "Return the last n rows before ` + "`" + `before` + "`" + ` (1-100)."
+    last: Int
+    "A cursor from a previous page: return the rows before it."
+    before: String
+  ): DebtorConnection!
+  "The client's invoices; as Query.invoices."
+  invoices(
+    "Which invoices: every given field must match."
+    filter: InvoiceFilter
+    "The order; newest first when not given."
+    orderBy: InvoiceOrder
+    "Page number, 1-based (default 1). Not with cursors."
+    page: Int
+    "Rows per page, 1-100 (default 25). Not with cursors."
+    rowsPerPage: Int
+    "Return the first n rows after ` + "`" + `after` + "`" + ` (1-100)."
+    first: Int
+    "A cursor from a previous page: return the rows after it."
+    after: String
+    "Return the last n rows before ` + "`" + `before` + "`" + ` (1-100)."
+    last: Int
+    "A cursor from a previous page: return the rows before it."
+    before: String
+  ): InvoiceConnection!
 }
 
 """
@@ -911,6 +1722,504 @@ type CreatedApiKey {
   "The key."
   apiKey: ApiKey!
 }
+
+"""
+A person or organisation that owes a client money.
+"""
+type Debtor {
+  "The debtor's id."
+  id: UUID!
+  "The client the debtor owes."
+  client: Client!
+  "Whether the debtor is a corporation."
+  isCorporation: Boolean!
+  "Organisation number for a corporation, else personal identity number, as given."
+  identificationNumber: String!
+  "Name of the debtor."
+  name: String!
+  "The debtor's postal address."
+  address: Address!
+  "How to reach the debtor; null when nothing is known."
+  contactInformation: ContactInformation
+  "Over the sums of the debtor's unwithdrawn debts; null when it has none."
+  paymentStatus: PaymentStatus
+  "The mainStatus of the debtor's most recently created open debt (or latest debt when all are closed); null without debts."
+  errandStatus: CollectionStage
+  "The underStatus of the same debt; null without debts."
+  errandProcessStatus: CollectionSubStatus
+  "Whether the debtor has debts and all of them are closed."
+  isCompleted: Boolean!
+  "When the debtor was added."
+  createdAt: DateTime!
+  "When the debtor was last changed."
+  updatedAt: DateTime!
+}
+
+"""
+A postal address.
+"""
+type Address {
+  "Address line 1."
+  address1: String!
+  "Address line 2."
+  address2: String
+  "c/o (care of)."
+  careOf: String
+  "Zip code, as given."
+  zipCode: String!
+  "City."
+  city: String!
+  "ISO 3166-1 alpha-2 country code, upper case."
+  countryCode: String!
+}
+
+"""
+How to reach a debtor.
+"""
+type ContactInformation {
+  "E-mail address."
+  email: String
+  "Phone number."
+  phone: String
+}
+
+"""
+A debtor's record, for createDebtor and updateDebtor.
+"""
+input DebtorInput {
+  "Whether the debtor is a corporation."
+  isCorporation: Boolean!
+  "Organisation number for a corporation (or a sole trader's personnummer), else personnummer or samordningsnummer; check digit verified for a Swedish address."
+  identificationNumber: String!
+  "Name of the debtor."
+  name: String!
+  "The debtor's postal address."
+  address: AddressInput!
+  "How to reach the debtor."
+  contactInformation: ContactInformationInput
+}
+
+"""
+A postal address. Strings are trimmed; at most 255 characters each.
+"""
+input AddressInput {
+  "Address line 1 (required, non-blank)."
+  address1: String!
+  "Address line 2."
+  address2: String
+  "c/o (care of)."
+  careOf: String
+  "Zip code (required, non-blank)."
+  zipCode: String!
+  "City (required, non-blank)."
+  city: String!
+  "ISO 3166-1 alpha-2 country code, any case (required)."
+  countryCode: String!
+}
+
+"""
+How to reach a debtor.
+"""
+input ContactInformationInput {
+  "E-mail address (checked when given)."
+  email: String
+  "Phone number."
+  phone: String
+}
+
+"""
+An invoice a client registered.
+"""
+type Invoice {
+  "The invoice's id."
+  id: UUID!
+  "The client the invoice belongs to."
+  client: Client!
+  "Invoice number, unique within the client."
+  invoiceNumber: String!
+  "Invoice date."
+  invoiceDate: Date!
+  "Number of days before expiration."
+  daysUntilExpiration: Int!
+  "Due date."
+  dueDate: Date!
+  "Interest rate, percent per year."
+  interestRate: Decimal
+  "Total excluding VAT."
+  totalExcludingVAT: Decimal!
+  "Total VAT amount."
+  totalVATAmount: Decimal!
+  "Total including VAT: the amount owed."
+  totalAmountIncludingVAT: Decimal!
+  "Reminder date."
+  reminderDate: Date
+  "Reminder fee."
+  reminderFee: Decimal
+  "The invoice's articles, in the order given."
+  articles: [Article!]!
+  "Paid on the debt items that carry this invoice's number in the client's debts."
+  paidAmount: Decimal!
+  "totalAmountIncludingVAT - paidAmount, never below 0 (fees and interest are not in it)."
+  remainingAmount: Decimal!
+  "The invoice's status."
+  status: InvoiceStatus!
+  "Where the invoice is in its process."
+  processStatus: InvoiceProcessStatus!
+  "Paid against totalAmountIncludingVAT."
+  paymentStatus: PaymentStatus!
+  "The receivable's stage: the holding debt's mainStatus while in collection."
+  receivableMainStatus: CollectionStage!
+  "The receivable's sub-status: the holding debt's underStatus while in collection."
+  receivableSubStatus: CollectionSubStatus!
+  "INACTIVE when paid or withdrawn."
+  activeStatus: ActiveStatus!
+  "Whether the invoice is PAID, WITHDRAWN or TRANSFERRED_TO_COLLECTION."
+  isCompleted: Boolean!
+  "When the invoice was withdrawn; null unless withdrawn."
+  withdrawnAt: DateTime
+  "The comment given when it was withdrawn."
+  withdrawComment: String
+  "When the invoice was registered."
+  createdAt: DateTime!
+  "When the invoice was last changed."
+  updatedAt: DateTime!
+}
+
+"""
+One line of an invoice.
+"""
+type Article {
+  "Article name."
+  name: String!
+  "Description."
+  description: String
+  "Unit price excluding VAT."
+  priceExcludingVAT: Decimal!
+  "VAT amount of the line."
+  totalVATAmount: Decimal!
+  "Line total including VAT."
+  totalAmountIncludingVAT: Decimal!
+  "Line total excluding VAT."
+  totalAmountExcludingVAT: Decimal!
+  "Quantity (up to 4 decimals)."
+  quantity: Decimal!
+  "VAT percentage."
+  vatPercentage: Decimal!
+  "Discount, an amount of money."
+  discount: Decimal!
+}
+
+"""
+An invoice to register. Money has at most 2 decimals.
+"""
+input InvoiceInput {
+  "Invoice number (non-blank), unique within the client, compared exactly as given (trimmed, case-sensitive)."
+  invoiceNumber: String!
+  "Invoice date."
+  invoiceDate: Date!
+  "Number of days before expiration (0 or more)."
+  daysUntilExpiration: Int!
+  "Due date, not before invoiceDate."
+  dueDate: Date!
+  "Interest rate, percent per year (0-100)."
+  interestRate: Decimal
+  "Total excluding VAT (0 or more)."
+  totalExcludingVAT: Decimal!
+  "Total VAT amount (0 or more)."
+  totalVATAmount: Decimal!
+  "Total including VAT: more than 0, and totalExcludingVAT + totalVATAmount within 1.00."
+  totalAmountIncludingVAT: Decimal!
+  "Reminder date, not before invoiceDate."
+  reminderDate: Date
+  "Reminder fee (0 or more)."
+  reminderFee: Decimal
+  "The articles: at least one."
+  articles: [ArticleInput!]!
+}
+
+"""
+One line of an invoice to register.
+"""
+input ArticleInput {
+  "Article name (non-blank)."
+  name: String!
+  "Description (at most 2000 characters)."
+  description: String
+  "Unit price excluding VAT (0 or more)."
+  priceExcludingVAT: Decimal!
+  "VAT amount of the line (0 or more)."
+  totalVATAmount: Decimal!
+  "Line total including VAT (0 or more)."
+  totalAmountIncludingVAT: Decimal!
+  "Line total excluding VAT (0 or more)."
+  totalAmountExcludingVAT: Decimal!
+  "Quantity, more than 0 (up to 4 decimals)."
+  quantity: Decimal!
+  "VAT percentage (0-100)."
+  vatPercentage: Decimal!
+  "Discount, an amount of money (0 or more)."
+  discount: Decimal!
+}
+
+"""
+A page of debtors.
+"""
+type DebtorConnection {
+  "The debtors of the page, each with its cursor."
+  edges: [DebtorEdge]
+  "The debtors of the page."
+  nodes: [Debtor!]!
+  "Where the page lies in the list."
+  pageInfo: PageInfo!
+  "How many debtors match the filter, ignoring paging."
+  totalCount: Int!
+}
+
+"""
+A debtor in a page, with its cursor.
+"""
+type DebtorEdge {
+  "The debtor."
+  node: Debtor
+  "Pass to after or before to page from this debtor."
+  cursor: String!
+}
+
+"""
+A page of invoices.
+"""
+type InvoiceConnection {
+  "The invoices of the page, each with its cursor."
+  edges: [InvoiceEdge]
+  "The invoices of the page."
+  nodes: [Invoice!]!
+  "Where the page lies in the list."
+  pageInfo: PageInfo!
+  "How many invoices match the filter, ignoring paging."
+  totalCount: Int!
+}
+
+"""
+An invoice in a page, with its cursor.
+"""
+type InvoiceEdge {
+  "The invoice."
+  node: Invoice
+  "Pass to after or before to page from this invoice."
+  cursor: String!
+}
+
+"""
+Which debtors to list. Every given field must match.
+"""
+input DebtorFilter {
+  "Debtors whose paymentStatus reads this."
+  paymentStatus: PaymentStatus
+  "Debtors whose errandStatus reads this."
+  errandStatus: CollectionStage
+  "Debtors whose errandProcessStatus reads this."
+  errandProcessStatus: CollectionSubStatus
+  "Debtors whose isCompleted reads this."
+  isCompleted: Boolean
+  "Debtors with a debt invoice created at or after this instant."
+  invoiceCreatedDate: DateTime
+  "Which fields searchTerm looks at (default ALL)."
+  searchType: SearchType
+  "Case-insensitive substring to search for; blank means no search."
+  searchTerm: String
+  "Debtors of the client with this client number."
+  clientNumber: Int
+}
+
+"""
+Which invoices to list. Every given field must match.
+"""
+input InvoiceFilter {
+  "Invoices whose paymentStatus reads this."
+  paymentStatus: PaymentStatus
+  "Invoices whose status reads this."
+  invoiceStatus: InvoiceStatus
+  "Invoices whose processStatus reads this."
+  invoiceProcessStatus: InvoiceProcessStatus
+  "Invoices whose receivableMainStatus reads this."
+  receivableMainStatus: CollectionStage
+  "Invoices whose receivableSubStatus reads this."
+  receivableSubStatus: CollectionSubStatus
+  "Invoices whose activeStatus reads this."
+  activeStatus: ActiveStatus
+  "Invoices whose isCompleted reads this."
+  isCompleted: Boolean
+  "Invoices registered at or after this instant."
+  invoiceCreatedDate: DateTime
+  "Which fields searchTerm looks at: INVOICE_NUMBER, NAME (article names) or ALL (both, the default)."
+  searchType: SearchType
+  "Case-insensitive substring to search for; blank means no search. Invoice numbers also match ignoring spaces and hyphens."
+  searchTerm: String
+  "Invoices of the client with this client number."
+  clientNumber: Int
+}
+
+"""
+Which fields a search looks at.
+"""
+enum SearchType {
+  "Every field the list supports (code 0)."
+  ALL
+  "The debtor's name; on invoices, the article names (code 1)."
+  NAME
+  "The identification number, ignoring spaces and hyphens (code 2)."
+  IDENTIFICATION_NUMBER
+  "Invoice numbers, ignoring spaces and hyphens (code 3)."
+  INVOICE_NUMBER
+  "The e-mail address (code 4)."
+  EMAIL
+  "The debt's id, exactly (code 5)."
+  DEBT_ID
+}
+
+"""
+The direction of an order.
+"""
+enum OrderDirection {
+  "Ascending: smallest, earliest or A first."
+  ASC
+  "Descending: largest, latest or Z first."
+  DESC
+}
+
+"""
+How to order debtors. Ties break by id in the same direction.
+"""
+input DebtorOrder {
+  "The field to order by."
+  field: DebtorOrderField!
+  "The direction (default ASC)."
+  direction: OrderDirection = ASC
+}
+
+"""
+Fields debtors can be ordered by.
+"""
+enum DebtorOrderField {
+  "When the debtor was added."
+  CREATED_AT
+  "The debtor's name."
+  NAME
+}
+
+"""
+How to order invoices. Ties break by id in the same direction.
+"""
+input InvoiceOrder {
+  "The field to order by."
+  field: InvoiceOrderField!
+  "The direction (default ASC)."
+  direction: OrderDirection = ASC
+}
+
+"""
+Fields invoices can be ordered by.
+"""
+enum InvoiceOrderField {
+  "When the invoice was registered."
+  CREATED_AT
+  "The invoice number."
+  INVOICE_NUMBER
+  "The invoice date."
+  INVOICE_DATE
+  "The due date."
+  DUE_DATE
+  "totalAmountIncludingVAT."
+  TOTAL_AMOUNT
+}
+
+"""
+How much of an amount is paid.
+"""
+enum PaymentStatus {
+  "Nothing paid (code 1)."
+  UNPAID
+  "Partly paid (code 2)."
+  PARTIALLY_PAID
+  "Paid exactly (code 3)."
+  PAID
+  "Paid more than owed (code 4)."
+  OVERPAID
+}
+
+"""
+The stage of a collection case or receivable.
+"""
+enum CollectionStage {
+  "Still with the creditor as an invoice (code 100)."
+  INVOICING
+  "In collection (code 300)."
+  COLLECTION
+  "Closed: paid in full or withdrawn (code 900)."
+  CLOSED
+}
+
+"""
+The sub-status within a CollectionStage.
+"""
+enum CollectionSubStatus {
+  "Invoicing, not yet due (code 101)."
+  NOT_DUE
+  "Invoicing, past the due date (code 102)."
+  OVERDUE
+  "Invoicing, from the reminder date (code 103)."
+  REMINDED
+  "In collection, during the 8 days after the debt was created: the debtor's time to pay the collection demand (code 301)."
+  DEMAND_SENT
+  "In collection, after those 8 days (code 302)."
+  DEMAND_EXPIRED
+  "Closed by payment in full (code 901)."
+  PAID_IN_FULL
+  "Closed by withdrawal (code 902)."
+  WITHDRAWN
+}
+
+"""
+The status of an invoice.
+"""
+enum InvoiceStatus {
+  "Not yet due (code 1)."
+  OPEN
+  "Past the due date (code 2)."
+  OVERDUE
+  "Paid in full (code 3)."
+  PAID
+  "Withdrawn (code 4)."
+  WITHDRAWN
+  "Held by an unwithdrawn debt (code 5)."
+  TRANSFERRED_TO_COLLECTION
+}
+
+"""
+Where an invoice is in its process.
+"""
+enum InvoiceProcessStatus {
+  "Waiting for the due date (code 100)."
+  AWAITING_DUE
+  "The due date has passed (code 200)."
+  DUE_DATE_PASSED
+  "The reminder date has come (code 300)."
+  REMINDER_SENT
+  "Held by an unwithdrawn debt (code 500)."
+  SENT_TO_COLLECTION
+  "Paid or withdrawn (code 900)."
+  CLOSED
+}
+
+"""
+Whether a record still needs work.
+"""
+enum ActiveStatus {
+  "Still open (code 1)."
+  ACTIVE
+  "Closed (code 2)."
+  INACTIVE
+}
 `, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
@@ -918,6 +2227,24 @@ var parsedSchema = gqlparser.MustLoadSchema(sources...)
 // childFields_* functions provide shared child field context lookups.
 // Each function is generated once per unique object type, deduplicating the
 // switch statements that were previously inlined in every fieldContext_* function.
+
+func (ec *executionContext) childFields_Address(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "address1":
+		return ec.fieldContext_Address_address1(ctx, field)
+	case "address2":
+		return ec.fieldContext_Address_address2(ctx, field)
+	case "careOf":
+		return ec.fieldContext_Address_careOf(ctx, field)
+	case "zipCode":
+		return ec.fieldContext_Address_zipCode(ctx, field)
+	case "city":
+		return ec.fieldContext_Address_city(ctx, field)
+	case "countryCode":
+		return ec.fieldContext_Address_countryCode(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Address", field.Name)
+}
 
 func (ec *executionContext) childFields_ApiKey(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
@@ -963,6 +2290,30 @@ func (ec *executionContext) childFields_ApiKeyEdge(ctx context.Context, field gr
 	return nil, fmt.Errorf("no field named %q was found under type ApiKeyEdge", field.Name)
 }
 
+func (ec *executionContext) childFields_Article(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "name":
+		return ec.fieldContext_Article_name(ctx, field)
+	case "description":
+		return ec.fieldContext_Article_description(ctx, field)
+	case "priceExcludingVAT":
+		return ec.fieldContext_Article_priceExcludingVAT(ctx, field)
+	case "totalVATAmount":
+		return ec.fieldContext_Article_totalVATAmount(ctx, field)
+	case "totalAmountIncludingVAT":
+		return ec.fieldContext_Article_totalAmountIncludingVAT(ctx, field)
+	case "totalAmountExcludingVAT":
+		return ec.fieldContext_Article_totalAmountExcludingVAT(ctx, field)
+	case "quantity":
+		return ec.fieldContext_Article_quantity(ctx, field)
+	case "vatPercentage":
+		return ec.fieldContext_Article_vatPercentage(ctx, field)
+	case "discount":
+		return ec.fieldContext_Article_discount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Article", field.Name)
+}
+
 func (ec *executionContext) childFields_Client(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -997,6 +2348,10 @@ func (ec *executionContext) childFields_Client(ctx context.Context, field graphq
 		return ec.fieldContext_Client_createdAt(ctx, field)
 	case "updatedAt":
 		return ec.fieldContext_Client_updatedAt(ctx, field)
+	case "debtors":
+		return ec.fieldContext_Client_debtors(ctx, field)
+	case "invoices":
+		return ec.fieldContext_Client_invoices(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Client", field.Name)
 }
@@ -1025,6 +2380,16 @@ func (ec *executionContext) childFields_ClientEdge(ctx context.Context, field gr
 	return nil, fmt.Errorf("no field named %q was found under type ClientEdge", field.Name)
 }
 
+func (ec *executionContext) childFields_ContactInformation(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "email":
+		return ec.fieldContext_ContactInformation_email(ctx, field)
+	case "phone":
+		return ec.fieldContext_ContactInformation_phone(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ContactInformation", field.Name)
+}
+
 func (ec *executionContext) childFields_CreatedApiKey(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "secret":
@@ -1033,6 +2398,144 @@ func (ec *executionContext) childFields_CreatedApiKey(ctx context.Context, field
 		return ec.fieldContext_CreatedApiKey_apiKey(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type CreatedApiKey", field.Name)
+}
+
+func (ec *executionContext) childFields_Debtor(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Debtor_id(ctx, field)
+	case "client":
+		return ec.fieldContext_Debtor_client(ctx, field)
+	case "isCorporation":
+		return ec.fieldContext_Debtor_isCorporation(ctx, field)
+	case "identificationNumber":
+		return ec.fieldContext_Debtor_identificationNumber(ctx, field)
+	case "name":
+		return ec.fieldContext_Debtor_name(ctx, field)
+	case "address":
+		return ec.fieldContext_Debtor_address(ctx, field)
+	case "contactInformation":
+		return ec.fieldContext_Debtor_contactInformation(ctx, field)
+	case "paymentStatus":
+		return ec.fieldContext_Debtor_paymentStatus(ctx, field)
+	case "errandStatus":
+		return ec.fieldContext_Debtor_errandStatus(ctx, field)
+	case "errandProcessStatus":
+		return ec.fieldContext_Debtor_errandProcessStatus(ctx, field)
+	case "isCompleted":
+		return ec.fieldContext_Debtor_isCompleted(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_Debtor_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_Debtor_updatedAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Debtor", field.Name)
+}
+
+func (ec *executionContext) childFields_DebtorConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_DebtorConnection_edges(ctx, field)
+	case "nodes":
+		return ec.fieldContext_DebtorConnection_nodes(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_DebtorConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_DebtorConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DebtorConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_DebtorEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "node":
+		return ec.fieldContext_DebtorEdge_node(ctx, field)
+	case "cursor":
+		return ec.fieldContext_DebtorEdge_cursor(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DebtorEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_Invoice(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Invoice_id(ctx, field)
+	case "client":
+		return ec.fieldContext_Invoice_client(ctx, field)
+	case "invoiceNumber":
+		return ec.fieldContext_Invoice_invoiceNumber(ctx, field)
+	case "invoiceDate":
+		return ec.fieldContext_Invoice_invoiceDate(ctx, field)
+	case "daysUntilExpiration":
+		return ec.fieldContext_Invoice_daysUntilExpiration(ctx, field)
+	case "dueDate":
+		return ec.fieldContext_Invoice_dueDate(ctx, field)
+	case "interestRate":
+		return ec.fieldContext_Invoice_interestRate(ctx, field)
+	case "totalExcludingVAT":
+		return ec.fieldContext_Invoice_totalExcludingVAT(ctx, field)
+	case "totalVATAmount":
+		return ec.fieldContext_Invoice_totalVATAmount(ctx, field)
+	case "totalAmountIncludingVAT":
+		return ec.fieldContext_Invoice_totalAmountIncludingVAT(ctx, field)
+	case "reminderDate":
+		return ec.fieldContext_Invoice_reminderDate(ctx, field)
+	case "reminderFee":
+		return ec.fieldContext_Invoice_reminderFee(ctx, field)
+	case "articles":
+		return ec.fieldContext_Invoice_articles(ctx, field)
+	case "paidAmount":
+		return ec.fieldContext_Invoice_paidAmount(ctx, field)
+	case "remainingAmount":
+		return ec.fieldContext_Invoice_remainingAmount(ctx, field)
+	case "status":
+		return ec.fieldContext_Invoice_status(ctx, field)
+	case "processStatus":
+		return ec.fieldContext_Invoice_processStatus(ctx, field)
+	case "paymentStatus":
+		return ec.fieldContext_Invoice_paymentStatus(ctx, field)
+	case "receivableMainStatus":
+		return ec.fieldContext_Invoice_receivableMainStatus(ctx, field)
+	case "receivableSubStatus":
+		return ec.fieldContext_Invoice_receivableSubStatus(ctx, field)
+	case "activeStatus":
+		return ec.fieldContext_Invoice_activeStatus(ctx, field)
+	case "isCompleted":
+		return ec.fieldContext_Invoice_isCompleted(ctx, field)
+	case "withdrawnAt":
+		return ec.fieldContext_Invoice_withdrawnAt(ctx, field)
+	case "withdrawComment":
+		return ec.fieldContext_Invoice_withdrawComment(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_Invoice_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_Invoice_updatedAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Invoice", field.Name)
+}
+
+func (ec *executionContext) childFields_InvoiceConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_InvoiceConnection_edges(ctx, field)
+	case "nodes":
+		return ec.fieldContext_InvoiceConnection_nodes(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_InvoiceConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_InvoiceConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type InvoiceConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_InvoiceEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "node":
+		return ec.fieldContext_InvoiceEdge_node(ctx, field)
+	case "cursor":
+		return ec.fieldContext_InvoiceEdge_cursor(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type InvoiceEdge", field.Name)
 }
 
 func (ec *executionContext) childFields_PageInfo(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -1177,6 +2680,146 @@ func (ec *executionContext) childFields___Type(ctx context.Context, field graphq
 
 // region    ***************************** args.gotpl *****************************
 
+func (ec *executionContext) field_Client_debtors_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "filter",
+		func(ctx context.Context, v any) (*DebtorFilter, error) {
+			return ec.unmarshalODebtorFilter2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋgraphᚐDebtorFilter(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["filter"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "orderBy",
+		func(ctx context.Context, v any) (*ent.DebtorOrder, error) {
+			return ec.unmarshalODebtorOrder2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐDebtorOrder(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["orderBy"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "page",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["page"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "rowsPerPage",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["rowsPerPage"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg5
+	arg6, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg6
+	arg7, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg7
+	return args, nil
+}
+
+func (ec *executionContext) field_Client_invoices_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "filter",
+		func(ctx context.Context, v any) (*InvoiceFilter, error) {
+			return ec.unmarshalOInvoiceFilter2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋgraphᚐInvoiceFilter(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["filter"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "orderBy",
+		func(ctx context.Context, v any) (*ent.InvoiceOrder, error) {
+			return ec.unmarshalOInvoiceOrder2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐInvoiceOrder(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["orderBy"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "page",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["page"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "rowsPerPage",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["rowsPerPage"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg5
+	arg6, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg6
+	arg7, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg7
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_createApiKey_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -1202,6 +2845,50 @@ func (ec *executionContext) field_Mutation_createClient_args(ctx context.Context
 		return nil, err
 	}
 	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_createDebtor_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "clientId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNUUID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["clientId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (collection.DebtorRecord, error) {
+			return ec.unmarshalNDebtorInput2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐDebtorRecord(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_createInvoice_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "clientId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNUUID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["clientId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (collection.InvoiceRecord, error) {
+			return ec.unmarshalNInvoiceInput2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐInvoiceRecord(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
 	return args, nil
 }
 
@@ -1238,6 +2925,66 @@ func (ec *executionContext) field_Mutation_updateClient_args(ctx context.Context
 		return nil, err
 	}
 	args["input"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_updateDebtor_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "clientId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNUUID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["clientId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNUUID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (collection.DebtorRecord, error) {
+			return ec.unmarshalNDebtorInput2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐDebtorRecord(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_withdrawInvoice_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "clientId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNUUID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["clientId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNUUID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "comment",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["comment"] = arg2
 	return args, nil
 }
 
@@ -1385,6 +3132,206 @@ func (ec *executionContext) field_Query_clients_args(ctx context.Context, rawArg
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_debtor_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "clientId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNUUID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["clientId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNUUID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_debtors_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "clientId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNUUID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["clientId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "filter",
+		func(ctx context.Context, v any) (*DebtorFilter, error) {
+			return ec.unmarshalODebtorFilter2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋgraphᚐDebtorFilter(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["filter"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "orderBy",
+		func(ctx context.Context, v any) (*ent.DebtorOrder, error) {
+			return ec.unmarshalODebtorOrder2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐDebtorOrder(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["orderBy"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "page",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["page"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "rowsPerPage",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["rowsPerPage"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg5
+	arg6, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg6
+	arg7, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg7
+	arg8, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg8
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_invoice_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "clientId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNUUID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["clientId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNUUID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_invoices_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "clientId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNUUID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["clientId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "filter",
+		func(ctx context.Context, v any) (*InvoiceFilter, error) {
+			return ec.unmarshalOInvoiceFilter2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋgraphᚐInvoiceFilter(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["filter"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "orderBy",
+		func(ctx context.Context, v any) (*ent.InvoiceOrder, error) {
+			return ec.unmarshalOInvoiceOrder2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐInvoiceOrder(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["orderBy"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "page",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["page"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "rowsPerPage",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["rowsPerPage"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg5
+	arg6, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg6
+	arg7, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg7
+	arg8, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg8
+	return args, nil
+}
+
 func (ec *executionContext) field___Directive_args_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -1444,6 +3391,144 @@ func (ec *executionContext) field___Type_fields_args(ctx context.Context, rawArg
 // endregion ***************************** args.gotpl *****************************
 
 // region    **************************** field.gotpl *****************************
+
+func (ec *executionContext) _Address_address1(ctx context.Context, field graphql.CollectedField, obj *collection.AddressRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Address_address1(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Address1, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Address_address1(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Address", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Address_address2(ctx context.Context, field graphql.CollectedField, obj *collection.AddressRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Address_address2(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Address2, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Address_address2(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Address", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Address_careOf(ctx context.Context, field graphql.CollectedField, obj *collection.AddressRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Address_careOf(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CareOf, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Address_careOf(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Address", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Address_zipCode(ctx context.Context, field graphql.CollectedField, obj *collection.AddressRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Address_zipCode(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ZipCode, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Address_zipCode(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Address", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Address_city(ctx context.Context, field graphql.CollectedField, obj *collection.AddressRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Address_city(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.City, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Address_city(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Address", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Address_countryCode(ctx context.Context, field graphql.CollectedField, obj *collection.AddressRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Address_countryCode(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CountryCode, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Address_countryCode(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Address", field, false, false, errors.New("field of type String does not have child fields"))
+}
 
 func (ec *executionContext) _ApiKey_id(ctx context.Context, field graphql.CollectedField, obj *ent.APIKey) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
@@ -1787,6 +3872,213 @@ func (ec *executionContext) _ApiKeyEdge_cursor(ctx context.Context, field graphq
 }
 func (ec *executionContext) fieldContext_ApiKeyEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ApiKeyEdge", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Article_name(ctx context.Context, field graphql.CollectedField, obj *ent.InvoiceArticle) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Article_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Article_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Article", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Article_description(ctx context.Context, field graphql.CollectedField, obj *ent.InvoiceArticle) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Article_description(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Description, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Article_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Article", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Article_priceExcludingVAT(ctx context.Context, field graphql.CollectedField, obj *ent.InvoiceArticle) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Article_priceExcludingVAT(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PriceExcludingVat, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v collection.Money) graphql.Marshaler {
+			return ec.marshalNDecimal2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐMoney(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Article_priceExcludingVAT(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Article", field, false, false, errors.New("field of type Decimal does not have child fields"))
+}
+
+func (ec *executionContext) _Article_totalVATAmount(ctx context.Context, field graphql.CollectedField, obj *ent.InvoiceArticle) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Article_totalVATAmount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalVatAmount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v collection.Money) graphql.Marshaler {
+			return ec.marshalNDecimal2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐMoney(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Article_totalVATAmount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Article", field, false, false, errors.New("field of type Decimal does not have child fields"))
+}
+
+func (ec *executionContext) _Article_totalAmountIncludingVAT(ctx context.Context, field graphql.CollectedField, obj *ent.InvoiceArticle) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Article_totalAmountIncludingVAT(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalAmountIncludingVat, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v collection.Money) graphql.Marshaler {
+			return ec.marshalNDecimal2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐMoney(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Article_totalAmountIncludingVAT(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Article", field, false, false, errors.New("field of type Decimal does not have child fields"))
+}
+
+func (ec *executionContext) _Article_totalAmountExcludingVAT(ctx context.Context, field graphql.CollectedField, obj *ent.InvoiceArticle) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Article_totalAmountExcludingVAT(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalAmountExcludingVat, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v collection.Money) graphql.Marshaler {
+			return ec.marshalNDecimal2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐMoney(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Article_totalAmountExcludingVAT(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Article", field, false, false, errors.New("field of type Decimal does not have child fields"))
+}
+
+func (ec *executionContext) _Article_quantity(ctx context.Context, field graphql.CollectedField, obj *ent.InvoiceArticle) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Article_quantity(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Quantity, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v collection.Rate) graphql.Marshaler {
+			return ec.marshalNDecimal2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐRate(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Article_quantity(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Article", field, false, false, errors.New("field of type Decimal does not have child fields"))
+}
+
+func (ec *executionContext) _Article_vatPercentage(ctx context.Context, field graphql.CollectedField, obj *ent.InvoiceArticle) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Article_vatPercentage(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.VatPercentage, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v collection.Rate) graphql.Marshaler {
+			return ec.marshalNDecimal2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐRate(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Article_vatPercentage(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Article", field, false, false, errors.New("field of type Decimal does not have child fields"))
+}
+
+func (ec *executionContext) _Article_discount(ctx context.Context, field graphql.CollectedField, obj *ent.InvoiceArticle) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Article_discount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Discount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v collection.Money) graphql.Marshaler {
+			return ec.marshalNDecimal2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐMoney(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Article_discount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Article", field, false, false, errors.New("field of type Decimal does not have child fields"))
 }
 
 func (ec *executionContext) _Client_id(ctx context.Context, field graphql.CollectedField, obj *ent.Creditor) (ret graphql.Marshaler) {
@@ -2157,6 +4449,94 @@ func (ec *executionContext) fieldContext_Client_updatedAt(_ context.Context, fie
 	return graphql.NewScalarFieldContext("Client", field, false, false, errors.New("field of type DateTime does not have child fields"))
 }
 
+func (ec *executionContext) _Client_debtors(ctx context.Context, field graphql.CollectedField, obj *ent.Creditor) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Client_debtors(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Client().Debtors(ctx, obj, fc.Args["filter"].(*DebtorFilter), fc.Args["orderBy"].(*ent.DebtorOrder), fc.Args["page"].(*int), fc.Args["rowsPerPage"].(*int), fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["last"].(*int), fc.Args["before"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.DebtorConnection) graphql.Marshaler {
+			return ec.marshalNDebtorConnection2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐDebtorConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Client_debtors(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Client",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DebtorConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Client_debtors_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Client_invoices(ctx context.Context, field graphql.CollectedField, obj *ent.Creditor) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Client_invoices(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Client().Invoices(ctx, obj, fc.Args["filter"].(*InvoiceFilter), fc.Args["orderBy"].(*ent.InvoiceOrder), fc.Args["page"].(*int), fc.Args["rowsPerPage"].(*int), fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["last"].(*int), fc.Args["before"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.InvoiceConnection) graphql.Marshaler {
+			return ec.marshalNInvoiceConnection2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐInvoiceConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Client_invoices(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Client",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_InvoiceConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Client_invoices_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _ClientConnection_edges(ctx context.Context, field graphql.CollectedField, obj *ent.CreditorConnection) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -2331,6 +4711,52 @@ func (ec *executionContext) fieldContext_ClientEdge_cursor(_ context.Context, fi
 	return graphql.NewScalarFieldContext("ClientEdge", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
+func (ec *executionContext) _ContactInformation_email(ctx context.Context, field graphql.CollectedField, obj *collection.ContactRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ContactInformation_email(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Email, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ContactInformation_email(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ContactInformation", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ContactInformation_phone(ctx context.Context, field graphql.CollectedField, obj *collection.ContactRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ContactInformation_phone(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Phone, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ContactInformation_phone(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ContactInformation", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
 func (ec *executionContext) _CreatedApiKey_secret(ctx context.Context, field graphql.CollectedField, obj *CreatedAPIKey) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -2384,6 +4810,1296 @@ func (ec *executionContext) fieldContext_CreatedApiKey_apiKey(_ context.Context,
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _Debtor_id(ctx context.Context, field graphql.CollectedField, obj *ent.Debtor) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Debtor_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNUUID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Debtor_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Debtor", field, false, false, errors.New("field of type UUID does not have child fields"))
+}
+
+func (ec *executionContext) _Debtor_client(ctx context.Context, field graphql.CollectedField, obj *ent.Debtor) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Debtor_client(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Client(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Creditor) graphql.Marshaler {
+			return ec.marshalNClient2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐCreditor(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Debtor_client(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Debtor",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Client(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Debtor_isCorporation(ctx context.Context, field graphql.CollectedField, obj *ent.Debtor) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Debtor_isCorporation(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.IsCorporation, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Debtor_isCorporation(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Debtor", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _Debtor_identificationNumber(ctx context.Context, field graphql.CollectedField, obj *ent.Debtor) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Debtor_identificationNumber(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.IdentificationNumber, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Debtor_identificationNumber(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Debtor", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Debtor_name(ctx context.Context, field graphql.CollectedField, obj *ent.Debtor) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Debtor_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Debtor_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Debtor", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Debtor_address(ctx context.Context, field graphql.CollectedField, obj *ent.Debtor) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Debtor_address(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Debtor().Address(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *collection.AddressRecord) graphql.Marshaler {
+			return ec.marshalNAddress2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐAddressRecord(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Debtor_address(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Debtor",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Address(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Debtor_contactInformation(ctx context.Context, field graphql.CollectedField, obj *ent.Debtor) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Debtor_contactInformation(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Debtor().ContactInformation(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *collection.ContactRecord) graphql.Marshaler {
+			return ec.marshalOContactInformation2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐContactRecord(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Debtor_contactInformation(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Debtor",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ContactInformation(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Debtor_paymentStatus(ctx context.Context, field graphql.CollectedField, obj *ent.Debtor) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Debtor_paymentStatus(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Debtor().PaymentStatus(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *collection.PaymentStatus) graphql.Marshaler {
+			return ec.marshalOPaymentStatus2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐPaymentStatus(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Debtor_paymentStatus(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Debtor", field, true, true, errors.New("field of type PaymentStatus does not have child fields"))
+}
+
+func (ec *executionContext) _Debtor_errandStatus(ctx context.Context, field graphql.CollectedField, obj *ent.Debtor) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Debtor_errandStatus(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Debtor().ErrandStatus(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *collection.CollectionStage) graphql.Marshaler {
+			return ec.marshalOCollectionStage2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐCollectionStage(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Debtor_errandStatus(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Debtor", field, true, true, errors.New("field of type CollectionStage does not have child fields"))
+}
+
+func (ec *executionContext) _Debtor_errandProcessStatus(ctx context.Context, field graphql.CollectedField, obj *ent.Debtor) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Debtor_errandProcessStatus(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Debtor().ErrandProcessStatus(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *collection.CollectionSubStatus) graphql.Marshaler {
+			return ec.marshalOCollectionSubStatus2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐCollectionSubStatus(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Debtor_errandProcessStatus(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Debtor", field, true, true, errors.New("field of type CollectionSubStatus does not have child fields"))
+}
+
+func (ec *executionContext) _Debtor_isCompleted(ctx context.Context, field graphql.CollectedField, obj *ent.Debtor) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Debtor_isCompleted(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Debtor().IsCompleted(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Debtor_isCompleted(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Debtor", field, true, true, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _Debtor_createdAt(ctx context.Context, field graphql.CollectedField, obj *ent.Debtor) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Debtor_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Debtor_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Debtor", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _Debtor_updatedAt(ctx context.Context, field graphql.CollectedField, obj *ent.Debtor) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Debtor_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Debtor_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Debtor", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _DebtorConnection_edges(ctx context.Context, field graphql.CollectedField, obj *ent.DebtorConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DebtorConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.DebtorEdge) graphql.Marshaler {
+			return ec.marshalODebtorEdge2ᚕᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐDebtorEdge(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_DebtorConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DebtorConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DebtorEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DebtorConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *ent.DebtorConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DebtorConnection_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.Debtor) graphql.Marshaler {
+			return ec.marshalNDebtor2ᚕᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐDebtorᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DebtorConnection_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DebtorConnection",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Debtor(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DebtorConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *ent.DebtorConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DebtorConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v entgql.PageInfo[string]) graphql.Marshaler {
+			return ec.marshalNPageInfo2entgoᚗioᚋcontribᚋentgqlᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DebtorConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DebtorConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DebtorConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *ent.DebtorConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DebtorConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DebtorConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DebtorConnection", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _DebtorEdge_node(ctx context.Context, field graphql.CollectedField, obj *ent.DebtorEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DebtorEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Debtor) graphql.Marshaler {
+			return ec.marshalODebtor2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐDebtor(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_DebtorEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DebtorEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Debtor(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DebtorEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *ent.DebtorEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DebtorEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v entgql.Cursor[string]) graphql.Marshaler {
+			return ec.marshalNString2entgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DebtorEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DebtorEdge", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Invoice_id(ctx context.Context, field graphql.CollectedField, obj *ent.Invoice) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Invoice_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNUUID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Invoice_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Invoice", field, false, false, errors.New("field of type UUID does not have child fields"))
+}
+
+func (ec *executionContext) _Invoice_client(ctx context.Context, field graphql.CollectedField, obj *ent.Invoice) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Invoice_client(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Client(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Creditor) graphql.Marshaler {
+			return ec.marshalNClient2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐCreditor(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Invoice_client(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Invoice",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Client(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Invoice_invoiceNumber(ctx context.Context, field graphql.CollectedField, obj *ent.Invoice) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Invoice_invoiceNumber(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.InvoiceNumber, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Invoice_invoiceNumber(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Invoice", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Invoice_invoiceDate(ctx context.Context, field graphql.CollectedField, obj *ent.Invoice) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Invoice_invoiceDate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.InvoiceDate, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v scalar.Date) graphql.Marshaler {
+			return ec.marshalNDate2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋscalarᚐDate(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Invoice_invoiceDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Invoice", field, false, false, errors.New("field of type Date does not have child fields"))
+}
+
+func (ec *executionContext) _Invoice_daysUntilExpiration(ctx context.Context, field graphql.CollectedField, obj *ent.Invoice) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Invoice_daysUntilExpiration(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DaysUntilExpiration, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Invoice_daysUntilExpiration(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Invoice", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Invoice_dueDate(ctx context.Context, field graphql.CollectedField, obj *ent.Invoice) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Invoice_dueDate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DueDate, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v scalar.Date) graphql.Marshaler {
+			return ec.marshalNDate2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋscalarᚐDate(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Invoice_dueDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Invoice", field, false, false, errors.New("field of type Date does not have child fields"))
+}
+
+func (ec *executionContext) _Invoice_interestRate(ctx context.Context, field graphql.CollectedField, obj *ent.Invoice) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Invoice_interestRate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.InterestRate, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *collection.Rate) graphql.Marshaler {
+			return ec.marshalODecimal2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐRate(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Invoice_interestRate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Invoice", field, false, false, errors.New("field of type Decimal does not have child fields"))
+}
+
+func (ec *executionContext) _Invoice_totalExcludingVAT(ctx context.Context, field graphql.CollectedField, obj *ent.Invoice) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Invoice_totalExcludingVAT(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalExcludingVat, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v collection.Money) graphql.Marshaler {
+			return ec.marshalNDecimal2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐMoney(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Invoice_totalExcludingVAT(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Invoice", field, false, false, errors.New("field of type Decimal does not have child fields"))
+}
+
+func (ec *executionContext) _Invoice_totalVATAmount(ctx context.Context, field graphql.CollectedField, obj *ent.Invoice) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Invoice_totalVATAmount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalVatAmount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v collection.Money) graphql.Marshaler {
+			return ec.marshalNDecimal2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐMoney(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Invoice_totalVATAmount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Invoice", field, false, false, errors.New("field of type Decimal does not have child fields"))
+}
+
+func (ec *executionContext) _Invoice_totalAmountIncludingVAT(ctx context.Context, field graphql.CollectedField, obj *ent.Invoice) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Invoice_totalAmountIncludingVAT(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalAmountIncludingVat, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v collection.Money) graphql.Marshaler {
+			return ec.marshalNDecimal2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐMoney(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Invoice_totalAmountIncludingVAT(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Invoice", field, false, false, errors.New("field of type Decimal does not have child fields"))
+}
+
+func (ec *executionContext) _Invoice_reminderDate(ctx context.Context, field graphql.CollectedField, obj *ent.Invoice) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Invoice_reminderDate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ReminderDate, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *scalar.Date) graphql.Marshaler {
+			return ec.marshalODate2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋscalarᚐDate(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Invoice_reminderDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Invoice", field, false, false, errors.New("field of type Date does not have child fields"))
+}
+
+func (ec *executionContext) _Invoice_reminderFee(ctx context.Context, field graphql.CollectedField, obj *ent.Invoice) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Invoice_reminderFee(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ReminderFee, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *collection.Money) graphql.Marshaler {
+			return ec.marshalODecimal2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐMoney(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Invoice_reminderFee(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Invoice", field, false, false, errors.New("field of type Decimal does not have child fields"))
+}
+
+func (ec *executionContext) _Invoice_articles(ctx context.Context, field graphql.CollectedField, obj *ent.Invoice) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Invoice_articles(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Invoice().Articles(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.InvoiceArticle) graphql.Marshaler {
+			return ec.marshalNArticle2ᚕᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐInvoiceArticleᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Invoice_articles(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Invoice",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Article(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Invoice_paidAmount(ctx context.Context, field graphql.CollectedField, obj *ent.Invoice) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Invoice_paidAmount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Invoice().PaidAmount(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v collection.Money) graphql.Marshaler {
+			return ec.marshalNDecimal2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐMoney(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Invoice_paidAmount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Invoice", field, true, true, errors.New("field of type Decimal does not have child fields"))
+}
+
+func (ec *executionContext) _Invoice_remainingAmount(ctx context.Context, field graphql.CollectedField, obj *ent.Invoice) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Invoice_remainingAmount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Invoice().RemainingAmount(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v collection.Money) graphql.Marshaler {
+			return ec.marshalNDecimal2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐMoney(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Invoice_remainingAmount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Invoice", field, true, true, errors.New("field of type Decimal does not have child fields"))
+}
+
+func (ec *executionContext) _Invoice_status(ctx context.Context, field graphql.CollectedField, obj *ent.Invoice) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Invoice_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Invoice().Status(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v collection.InvoiceStatus) graphql.Marshaler {
+			return ec.marshalNInvoiceStatus2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐInvoiceStatus(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Invoice_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Invoice", field, true, true, errors.New("field of type InvoiceStatus does not have child fields"))
+}
+
+func (ec *executionContext) _Invoice_processStatus(ctx context.Context, field graphql.CollectedField, obj *ent.Invoice) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Invoice_processStatus(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Invoice().ProcessStatus(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v collection.InvoiceProcessStatus) graphql.Marshaler {
+			return ec.marshalNInvoiceProcessStatus2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐInvoiceProcessStatus(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Invoice_processStatus(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Invoice", field, true, true, errors.New("field of type InvoiceProcessStatus does not have child fields"))
+}
+
+func (ec *executionContext) _Invoice_paymentStatus(ctx context.Context, field graphql.CollectedField, obj *ent.Invoice) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Invoice_paymentStatus(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Invoice().PaymentStatus(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v collection.PaymentStatus) graphql.Marshaler {
+			return ec.marshalNPaymentStatus2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐPaymentStatus(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Invoice_paymentStatus(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Invoice", field, true, true, errors.New("field of type PaymentStatus does not have child fields"))
+}
+
+func (ec *executionContext) _Invoice_receivableMainStatus(ctx context.Context, field graphql.CollectedField, obj *ent.Invoice) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Invoice_receivableMainStatus(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Invoice().ReceivableMainStatus(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v collection.CollectionStage) graphql.Marshaler {
+			return ec.marshalNCollectionStage2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐCollectionStage(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Invoice_receivableMainStatus(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Invoice", field, true, true, errors.New("field of type CollectionStage does not have child fields"))
+}
+
+func (ec *executionContext) _Invoice_receivableSubStatus(ctx context.Context, field graphql.CollectedField, obj *ent.Invoice) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Invoice_receivableSubStatus(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Invoice().ReceivableSubStatus(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v collection.CollectionSubStatus) graphql.Marshaler {
+			return ec.marshalNCollectionSubStatus2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐCollectionSubStatus(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Invoice_receivableSubStatus(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Invoice", field, true, true, errors.New("field of type CollectionSubStatus does not have child fields"))
+}
+
+func (ec *executionContext) _Invoice_activeStatus(ctx context.Context, field graphql.CollectedField, obj *ent.Invoice) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Invoice_activeStatus(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Invoice().ActiveStatus(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v collection.ActiveStatus) graphql.Marshaler {
+			return ec.marshalNActiveStatus2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐActiveStatus(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Invoice_activeStatus(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Invoice", field, true, true, errors.New("field of type ActiveStatus does not have child fields"))
+}
+
+func (ec *executionContext) _Invoice_isCompleted(ctx context.Context, field graphql.CollectedField, obj *ent.Invoice) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Invoice_isCompleted(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Invoice().IsCompleted(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Invoice_isCompleted(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Invoice", field, true, true, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _Invoice_withdrawnAt(ctx context.Context, field graphql.CollectedField, obj *ent.Invoice) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Invoice_withdrawnAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.WithdrawnAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalODateTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Invoice_withdrawnAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Invoice", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _Invoice_withdrawComment(ctx context.Context, field graphql.CollectedField, obj *ent.Invoice) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Invoice_withdrawComment(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.WithdrawComment, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Invoice_withdrawComment(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Invoice", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Invoice_createdAt(ctx context.Context, field graphql.CollectedField, obj *ent.Invoice) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Invoice_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Invoice_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Invoice", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _Invoice_updatedAt(ctx context.Context, field graphql.CollectedField, obj *ent.Invoice) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Invoice_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Invoice_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Invoice", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _InvoiceConnection_edges(ctx context.Context, field graphql.CollectedField, obj *ent.InvoiceConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InvoiceConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.InvoiceEdge) graphql.Marshaler {
+			return ec.marshalOInvoiceEdge2ᚕᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐInvoiceEdge(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_InvoiceConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "InvoiceConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_InvoiceEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _InvoiceConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *ent.InvoiceConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InvoiceConnection_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.Invoice) graphql.Marshaler {
+			return ec.marshalNInvoice2ᚕᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐInvoiceᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InvoiceConnection_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "InvoiceConnection",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Invoice(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _InvoiceConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *ent.InvoiceConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InvoiceConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v entgql.PageInfo[string]) graphql.Marshaler {
+			return ec.marshalNPageInfo2entgoᚗioᚋcontribᚋentgqlᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InvoiceConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "InvoiceConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _InvoiceConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *ent.InvoiceConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InvoiceConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InvoiceConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InvoiceConnection", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _InvoiceEdge_node(ctx context.Context, field graphql.CollectedField, obj *ent.InvoiceEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InvoiceEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Invoice) graphql.Marshaler {
+			return ec.marshalOInvoice2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐInvoice(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_InvoiceEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "InvoiceEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Invoice(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _InvoiceEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *ent.InvoiceEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InvoiceEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v entgql.Cursor[string]) graphql.Marshaler {
+			return ec.marshalNString2entgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InvoiceEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InvoiceEdge", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Mutation_createClient(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
@@ -2468,6 +6184,182 @@ func (ec *executionContext) fieldContext_Mutation_updateClient(ctx context.Conte
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_updateClient_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_createDebtor(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_createDebtor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreateDebtor(ctx, fc.Args["clientId"].(string), fc.Args["input"].(collection.DebtorRecord))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Debtor) graphql.Marshaler {
+			return ec.marshalNDebtor2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐDebtor(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_createDebtor(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Debtor(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_createDebtor_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_updateDebtor(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_updateDebtor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpdateDebtor(ctx, fc.Args["clientId"].(string), fc.Args["id"].(string), fc.Args["input"].(collection.DebtorRecord))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Debtor) graphql.Marshaler {
+			return ec.marshalNDebtor2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐDebtor(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_updateDebtor(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Debtor(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_updateDebtor_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_createInvoice(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_createInvoice(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreateInvoice(ctx, fc.Args["clientId"].(string), fc.Args["input"].(collection.InvoiceRecord))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Invoice) graphql.Marshaler {
+			return ec.marshalNInvoice2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐInvoice(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_createInvoice(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Invoice(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_createInvoice_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_withdrawInvoice(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_withdrawInvoice(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().WithdrawInvoice(ctx, fc.Args["clientId"].(string), fc.Args["id"].(string), fc.Args["comment"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Invoice) graphql.Marshaler {
+			return ec.marshalNInvoice2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐInvoice(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_withdrawInvoice(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Invoice(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_withdrawInvoice_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -2768,6 +6660,182 @@ func (ec *executionContext) fieldContext_Query_clients(ctx context.Context, fiel
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Query_clients_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_debtor(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_debtor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Debtor(ctx, fc.Args["clientId"].(string), fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Debtor) graphql.Marshaler {
+			return ec.marshalODebtor2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐDebtor(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_debtor(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Debtor(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_debtor_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_debtors(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_debtors(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Debtors(ctx, fc.Args["clientId"].(string), fc.Args["filter"].(*DebtorFilter), fc.Args["orderBy"].(*ent.DebtorOrder), fc.Args["page"].(*int), fc.Args["rowsPerPage"].(*int), fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["last"].(*int), fc.Args["before"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.DebtorConnection) graphql.Marshaler {
+			return ec.marshalNDebtorConnection2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐDebtorConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_debtors(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DebtorConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_debtors_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_invoice(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_invoice(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Invoice(ctx, fc.Args["clientId"].(string), fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Invoice) graphql.Marshaler {
+			return ec.marshalOInvoice2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐInvoice(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_invoice(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Invoice(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_invoice_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_invoices(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_invoices(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Invoices(ctx, fc.Args["clientId"].(string), fc.Args["filter"].(*InvoiceFilter), fc.Args["orderBy"].(*ent.InvoiceOrder), fc.Args["page"].(*int), fc.Args["rowsPerPage"].(*int), fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["last"].(*int), fc.Args["before"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.InvoiceConnection) graphql.Marshaler {
+			return ec.marshalNInvoiceConnection2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐInvoiceConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_invoices(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_InvoiceConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_invoices_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -4040,6 +8108,157 @@ func (ec *executionContext) fieldContext___Type_isOneOf(_ context.Context, field
 
 // region    **************************** input.gotpl *****************************
 
+func (ec *executionContext) unmarshalInputAddressInput(ctx context.Context, obj any) (collection.AddressRecord, error) {
+	var it collection.AddressRecord
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"address1", "address2", "careOf", "zipCode", "city", "countryCode"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "address1":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("address1"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Address1 = data
+		case "address2":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("address2"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Address2 = data
+		case "careOf":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("careOf"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CareOf = data
+		case "zipCode":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("zipCode"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ZipCode = data
+		case "city":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("city"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.City = data
+		case "countryCode":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("countryCode"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CountryCode = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputArticleInput(ctx context.Context, obj any) (collection.ArticleRecord, error) {
+	var it collection.ArticleRecord
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"name", "description", "priceExcludingVAT", "totalVATAmount", "totalAmountIncludingVAT", "totalAmountExcludingVAT", "quantity", "vatPercentage", "discount"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "description":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("description"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Description = data
+		case "priceExcludingVAT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("priceExcludingVAT"))
+			data, err := ec.unmarshalNDecimal2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐMoney(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PriceExcludingVAT = data
+		case "totalVATAmount":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("totalVATAmount"))
+			data, err := ec.unmarshalNDecimal2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐMoney(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TotalVATAmount = data
+		case "totalAmountIncludingVAT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("totalAmountIncludingVAT"))
+			data, err := ec.unmarshalNDecimal2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐMoney(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TotalAmountIncludingVAT = data
+		case "totalAmountExcludingVAT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("totalAmountExcludingVAT"))
+			data, err := ec.unmarshalNDecimal2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐMoney(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TotalAmountExcludingVAT = data
+		case "quantity":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("quantity"))
+			data, err := ec.unmarshalNDecimal2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐRate(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Quantity = data
+		case "vatPercentage":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("vatPercentage"))
+			data, err := ec.unmarshalNDecimal2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐRate(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VATPercentage = data
+		case "discount":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("discount"))
+			data, err := ec.unmarshalNDecimal2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐMoney(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Discount = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputClientInput(ctx context.Context, obj any) (collection.ClientRecord, error) {
 	var it collection.ClientRecord
 	if obj == nil {
@@ -4147,6 +8366,43 @@ func (ec *executionContext) unmarshalInputClientInput(ctx context.Context, obj a
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputContactInformationInput(ctx context.Context, obj any) (collection.ContactRecord, error) {
+	var it collection.ContactRecord
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"email", "phone"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "email":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("email"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Email = data
+		case "phone":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("phone"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Phone = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputCreateApiKeyInput(ctx context.Context, obj any) (CreateAPIKeyInput, error) {
 	var it CreateAPIKeyInput
 	if obj == nil {
@@ -4191,6 +8447,425 @@ func (ec *executionContext) unmarshalInputCreateApiKeyInput(ctx context.Context,
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputDebtorFilter(ctx context.Context, obj any) (DebtorFilter, error) {
+	var it DebtorFilter
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"paymentStatus", "errandStatus", "errandProcessStatus", "isCompleted", "invoiceCreatedDate", "searchType", "searchTerm", "clientNumber"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "paymentStatus":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("paymentStatus"))
+			data, err := ec.unmarshalOPaymentStatus2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐPaymentStatus(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PaymentStatus = data
+		case "errandStatus":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("errandStatus"))
+			data, err := ec.unmarshalOCollectionStage2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐCollectionStage(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ErrandStatus = data
+		case "errandProcessStatus":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("errandProcessStatus"))
+			data, err := ec.unmarshalOCollectionSubStatus2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐCollectionSubStatus(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ErrandProcessStatus = data
+		case "isCompleted":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("isCompleted"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IsCompleted = data
+		case "invoiceCreatedDate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("invoiceCreatedDate"))
+			data, err := ec.unmarshalODateTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.InvoiceCreatedDate = data
+		case "searchType":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("searchType"))
+			data, err := ec.unmarshalOSearchType2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋgraphᚐSearchType(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SearchType = data
+		case "searchTerm":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("searchTerm"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SearchTerm = data
+		case "clientNumber":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientNumber"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ClientNumber = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputDebtorInput(ctx context.Context, obj any) (collection.DebtorRecord, error) {
+	var it collection.DebtorRecord
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"isCorporation", "identificationNumber", "name", "address", "contactInformation"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "isCorporation":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("isCorporation"))
+			data, err := ec.unmarshalNBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IsCorporation = data
+		case "identificationNumber":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("identificationNumber"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IdentificationNumber = data
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "address":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("address"))
+			data, err := ec.unmarshalNAddressInput2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐAddressRecord(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Address = data
+		case "contactInformation":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("contactInformation"))
+			data, err := ec.unmarshalOContactInformationInput2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐContactRecord(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ContactInformation = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputDebtorOrder(ctx context.Context, obj any) (ent.DebtorOrder, error) {
+	var it ent.DebtorOrder
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	if _, present := asMap["direction"]; !present {
+		asMap["direction"] = "ASC"
+	}
+
+	fieldsInOrder := [...]string{"field", "direction"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "field":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("field"))
+			data, err := ec.unmarshalNDebtorOrderField2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐDebtorOrderField(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Field = data
+		case "direction":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("direction"))
+			data, err := ec.unmarshalOOrderDirection2entgoᚗioᚋcontribᚋentgqlᚐOrderDirection(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Direction = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputInvoiceFilter(ctx context.Context, obj any) (InvoiceFilter, error) {
+	var it InvoiceFilter
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"paymentStatus", "invoiceStatus", "invoiceProcessStatus", "receivableMainStatus", "receivableSubStatus", "activeStatus", "isCompleted", "invoiceCreatedDate", "searchType", "searchTerm", "clientNumber"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "paymentStatus":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("paymentStatus"))
+			data, err := ec.unmarshalOPaymentStatus2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐPaymentStatus(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PaymentStatus = data
+		case "invoiceStatus":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("invoiceStatus"))
+			data, err := ec.unmarshalOInvoiceStatus2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐInvoiceStatus(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.InvoiceStatus = data
+		case "invoiceProcessStatus":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("invoiceProcessStatus"))
+			data, err := ec.unmarshalOInvoiceProcessStatus2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐInvoiceProcessStatus(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.InvoiceProcessStatus = data
+		case "receivableMainStatus":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("receivableMainStatus"))
+			data, err := ec.unmarshalOCollectionStage2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐCollectionStage(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReceivableMainStatus = data
+		case "receivableSubStatus":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("receivableSubStatus"))
+			data, err := ec.unmarshalOCollectionSubStatus2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐCollectionSubStatus(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReceivableSubStatus = data
+		case "activeStatus":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("activeStatus"))
+			data, err := ec.unmarshalOActiveStatus2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐActiveStatus(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ActiveStatus = data
+		case "isCompleted":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("isCompleted"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IsCompleted = data
+		case "invoiceCreatedDate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("invoiceCreatedDate"))
+			data, err := ec.unmarshalODateTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.InvoiceCreatedDate = data
+		case "searchType":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("searchType"))
+			data, err := ec.unmarshalOSearchType2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋgraphᚐSearchType(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SearchType = data
+		case "searchTerm":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("searchTerm"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SearchTerm = data
+		case "clientNumber":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientNumber"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ClientNumber = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputInvoiceInput(ctx context.Context, obj any) (collection.InvoiceRecord, error) {
+	var it collection.InvoiceRecord
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"invoiceNumber", "invoiceDate", "daysUntilExpiration", "dueDate", "interestRate", "totalExcludingVAT", "totalVATAmount", "totalAmountIncludingVAT", "reminderDate", "reminderFee", "articles"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "invoiceNumber":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("invoiceNumber"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.InvoiceNumber = data
+		case "invoiceDate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("invoiceDate"))
+			data, err := ec.unmarshalNDate2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋscalarᚐDate(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.InvoiceDate = data
+		case "daysUntilExpiration":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("daysUntilExpiration"))
+			data, err := ec.unmarshalNInt2int(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DaysUntilExpiration = data
+		case "dueDate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("dueDate"))
+			data, err := ec.unmarshalNDate2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋscalarᚐDate(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DueDate = data
+		case "interestRate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("interestRate"))
+			data, err := ec.unmarshalODecimal2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐRate(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.InterestRate = data
+		case "totalExcludingVAT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("totalExcludingVAT"))
+			data, err := ec.unmarshalNDecimal2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐMoney(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TotalExcludingVAT = data
+		case "totalVATAmount":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("totalVATAmount"))
+			data, err := ec.unmarshalNDecimal2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐMoney(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TotalVATAmount = data
+		case "totalAmountIncludingVAT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("totalAmountIncludingVAT"))
+			data, err := ec.unmarshalNDecimal2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐMoney(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TotalAmountIncludingVAT = data
+		case "reminderDate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("reminderDate"))
+			data, err := ec.unmarshalODate2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋscalarᚐDate(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReminderDate = data
+		case "reminderFee":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("reminderFee"))
+			data, err := ec.unmarshalODecimal2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐMoney(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReminderFee = data
+		case "articles":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("articles"))
+			data, err := ec.unmarshalNArticleInput2ᚕgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐArticleRecordᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Articles = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputInvoiceOrder(ctx context.Context, obj any) (ent.InvoiceOrder, error) {
+	var it ent.InvoiceOrder
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	if _, present := asMap["direction"]; !present {
+		asMap["direction"] = "ASC"
+	}
+
+	fieldsInOrder := [...]string{"field", "direction"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "field":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("field"))
+			data, err := ec.unmarshalNInvoiceOrderField2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐInvoiceOrderField(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Field = data
+		case "direction":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("direction"))
+			data, err := ec.unmarshalOOrderDirection2entgoᚗioᚋcontribᚋentgqlᚐOrderDirection(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Direction = data
+		}
+	}
+	return it, nil
+}
+
 // endregion **************************** input.gotpl *****************************
 
 // region    ************************** interface.gotpl ***************************
@@ -4198,6 +8873,69 @@ func (ec *executionContext) unmarshalInputCreateApiKeyInput(ctx context.Context,
 // endregion ************************** interface.gotpl ***************************
 
 // region    **************************** object.gotpl ****************************
+
+var addressImplementors = []string{"Address"}
+
+func (ec *executionContext) _Address(ctx context.Context, sel ast.SelectionSet, obj *collection.AddressRecord) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, addressImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Address")
+		case "address1":
+			out.Values[i] = ec._Address_address1(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "address2":
+			out.Values[i] = ec._Address_address2(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "careOf":
+			out.Values[i] = ec._Address_careOf(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "zipCode":
+			out.Values[i] = ec._Address_zipCode(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "city":
+			out.Values[i] = ec._Address_city(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "countryCode":
+			out.Values[i] = ec._Address_countryCode(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
 
 var apiKeyImplementors = []string{"ApiKey"}
 
@@ -4396,6 +9134,84 @@ func (ec *executionContext) _ApiKeyEdge(ctx context.Context, sel ast.SelectionSe
 	return out
 }
 
+var articleImplementors = []string{"Article"}
+
+func (ec *executionContext) _Article(ctx context.Context, sel ast.SelectionSet, obj *ent.InvoiceArticle) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, articleImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Article")
+		case "name":
+			out.Values[i] = ec._Article_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "description":
+			out.Values[i] = ec._Article_description(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "priceExcludingVAT":
+			out.Values[i] = ec._Article_priceExcludingVAT(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalVATAmount":
+			out.Values[i] = ec._Article_totalVATAmount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalAmountIncludingVAT":
+			out.Values[i] = ec._Article_totalAmountIncludingVAT(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalAmountExcludingVAT":
+			out.Values[i] = ec._Article_totalAmountExcludingVAT(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "quantity":
+			out.Values[i] = ec._Article_quantity(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "vatPercentage":
+			out.Values[i] = ec._Article_vatPercentage(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "discount":
+			out.Values[i] = ec._Article_discount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var clientImplementors = []string{"Client"}
 
 func (ec *executionContext) _Client(ctx context.Context, sel ast.SelectionSet, obj *ent.Creditor) graphql.Marshaler {
@@ -4411,83 +9227,159 @@ func (ec *executionContext) _Client(ctx context.Context, sel ast.SelectionSet, o
 		case "id":
 			out.Values[i] = ec._Client_id(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "clientNumber":
 			out.Values[i] = ec._Client_clientNumber(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "name":
 			out.Values[i] = ec._Client_name(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "organizationNumber":
 			out.Values[i] = ec._Client_organizationNumber(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "adress1":
 			out.Values[i] = ec._Client_adress1(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "address2":
 			out.Values[i] = ec._Client_address2(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "zipCode":
 			out.Values[i] = ec._Client_zipCode(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "city":
 			out.Values[i] = ec._Client_city(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "countryCode":
 			out.Values[i] = ec._Client_countryCode(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "bankNumber":
 			out.Values[i] = ec._Client_bankNumber(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "email":
 			out.Values[i] = ec._Client_email(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "contactName":
 			out.Values[i] = ec._Client_contactName(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "contactEmail":
 			out.Values[i] = ec._Client_contactEmail(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "contactPhone":
 			out.Values[i] = ec._Client_contactPhone(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "createdAt":
 			out.Values[i] = ec._Client_createdAt(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "updatedAt":
 			out.Values[i] = ec._Client_updatedAt(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "debtors":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Client_debtors(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "invoices":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Client_invoices(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -4605,6 +9497,49 @@ func (ec *executionContext) _ClientEdge(ctx context.Context, sel ast.SelectionSe
 	return out
 }
 
+var contactInformationImplementors = []string{"ContactInformation"}
+
+func (ec *executionContext) _ContactInformation(ctx context.Context, sel ast.SelectionSet, obj *collection.ContactRecord) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, contactInformationImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ContactInformation")
+		case "email":
+			out.Values[i] = ec._ContactInformation_email(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "phone":
+			out.Values[i] = ec._ContactInformation_phone(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var createdApiKeyImplementors = []string{"CreatedApiKey"}
 
 func (ec *executionContext) _CreatedApiKey(ctx context.Context, sel ast.SelectionSet, obj *CreatedAPIKey) graphql.Marshaler {
@@ -4624,6 +9559,1053 @@ func (ec *executionContext) _CreatedApiKey(ctx context.Context, sel ast.Selectio
 			}
 		case "apiKey":
 			out.Values[i] = ec._CreatedApiKey_apiKey(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var debtorImplementors = []string{"Debtor"}
+
+func (ec *executionContext) _Debtor(ctx context.Context, sel ast.SelectionSet, obj *ent.Debtor) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, debtorImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Debtor")
+		case "id":
+			out.Values[i] = ec._Debtor_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "client":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Debtor_client(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "isCorporation":
+			out.Values[i] = ec._Debtor_isCorporation(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "identificationNumber":
+			out.Values[i] = ec._Debtor_identificationNumber(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "name":
+			out.Values[i] = ec._Debtor_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "address":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Debtor_address(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "contactInformation":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Debtor_contactInformation(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "paymentStatus":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Debtor_paymentStatus(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "errandStatus":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Debtor_errandStatus(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "errandProcessStatus":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Debtor_errandProcessStatus(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "isCompleted":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Debtor_isCompleted(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "createdAt":
+			out.Values[i] = ec._Debtor_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "updatedAt":
+			out.Values[i] = ec._Debtor_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var debtorConnectionImplementors = []string{"DebtorConnection"}
+
+func (ec *executionContext) _DebtorConnection(ctx context.Context, sel ast.SelectionSet, obj *ent.DebtorConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, debtorConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DebtorConnection")
+		case "edges":
+			out.Values[i] = ec._DebtorConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "nodes":
+			out.Values[i] = ec._DebtorConnection_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._DebtorConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalCount":
+			out.Values[i] = ec._DebtorConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var debtorEdgeImplementors = []string{"DebtorEdge"}
+
+func (ec *executionContext) _DebtorEdge(ctx context.Context, sel ast.SelectionSet, obj *ent.DebtorEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, debtorEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DebtorEdge")
+		case "node":
+			out.Values[i] = ec._DebtorEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "cursor":
+			out.Values[i] = ec._DebtorEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var invoiceImplementors = []string{"Invoice"}
+
+func (ec *executionContext) _Invoice(ctx context.Context, sel ast.SelectionSet, obj *ent.Invoice) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, invoiceImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Invoice")
+		case "id":
+			out.Values[i] = ec._Invoice_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "client":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Invoice_client(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "invoiceNumber":
+			out.Values[i] = ec._Invoice_invoiceNumber(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "invoiceDate":
+			out.Values[i] = ec._Invoice_invoiceDate(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "daysUntilExpiration":
+			out.Values[i] = ec._Invoice_daysUntilExpiration(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "dueDate":
+			out.Values[i] = ec._Invoice_dueDate(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "interestRate":
+			out.Values[i] = ec._Invoice_interestRate(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "totalExcludingVAT":
+			out.Values[i] = ec._Invoice_totalExcludingVAT(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "totalVATAmount":
+			out.Values[i] = ec._Invoice_totalVATAmount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "totalAmountIncludingVAT":
+			out.Values[i] = ec._Invoice_totalAmountIncludingVAT(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "reminderDate":
+			out.Values[i] = ec._Invoice_reminderDate(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "reminderFee":
+			out.Values[i] = ec._Invoice_reminderFee(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "articles":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Invoice_articles(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "paidAmount":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Invoice_paidAmount(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "remainingAmount":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Invoice_remainingAmount(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "status":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Invoice_status(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "processStatus":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Invoice_processStatus(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "paymentStatus":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Invoice_paymentStatus(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "receivableMainStatus":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Invoice_receivableMainStatus(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "receivableSubStatus":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Invoice_receivableSubStatus(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "activeStatus":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Invoice_activeStatus(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "isCompleted":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Invoice_isCompleted(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "withdrawnAt":
+			out.Values[i] = ec._Invoice_withdrawnAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "withdrawComment":
+			out.Values[i] = ec._Invoice_withdrawComment(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "createdAt":
+			out.Values[i] = ec._Invoice_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "updatedAt":
+			out.Values[i] = ec._Invoice_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var invoiceConnectionImplementors = []string{"InvoiceConnection"}
+
+func (ec *executionContext) _InvoiceConnection(ctx context.Context, sel ast.SelectionSet, obj *ent.InvoiceConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, invoiceConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("InvoiceConnection")
+		case "edges":
+			out.Values[i] = ec._InvoiceConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "nodes":
+			out.Values[i] = ec._InvoiceConnection_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._InvoiceConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalCount":
+			out.Values[i] = ec._InvoiceConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var invoiceEdgeImplementors = []string{"InvoiceEdge"}
+
+func (ec *executionContext) _InvoiceEdge(ctx context.Context, sel ast.SelectionSet, obj *ent.InvoiceEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, invoiceEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("InvoiceEdge")
+		case "node":
+			out.Values[i] = ec._InvoiceEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "cursor":
+			out.Values[i] = ec._InvoiceEdge_cursor(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -4678,6 +10660,34 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "updateClient":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_updateClient(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createDebtor":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createDebtor(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updateDebtor":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_updateDebtor(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createInvoice":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createInvoice(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "withdrawInvoice":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_withdrawInvoice(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
@@ -4844,6 +10854,94 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 					}
 				}()
 				res = ec._Query_clients(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "debtor":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_debtor(ctx, field)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "debtors":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_debtors(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "invoice":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_invoice(ctx, field)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "invoices":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_invoices(ctx, field)
 				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
@@ -5353,6 +11451,31 @@ func (ec *executionContext) ___Type(ctx context.Context, sel ast.SelectionSet, o
 
 // region    ***************************** type.gotpl *****************************
 
+func (ec *executionContext) unmarshalNActiveStatus2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐActiveStatus(ctx context.Context, v any) (collection.ActiveStatus, error) {
+	var res collection.ActiveStatus
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNActiveStatus2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐActiveStatus(ctx context.Context, sel ast.SelectionSet, v collection.ActiveStatus) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) marshalNAddress2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐAddressRecord(ctx context.Context, sel ast.SelectionSet, v *collection.AddressRecord) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Address(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNAddressInput2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐAddressRecord(ctx context.Context, v any) (collection.AddressRecord, error) {
+	res, err := ec.unmarshalInputAddressInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) marshalNApiKey2ᚕᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐAPIKeyᚄ(ctx context.Context, sel ast.SelectionSet, v []*ent.APIKey) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
@@ -5387,6 +11510,51 @@ func (ec *executionContext) marshalNApiKeyConnection2ᚖgithubᚗcomᚋdebtqlᚋ
 		return graphql.Null
 	}
 	return ec._ApiKeyConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNArticle2ᚕᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐInvoiceArticleᚄ(ctx context.Context, sel ast.SelectionSet, v []*ent.InvoiceArticle) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNArticle2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐInvoiceArticle(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNArticle2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐInvoiceArticle(ctx context.Context, sel ast.SelectionSet, v *ent.InvoiceArticle) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Article(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNArticleInput2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐArticleRecord(ctx context.Context, v any) (collection.ArticleRecord, error) {
+	res, err := ec.unmarshalInputArticleInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNArticleInput2ᚕgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐArticleRecordᚄ(ctx context.Context, v any) ([]collection.ArticleRecord, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]collection.ArticleRecord, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNArticleInput2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐArticleRecord(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
 }
 
 func (ec *executionContext) unmarshalNBoolean2bool(ctx context.Context, v any) (bool, error) {
@@ -5446,6 +11614,26 @@ func (ec *executionContext) unmarshalNClientInput2githubᚗcomᚋdebtqlᚋdebtql
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) unmarshalNCollectionStage2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐCollectionStage(ctx context.Context, v any) (collection.CollectionStage, error) {
+	var res collection.CollectionStage
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNCollectionStage2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐCollectionStage(ctx context.Context, sel ast.SelectionSet, v collection.CollectionStage) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) unmarshalNCollectionSubStatus2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐCollectionSubStatus(ctx context.Context, v any) (collection.CollectionSubStatus, error) {
+	var res collection.CollectionSubStatus
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNCollectionSubStatus2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐCollectionSubStatus(ctx context.Context, sel ast.SelectionSet, v collection.CollectionSubStatus) graphql.Marshaler {
+	return v
+}
+
 func (ec *executionContext) unmarshalNCreateApiKeyInput2githubᚗcomᚋdebtqlᚋdebtqlᚋgraphᚐCreateAPIKeyInput(ctx context.Context, v any) (CreateAPIKeyInput, error) {
 	res, err := ec.unmarshalInputCreateApiKeyInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -5459,6 +11647,16 @@ func (ec *executionContext) marshalNCreatedApiKey2ᚖgithubᚗcomᚋdebtqlᚋdeb
 		return graphql.Null
 	}
 	return ec._CreatedApiKey(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNDate2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋscalarᚐDate(ctx context.Context, v any) (scalar.Date, error) {
+	var res scalar.Date
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNDate2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋscalarᚐDate(ctx context.Context, sel ast.SelectionSet, v scalar.Date) graphql.Marshaler {
+	return v
 }
 
 func (ec *executionContext) unmarshalNDateTime2timeᚐTime(ctx context.Context, v any) (time.Time, error) {
@@ -5477,6 +11675,83 @@ func (ec *executionContext) marshalNDateTime2timeᚐTime(ctx context.Context, se
 	return res
 }
 
+func (ec *executionContext) marshalNDebtor2ᚕᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐDebtorᚄ(ctx context.Context, sel ast.SelectionSet, v []*ent.Debtor) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNDebtor2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐDebtor(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNDebtor2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐDebtor(ctx context.Context, sel ast.SelectionSet, v *ent.Debtor) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Debtor(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNDebtorConnection2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐDebtorConnection(ctx context.Context, sel ast.SelectionSet, v *ent.DebtorConnection) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._DebtorConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNDebtorInput2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐDebtorRecord(ctx context.Context, v any) (collection.DebtorRecord, error) {
+	res, err := ec.unmarshalInputDebtorInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNDebtorOrderField2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐDebtorOrderField(ctx context.Context, v any) (*ent.DebtorOrderField, error) {
+	var res = new(ent.DebtorOrderField)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNDebtorOrderField2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐDebtorOrderField(ctx context.Context, sel ast.SelectionSet, v *ent.DebtorOrderField) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return v
+}
+
+func (ec *executionContext) unmarshalNDecimal2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐMoney(ctx context.Context, v any) (collection.Money, error) {
+	var res collection.Money
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNDecimal2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐMoney(ctx context.Context, sel ast.SelectionSet, v collection.Money) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) unmarshalNDecimal2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐRate(ctx context.Context, v any) (collection.Rate, error) {
+	var res collection.Rate
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNDecimal2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐRate(ctx context.Context, sel ast.SelectionSet, v collection.Rate) graphql.Marshaler {
+	return v
+}
+
 func (ec *executionContext) unmarshalNInt2int(ctx context.Context, v any) (int, error) {
 	res, err := graphql.UnmarshalInt(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -5493,8 +11768,95 @@ func (ec *executionContext) marshalNInt2int(ctx context.Context, sel ast.Selecti
 	return res
 }
 
+func (ec *executionContext) marshalNInvoice2ᚕᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐInvoiceᚄ(ctx context.Context, sel ast.SelectionSet, v []*ent.Invoice) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNInvoice2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐInvoice(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNInvoice2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐInvoice(ctx context.Context, sel ast.SelectionSet, v *ent.Invoice) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Invoice(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNInvoiceConnection2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐInvoiceConnection(ctx context.Context, sel ast.SelectionSet, v *ent.InvoiceConnection) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._InvoiceConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNInvoiceInput2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐInvoiceRecord(ctx context.Context, v any) (collection.InvoiceRecord, error) {
+	res, err := ec.unmarshalInputInvoiceInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNInvoiceOrderField2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐInvoiceOrderField(ctx context.Context, v any) (*ent.InvoiceOrderField, error) {
+	var res = new(ent.InvoiceOrderField)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNInvoiceOrderField2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐInvoiceOrderField(ctx context.Context, sel ast.SelectionSet, v *ent.InvoiceOrderField) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return v
+}
+
+func (ec *executionContext) unmarshalNInvoiceProcessStatus2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐInvoiceProcessStatus(ctx context.Context, v any) (collection.InvoiceProcessStatus, error) {
+	var res collection.InvoiceProcessStatus
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNInvoiceProcessStatus2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐInvoiceProcessStatus(ctx context.Context, sel ast.SelectionSet, v collection.InvoiceProcessStatus) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) unmarshalNInvoiceStatus2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐInvoiceStatus(ctx context.Context, v any) (collection.InvoiceStatus, error) {
+	var res collection.InvoiceStatus
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNInvoiceStatus2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐInvoiceStatus(ctx context.Context, sel ast.SelectionSet, v collection.InvoiceStatus) graphql.Marshaler {
+	return v
+}
+
 func (ec *executionContext) marshalNPageInfo2entgoᚗioᚋcontribᚋentgqlᚐPageInfo(ctx context.Context, sel ast.SelectionSet, v entgql.PageInfo[string]) graphql.Marshaler {
 	return ec._PageInfo(ctx, sel, &v)
+}
+
+func (ec *executionContext) unmarshalNPaymentStatus2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐPaymentStatus(ctx context.Context, v any) (collection.PaymentStatus, error) {
+	var res collection.PaymentStatus
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNPaymentStatus2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐPaymentStatus(ctx context.Context, sel ast.SelectionSet, v collection.PaymentStatus) graphql.Marshaler {
+	return v
 }
 
 func (ec *executionContext) unmarshalNRole2githubᚗcomᚋdebtqlᚋdebtqlᚋentᚋapikeyᚐRole(ctx context.Context, v any) (apikey.Role, error) {
@@ -5699,6 +12061,22 @@ func (ec *executionContext) marshalN__TypeKind2string(ctx context.Context, sel a
 	return res
 }
 
+func (ec *executionContext) unmarshalOActiveStatus2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐActiveStatus(ctx context.Context, v any) (*collection.ActiveStatus, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(collection.ActiveStatus)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOActiveStatus2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐActiveStatus(ctx context.Context, sel ast.SelectionSet, v *collection.ActiveStatus) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
 func (ec *executionContext) marshalOApiKey2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐAPIKey(ctx context.Context, sel ast.SelectionSet, v *ent.APIKey) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -5783,6 +12161,69 @@ func (ec *executionContext) marshalOClientEdge2ᚖgithubᚗcomᚋdebtqlᚋdebtql
 	return ec._ClientEdge(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalOCollectionStage2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐCollectionStage(ctx context.Context, v any) (*collection.CollectionStage, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(collection.CollectionStage)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOCollectionStage2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐCollectionStage(ctx context.Context, sel ast.SelectionSet, v *collection.CollectionStage) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
+func (ec *executionContext) unmarshalOCollectionSubStatus2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐCollectionSubStatus(ctx context.Context, v any) (*collection.CollectionSubStatus, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(collection.CollectionSubStatus)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOCollectionSubStatus2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐCollectionSubStatus(ctx context.Context, sel ast.SelectionSet, v *collection.CollectionSubStatus) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
+func (ec *executionContext) marshalOContactInformation2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐContactRecord(ctx context.Context, sel ast.SelectionSet, v *collection.ContactRecord) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._ContactInformation(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOContactInformationInput2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐContactRecord(ctx context.Context, v any) (*collection.ContactRecord, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputContactInformationInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalODate2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋscalarᚐDate(ctx context.Context, v any) (*scalar.Date, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(scalar.Date)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalODate2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋscalarᚐDate(ctx context.Context, sel ast.SelectionSet, v *scalar.Date) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
 func (ec *executionContext) unmarshalODateTime2ᚖtimeᚐTime(ctx context.Context, v any) (*time.Time, error) {
 	if v == nil {
 		return nil, nil
@@ -5801,6 +12242,81 @@ func (ec *executionContext) marshalODateTime2ᚖtimeᚐTime(ctx context.Context,
 	return res
 }
 
+func (ec *executionContext) marshalODebtor2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐDebtor(ctx context.Context, sel ast.SelectionSet, v *ent.Debtor) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Debtor(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalODebtorEdge2ᚕᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐDebtorEdge(ctx context.Context, sel ast.SelectionSet, v []*ent.DebtorEdge) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalODebtorEdge2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐDebtorEdge(ctx, sel, v[i])
+	})
+
+	return ret
+}
+
+func (ec *executionContext) marshalODebtorEdge2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐDebtorEdge(ctx context.Context, sel ast.SelectionSet, v *ent.DebtorEdge) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._DebtorEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalODebtorFilter2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋgraphᚐDebtorFilter(ctx context.Context, v any) (*DebtorFilter, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputDebtorFilter(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalODebtorOrder2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐDebtorOrder(ctx context.Context, v any) (*ent.DebtorOrder, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputDebtorOrder(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalODecimal2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐMoney(ctx context.Context, v any) (*collection.Money, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(collection.Money)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalODecimal2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐMoney(ctx context.Context, sel ast.SelectionSet, v *collection.Money) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
+func (ec *executionContext) unmarshalODecimal2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐRate(ctx context.Context, v any) (*collection.Rate, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(collection.Rate)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalODecimal2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐRate(ctx context.Context, sel ast.SelectionSet, v *collection.Rate) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
 func (ec *executionContext) unmarshalOInt2ᚖint(ctx context.Context, v any) (*int, error) {
 	if v == nil {
 		return nil, nil
@@ -5817,6 +12333,123 @@ func (ec *executionContext) marshalOInt2ᚖint(ctx context.Context, sel ast.Sele
 	_ = ctx
 	res := graphql.MarshalInt(*v)
 	return res
+}
+
+func (ec *executionContext) marshalOInvoice2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐInvoice(ctx context.Context, sel ast.SelectionSet, v *ent.Invoice) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Invoice(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOInvoiceEdge2ᚕᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐInvoiceEdge(ctx context.Context, sel ast.SelectionSet, v []*ent.InvoiceEdge) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalOInvoiceEdge2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐInvoiceEdge(ctx, sel, v[i])
+	})
+
+	return ret
+}
+
+func (ec *executionContext) marshalOInvoiceEdge2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐInvoiceEdge(ctx context.Context, sel ast.SelectionSet, v *ent.InvoiceEdge) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._InvoiceEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOInvoiceFilter2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋgraphᚐInvoiceFilter(ctx context.Context, v any) (*InvoiceFilter, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputInvoiceFilter(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalOInvoiceOrder2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐInvoiceOrder(ctx context.Context, v any) (*ent.InvoiceOrder, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputInvoiceOrder(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalOInvoiceProcessStatus2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐInvoiceProcessStatus(ctx context.Context, v any) (*collection.InvoiceProcessStatus, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(collection.InvoiceProcessStatus)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOInvoiceProcessStatus2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐInvoiceProcessStatus(ctx context.Context, sel ast.SelectionSet, v *collection.InvoiceProcessStatus) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
+func (ec *executionContext) unmarshalOInvoiceStatus2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐInvoiceStatus(ctx context.Context, v any) (*collection.InvoiceStatus, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(collection.InvoiceStatus)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOInvoiceStatus2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐInvoiceStatus(ctx context.Context, sel ast.SelectionSet, v *collection.InvoiceStatus) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
+func (ec *executionContext) unmarshalOOrderDirection2entgoᚗioᚋcontribᚋentgqlᚐOrderDirection(ctx context.Context, v any) (entgql.OrderDirection, error) {
+	var res entgql.OrderDirection
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOOrderDirection2entgoᚗioᚋcontribᚋentgqlᚐOrderDirection(ctx context.Context, sel ast.SelectionSet, v entgql.OrderDirection) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) unmarshalOPaymentStatus2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐPaymentStatus(ctx context.Context, v any) (*collection.PaymentStatus, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(collection.PaymentStatus)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOPaymentStatus2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐPaymentStatus(ctx context.Context, sel ast.SelectionSet, v *collection.PaymentStatus) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
+func (ec *executionContext) unmarshalOSearchType2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋgraphᚐSearchType(ctx context.Context, v any) (*SearchType, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(SearchType)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOSearchType2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋgraphᚐSearchType(ctx context.Context, sel ast.SelectionSet, v *SearchType) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
 }
 
 func (ec *executionContext) unmarshalOString2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx context.Context, v any) (*entgql.Cursor[string], error) {

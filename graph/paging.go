@@ -5,6 +5,7 @@ import (
 
 	"github.com/debtql/debtql/ent"
 	"github.com/debtql/debtql/internal/apierr"
+	"github.com/debtql/debtql/internal/collection"
 	"github.com/debtql/debtql/internal/scalar"
 )
 
@@ -21,16 +22,72 @@ type pageArgs struct {
 }
 
 // cursorValue checks that a decoded cursor carries a value of the type the
-// list is ordered by, so that a cursor from another list or order is refused
-// as input instead of reaching SQL.
-type cursorValue func(v any) bool
+// list is ordered by, and returns it in the form SQL compares, so that a
+// cursor from another list or order is refused as input instead of reaching
+// SQL.
+type cursorValue func(v any) (any, bool)
 
-// isTime accepts cursors of lists ordered by a timestamp.
-func isTime(v any) bool { _, ok := v.(time.Time); return ok }
+// timeValue accepts cursors of lists ordered by a timestamp. Timestamps are
+// compared in UTC, the form they are stored in.
+func timeValue(v any) (any, bool) {
+	t, ok := v.(time.Time)
+	return t.UTC(), ok
+}
+
+// stringValue accepts cursors of lists ordered by a text column.
+func stringValue(v any) (any, bool) {
+	s, ok := v.(string)
+	return s, ok
+}
+
+// dateValue accepts cursors of lists ordered by a date (scalar.Date travels
+// in a cursor as its text).
+func dateValue(v any) (any, bool) {
+	var b []byte
+	switch v := v.(type) {
+	case []byte:
+		b = v
+	case string:
+		b = []byte(v)
+	default:
+		return nil, false
+	}
+	var d scalar.Date
+	if err := d.UnmarshalText(b); err != nil {
+		return nil, false
+	}
+	return d, true
+}
+
+// moneyValue accepts cursors of lists ordered by an amount (öre).
+func moneyValue(v any) (any, bool) {
+	switch v := v.(type) {
+	case int8:
+		return collection.Money(v), true
+	case int16:
+		return collection.Money(v), true
+	case int32:
+		return collection.Money(v), true
+	case int64:
+		return collection.Money(v), true
+	case uint8:
+		return collection.Money(v), true
+	case uint16:
+		return collection.Money(v), true
+	case uint32:
+		return collection.Money(v), true
+	case uint64:
+		if v > 1<<62 {
+			return nil, false
+		}
+		return collection.Money(v), true
+	}
+	return nil, false
+}
 
 // paging checks the paging arguments and returns the page to load: by page
 // number (the default: page 1 of 25) or by cursors, never both.
-func (a pageArgs) paging(valueOK cursorValue, uuidIDs bool) (ent.Paging, error) {
+func (a pageArgs) paging(value cursorValue, uuidIDs bool) (ent.Paging, error) {
 	byCursor := a.first != nil || a.last != nil || a.after != nil || a.before != nil
 	if byCursor && (a.page != nil || a.rowsPerPage != nil) {
 		field := "page"
@@ -91,10 +148,13 @@ func (a pageArgs) paging(valueOK cursorValue, uuidIDs bool) (ent.Paging, error) 
 			continue
 		}
 		var cur ent.Cursor
-		if err := cur.UnmarshalGQL(*c.raw); err != nil || !valueOK(cur.Value) || (uuidIDs && !validUUID(cur.ID)) {
+		err := cur.UnmarshalGQL(*c.raw)
+		v, ok := value(cur.Value)
+		if err != nil || !ok || !validID(cur.ID, uuidIDs) {
 			errs.Add(c.name, "is not a cursor of this list and order")
 			continue
 		}
+		cur.Value = v
 		*c.dst = &cur
 	}
 	if err := errs.Err(); err != nil {
@@ -103,7 +163,11 @@ func (a pageArgs) paging(valueOK cursorValue, uuidIDs bool) (ent.Paging, error) 
 	return p, nil
 }
 
-func validUUID(s string) bool {
-	_, err := scalar.ParseUUID(s)
-	return err == nil
+func validID(id string, uuid bool) bool {
+	if uuid {
+		_, err := scalar.ParseUUID(id)
+		return err == nil
+	}
+	var i scalar.IntID
+	return i.UnmarshalGQL(id) == nil
 }

@@ -5,9 +5,14 @@ package graph
 
 import (
 	"context"
+
+	"github.com/debtql/debtql/ent/creditor"
+	"github.com/debtql/debtql/internal/apierr"
+	"github.com/debtql/debtql/internal/auth"
 	"time"
 
 	"github.com/debtql/debtql/ent"
+	"github.com/debtql/debtql/internal/collection"
 	"github.com/debtql/debtql/internal/scalar"
 )
 
@@ -19,8 +24,9 @@ type Clock struct {
 	Location *time.Location
 }
 
-// Today is the current date in the service's time zone.
-func (c Clock) Today() scalar.Date {
+// At is the moment statuses are evaluated at: today in the service's time
+// zone.
+func (c Clock) At() collection.Now {
 	now := time.Now
 	if c.Now != nil {
 		now = c.Now
@@ -29,7 +35,7 @@ func (c Clock) Today() scalar.Date {
 	if loc == nil {
 		loc = time.Local
 	}
-	return scalar.DateOf(now().In(loc))
+	return collection.Now{Today: scalar.DateOf(now().In(loc)), Location: loc}
 }
 
 // Locker serialises work that must not run twice at once (such as handing
@@ -58,4 +64,34 @@ func (r *Resolver) db(ctx context.Context) *ent.Client {
 		return c
 	}
 	return r.client
+}
+
+// clientExists answers NOT_FOUND for a client id that does not exist (api.md
+// §2: lists and lookups under an unknown client). Authorize first: a CLIENT
+// key naming another client is FORBIDDEN whether or not it exists.
+func (r *Resolver) clientExists(ctx context.Context, clientID string) error {
+	ok, err := r.db(ctx).Creditor.Query().Where(creditor.ID(clientID)).Exist(ctx)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return apierr.New(apierr.NotFound, "client %s does not exist", clientID)
+	}
+	return nil
+}
+
+// forClient authorizes the viewer for clientID and checks that it exists.
+func (r *Resolver) forClient(ctx context.Context, clientID string) error {
+	if err := auth.AuthorizeClient(ctx, clientID); err != nil {
+		return err
+	}
+	return r.clientExists(ctx, clientID)
+}
+
+// onlyOrNil turns "not found" into null, as single-record lookups answer.
+func onlyOrNil[T any](v *T, err error) (*T, error) {
+	if ent.IsNotFound(err) {
+		return nil, nil
+	}
+	return v, err
 }

@@ -7,6 +7,8 @@ package graph
 
 import (
 	"context"
+	"github.com/debtql/debtql/ent/debtor"
+	"github.com/debtql/debtql/ent/invoice"
 
 	"entgo.io/contrib/entgql"
 	"github.com/debtql/debtql/ent"
@@ -15,6 +17,115 @@ import (
 	"github.com/debtql/debtql/internal/auth"
 	"github.com/debtql/debtql/internal/collection"
 )
+
+// Debtors is the resolver for the debtors field.
+func (r *clientResolver) Debtors(ctx context.Context, obj *ent.Creditor, filter *DebtorFilter, orderBy *ent.DebtorOrder, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) (*ent.DebtorConnection, error) {
+	return r.debtors(ctx, obj.ID, filter, orderBy, pageArgs{page: page, rowsPerPage: rowsPerPage, first: first, after: after, last: last, before: before})
+}
+
+// Invoices is the resolver for the invoices field.
+func (r *clientResolver) Invoices(ctx context.Context, obj *ent.Creditor, filter *InvoiceFilter, orderBy *ent.InvoiceOrder, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) (*ent.InvoiceConnection, error) {
+	return r.invoices(ctx, obj.ID, filter, orderBy, pageArgs{page: page, rowsPerPage: rowsPerPage, first: first, after: after, last: last, before: before})
+}
+
+// Address is the resolver for the address field.
+func (r *debtorResolver) Address(ctx context.Context, obj *ent.Debtor) (*collection.AddressRecord, error) {
+	return &collection.AddressRecord{
+		Address1: obj.Address1, Address2: obj.Address2, CareOf: obj.CareOf,
+		ZipCode: obj.ZipCode, City: obj.City, CountryCode: obj.CountryCode,
+	}, nil
+}
+
+// ContactInformation is the resolver for the contactInformation field.
+func (r *debtorResolver) ContactInformation(ctx context.Context, obj *ent.Debtor) (*collection.ContactRecord, error) {
+	if obj.Email == nil && obj.Phone == nil {
+		return nil, nil
+	}
+	return &collection.ContactRecord{Email: obj.Email, Phone: obj.Phone}, nil
+}
+
+// PaymentStatus is the resolver for the paymentStatus field.
+func (r *debtorResolver) PaymentStatus(ctx context.Context, obj *ent.Debtor) (*collection.PaymentStatus, error) {
+	p, err := r.debtorProjection(ctx, obj)
+	return p.Payment, err
+}
+
+// ErrandStatus is the resolver for the errandStatus field.
+func (r *debtorResolver) ErrandStatus(ctx context.Context, obj *ent.Debtor) (*collection.CollectionStage, error) {
+	p, err := r.debtorProjection(ctx, obj)
+	return p.ErrandStatus, err
+}
+
+// ErrandProcessStatus is the resolver for the errandProcessStatus field.
+func (r *debtorResolver) ErrandProcessStatus(ctx context.Context, obj *ent.Debtor) (*collection.CollectionSubStatus, error) {
+	p, err := r.debtorProjection(ctx, obj)
+	return p.ErrandProcessStatus, err
+}
+
+// IsCompleted is the resolver for the isCompleted field.
+func (r *debtorResolver) IsCompleted(ctx context.Context, obj *ent.Debtor) (bool, error) {
+	p, err := r.debtorProjection(ctx, obj)
+	return p.IsCompleted, err
+}
+
+// Articles is the resolver for the articles field.
+func (r *invoiceResolver) Articles(ctx context.Context, obj *ent.Invoice) ([]*ent.InvoiceArticle, error) {
+	articles, err := obj.Articles(ctx)
+	return sortArticles(articles), err
+}
+
+// PaidAmount is the resolver for the paidAmount field.
+func (r *invoiceResolver) PaidAmount(ctx context.Context, obj *ent.Invoice) (collection.Money, error) {
+	return r.invoicePaid(ctx, obj)
+}
+
+// RemainingAmount is the resolver for the remainingAmount field.
+func (r *invoiceResolver) RemainingAmount(ctx context.Context, obj *ent.Invoice) (collection.Money, error) {
+	p, err := r.invoiceProjection(ctx, obj)
+	return p.Remaining, err
+}
+
+// Status is the resolver for the status field.
+func (r *invoiceResolver) Status(ctx context.Context, obj *ent.Invoice) (collection.InvoiceStatus, error) {
+	p, err := r.invoiceProjection(ctx, obj)
+	return p.Status, err
+}
+
+// ProcessStatus is the resolver for the processStatus field.
+func (r *invoiceResolver) ProcessStatus(ctx context.Context, obj *ent.Invoice) (collection.InvoiceProcessStatus, error) {
+	p, err := r.invoiceProjection(ctx, obj)
+	return p.Process, err
+}
+
+// PaymentStatus is the resolver for the paymentStatus field.
+func (r *invoiceResolver) PaymentStatus(ctx context.Context, obj *ent.Invoice) (collection.PaymentStatus, error) {
+	p, err := r.invoiceProjection(ctx, obj)
+	return p.Payment, err
+}
+
+// ReceivableMainStatus is the resolver for the receivableMainStatus field.
+func (r *invoiceResolver) ReceivableMainStatus(ctx context.Context, obj *ent.Invoice) (collection.CollectionStage, error) {
+	p, err := r.invoiceProjection(ctx, obj)
+	return p.ReceivableMain, err
+}
+
+// ReceivableSubStatus is the resolver for the receivableSubStatus field.
+func (r *invoiceResolver) ReceivableSubStatus(ctx context.Context, obj *ent.Invoice) (collection.CollectionSubStatus, error) {
+	p, err := r.invoiceProjection(ctx, obj)
+	return p.ReceivableSub, err
+}
+
+// ActiveStatus is the resolver for the activeStatus field.
+func (r *invoiceResolver) ActiveStatus(ctx context.Context, obj *ent.Invoice) (collection.ActiveStatus, error) {
+	p, err := r.invoiceProjection(ctx, obj)
+	return p.Active, err
+}
+
+// IsCompleted is the resolver for the isCompleted field.
+func (r *invoiceResolver) IsCompleted(ctx context.Context, obj *ent.Invoice) (bool, error) {
+	p, err := r.invoiceProjection(ctx, obj)
+	return p.IsCompleted, err
+}
 
 // CreateClient is the resolver for the createClient field.
 func (r *mutationResolver) CreateClient(ctx context.Context, input collection.ClientRecord) (*ent.Creditor, error) {
@@ -48,6 +159,64 @@ func (r *mutationResolver) UpdateClient(ctx context.Context, id string, input co
 		return nil, apierr.New(apierr.NotFound, "client %s does not exist", id)
 	}
 	return c, err
+}
+
+// CreateDebtor is the resolver for the createDebtor field.
+func (r *mutationResolver) CreateDebtor(ctx context.Context, clientID string, input collection.DebtorRecord) (*ent.Debtor, error) {
+	if err := r.forClient(ctx, clientID); err != nil {
+		return nil, err
+	}
+	if err := input.Normalize(); err != nil {
+		return nil, apierr.Prefix(err, "input")
+	}
+	if err := r.checkDebtorNumberFree(ctx, clientID, input.IdentificationNumber, ""); err != nil {
+		return nil, err
+	}
+	create := r.db(ctx).Debtor.Create().SetClientID(clientID)
+	setDebtor(create.Mutation(), input)
+	return create.Save(ctx)
+}
+
+// UpdateDebtor is the resolver for the updateDebtor field.
+func (r *mutationResolver) UpdateDebtor(ctx context.Context, clientID string, id string, input collection.DebtorRecord) (*ent.Debtor, error) {
+	if err := r.forClient(ctx, clientID); err != nil {
+		return nil, err
+	}
+	if err := input.Normalize(); err != nil {
+		return nil, apierr.Prefix(err, "input")
+	}
+	if err := r.checkDebtorNumberFree(ctx, clientID, input.IdentificationNumber, id); err != nil {
+		return nil, err
+	}
+	update := r.db(ctx).Debtor.UpdateOneID(id).Where(debtor.ClientID(clientID))
+	setDebtor(update.Mutation(), input)
+	d, err := update.Save(ctx)
+	if ent.IsNotFound(err) {
+		return nil, apierr.New(apierr.NotFound, "debtor %s does not exist", id)
+	}
+	return d, err
+}
+
+// CreateInvoice is the resolver for the createInvoice field.
+func (r *mutationResolver) CreateInvoice(ctx context.Context, clientID string, input collection.InvoiceRecord) (*ent.Invoice, error) {
+	if err := r.forClient(ctx, clientID); err != nil {
+		return nil, err
+	}
+	if err := input.Normalize(); err != nil {
+		return nil, apierr.Prefix(err, "input")
+	}
+	if err := r.checkInvoiceNumberFree(ctx, clientID, input.InvoiceNumber); err != nil {
+		return nil, err
+	}
+	return r.createInvoice(ctx, clientID, input)
+}
+
+// WithdrawInvoice is the resolver for the withdrawInvoice field.
+func (r *mutationResolver) WithdrawInvoice(ctx context.Context, clientID string, id string, comment *string) (*ent.Invoice, error) {
+	if err := r.forClient(ctx, clientID); err != nil {
+		return nil, err
+	}
+	return r.withdrawInvoice(ctx, clientID, id, comment)
 }
 
 // CreateAPIKey is the resolver for the createApiKey field.
@@ -96,11 +265,7 @@ func (r *queryResolver) Client(ctx context.Context, id string) (*ent.Creditor, e
 	if err != nil {
 		return nil, err
 	}
-	c, err := q.Only(ctx)
-	if ent.IsNotFound(err) {
-		return nil, nil
-	}
-	return c, err
+	return onlyOrNil(q.Only(ctx))
 }
 
 // Clients is the resolver for the clients field.
@@ -108,7 +273,7 @@ func (r *queryResolver) Clients(ctx context.Context, search *string, page *int, 
 	if err := auth.RequireAdmin(ctx); err != nil {
 		return nil, err
 	}
-	p, err := pageArgs{page: page, rowsPerPage: rowsPerPage, first: first, after: after, last: last, before: before}.paging(isTime, true)
+	p, err := pageArgs{page: page, rowsPerPage: rowsPerPage, first: first, after: after, last: last, before: before}.paging(timeValue, true)
 	if err != nil {
 		return nil, err
 	}
@@ -121,17 +286,66 @@ func (r *queryResolver) Clients(ctx context.Context, search *string, page *int, 
 	return q.Page(ctx, p, ent.WithCreditorOrder(&ent.CreditorOrder{Direction: entgql.OrderDirectionDesc, Field: ent.CreditorOrderFieldCreatedAt}))
 }
 
+// Debtor is the resolver for the debtor field.
+func (r *queryResolver) Debtor(ctx context.Context, clientID string, id string) (*ent.Debtor, error) {
+	if err := r.forClient(ctx, clientID); err != nil {
+		return nil, err
+	}
+	q, err := r.db(ctx).Debtor.Query().Where(debtor.ClientID(clientID), debtor.ID(id)).CollectFields(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return onlyOrNil(q.Only(ctx))
+}
+
+// Debtors is the resolver for the debtors field.
+func (r *queryResolver) Debtors(ctx context.Context, clientID string, filter *DebtorFilter, orderBy *ent.DebtorOrder, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) (*ent.DebtorConnection, error) {
+	if err := r.forClient(ctx, clientID); err != nil {
+		return nil, err
+	}
+	return r.debtors(ctx, clientID, filter, orderBy, pageArgs{page: page, rowsPerPage: rowsPerPage, first: first, after: after, last: last, before: before})
+}
+
+// Invoice is the resolver for the invoice field.
+func (r *queryResolver) Invoice(ctx context.Context, clientID string, id string) (*ent.Invoice, error) {
+	if err := r.forClient(ctx, clientID); err != nil {
+		return nil, err
+	}
+	q, err := r.db(ctx).Invoice.Query().Where(invoice.ClientID(clientID), invoice.ID(id)).CollectFields(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return onlyOrNil(q.Only(ctx))
+}
+
+// Invoices is the resolver for the invoices field.
+func (r *queryResolver) Invoices(ctx context.Context, clientID string, filter *InvoiceFilter, orderBy *ent.InvoiceOrder, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) (*ent.InvoiceConnection, error) {
+	if err := r.forClient(ctx, clientID); err != nil {
+		return nil, err
+	}
+	return r.invoices(ctx, clientID, filter, orderBy, pageArgs{page: page, rowsPerPage: rowsPerPage, first: first, after: after, last: last, before: before})
+}
+
 // APIKeys is the resolver for the apiKeys field.
 func (r *queryResolver) APIKeys(ctx context.Context, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) (*ent.APIKeyConnection, error) {
 	if err := auth.RequireAdmin(ctx); err != nil {
 		return nil, err
 	}
-	p, err := pageArgs{page: page, rowsPerPage: rowsPerPage, first: first, after: after, last: last, before: before}.paging(isTime, true)
+	p, err := pageArgs{page: page, rowsPerPage: rowsPerPage, first: first, after: after, last: last, before: before}.paging(timeValue, true)
 	if err != nil {
 		return nil, err
 	}
 	return r.db(ctx).APIKey.Query().Page(ctx, p, ent.WithAPIKeyOrder(&ent.APIKeyOrder{Direction: entgql.OrderDirectionDesc, Field: ent.APIKeyOrderFieldCreatedAt}))
 }
+
+// Client returns ClientResolver implementation.
+func (r *Resolver) Client() ClientResolver { return &clientResolver{r} }
+
+// Debtor returns DebtorResolver implementation.
+func (r *Resolver) Debtor() DebtorResolver { return &debtorResolver{r} }
+
+// Invoice returns InvoiceResolver implementation.
+func (r *Resolver) Invoice() InvoiceResolver { return &invoiceResolver{r} }
 
 // Mutation returns MutationResolver implementation.
 func (r *Resolver) Mutation() MutationResolver { return &mutationResolver{r} }
@@ -140,6 +354,9 @@ func (r *Resolver) Mutation() MutationResolver { return &mutationResolver{r} }
 func (r *Resolver) Query() QueryResolver { return &queryResolver{r} }
 
 type (
+	clientResolver   struct{ *Resolver }
+	debtorResolver   struct{ *Resolver }
+	invoiceResolver  struct{ *Resolver }
 	mutationResolver struct{ *Resolver }
 	queryResolver    struct{ *Resolver }
 )

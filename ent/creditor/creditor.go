@@ -23,6 +23,8 @@ const (
 	FieldClientNumber = "client_number"
 	// FieldName holds the string denoting the name field in the database.
 	FieldName = "name"
+	// FieldNameKey holds the string denoting the name_key field in the database.
+	FieldNameKey = "name_key"
 	// FieldOrganizationNumber holds the string denoting the organization_number field in the database.
 	FieldOrganizationNumber = "organization_number"
 	// FieldOrganizationNumberDigits holds the string denoting the organization_number_digits field in the database.
@@ -94,6 +96,7 @@ var Columns = []string{
 	FieldUpdatedAt,
 	FieldClientNumber,
 	FieldName,
+	FieldNameKey,
 	FieldOrganizationNumber,
 	FieldOrganizationNumberDigits,
 	FieldAdress1,
@@ -124,7 +127,7 @@ func ValidColumn(column string) bool {
 //
 //	import _ "github.com/debtql/debtql/ent/runtime"
 var (
-	Hooks [1]ent.Hook
+	Hooks [2]ent.Hook
 	// DefaultCreatedAt holds the default value on creation for the "created_at" field.
 	DefaultCreatedAt func() time.Time
 	// DefaultUpdatedAt holds the default value on creation for the "updated_at" field.
@@ -185,6 +188,11 @@ func ByClientNumber(opts ...sql.OrderTermOption) OrderOption {
 // ByName orders the results by the name field.
 func ByName(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldName, opts...).ToFunc()
+}
+
+// ByNameKey orders the results by the name_key field.
+func ByNameKey(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldNameKey, opts...).ToFunc()
 }
 
 // ByOrganizationNumber orders the results by the organization_number field.

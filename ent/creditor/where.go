@@ -85,6 +85,11 @@ func Name(v string) predicate.Creditor {
 	return predicate.Creditor(sql.FieldEQ(FieldName, v))
 }
 
+// NameKey applies equality check predicate on the "name_key" field. It's identical to NameKeyEQ.
+func NameKey(v string) predicate.Creditor {
+	return predicate.Creditor(sql.FieldEQ(FieldNameKey, v))
+}
+
 // OrganizationNumber applies equality check predicate on the "organization_number" field. It's identical to OrganizationNumberEQ.
 func OrganizationNumber(v string) predicate.Creditor {
 	return predicate.Creditor(sql.FieldEQ(FieldOrganizationNumber, v))
@@ -328,6 +333,71 @@ func NameEqualFold(v string) predicate.Creditor {
 // NameContainsFold applies the ContainsFold predicate on the "name" field.
 func NameContainsFold(v string) predicate.Creditor {
 	return predicate.Creditor(sql.FieldContainsFold(FieldName, v))
+}
+
+// NameKeyEQ applies the EQ predicate on the "name_key" field.
+func NameKeyEQ(v string) predicate.Creditor {
+	return predicate.Creditor(sql.FieldEQ(FieldNameKey, v))
+}
+
+// NameKeyNEQ applies the NEQ predicate on the "name_key" field.
+func NameKeyNEQ(v string) predicate.Creditor {
+	return predicate.Creditor(sql.FieldNEQ(FieldNameKey, v))
+}
+
+// NameKeyIn applies the In predicate on the "name_key" field.
+func NameKeyIn(vs ...string) predicate.Creditor {
+	return predicate.Creditor(sql.FieldIn(FieldNameKey, vs...))
+}
+
+// NameKeyNotIn applies the NotIn predicate on the "name_key" field.
+func NameKeyNotIn(vs ...string) predicate.Creditor {
+	return predicate.Creditor(sql.FieldNotIn(FieldNameKey, vs...))
+}
+
+// NameKeyGT applies the GT predicate on the "name_key" field.
+func NameKeyGT(v string) predicate.Creditor {
+	return predicate.Creditor(sql.FieldGT(FieldNameKey, v))
+}
+
+// NameKeyGTE applies the GTE predicate on the "name_key" field.
+func NameKeyGTE(v string) predicate.Creditor {
+	return predicate.Creditor(sql.FieldGTE(FieldNameKey, v))
+}
+
+// NameKeyLT applies the LT predicate on the "name_key" field.
+func NameKeyLT(v string) predicate.Creditor {
+	return predicate.Creditor(sql.FieldLT(FieldNameKey, v))
+}
+
+// NameKeyLTE applies the LTE predicate on the "name_key" field.
+func NameKeyLTE(v string) predicate.Creditor {
+	return predicate.Creditor(sql.FieldLTE(FieldNameKey, v))
+}
+
+// NameKeyContains applies the Contains predicate on the "name_key" field.
+func NameKeyContains(v string) predicate.Creditor {
+	return predicate.Creditor(sql.FieldContains(FieldNameKey, v))
+}
+
+// NameKeyHasPrefix applies the HasPrefix predicate on the "name_key" field.
+func NameKeyHasPrefix(v string) predicate.Creditor {
+	return predicate.Creditor(sql.FieldHasPrefix(FieldNameKey, v))
+}
+
+// NameKeyHasSuffix applies the HasSuffix predicate on the "name_key" field.
+func NameKeyHasSuffix(v string) predicate.Creditor {
+	return predicate.Creditor(sql.FieldHasSuffix(FieldNameKey, v))
+}
+
+// NameKeyEqualFold applies the EqualFold predicate on the "name_key" field.
+func NameKeyEqualFold(v string) predicate.Creditor {
+	return predicate.Creditor(sql.FieldEqualFold(FieldNameKey, v))
+}
+
+// NameKeyContainsFold applies the ContainsFold predicate on the "name_key" field.
+func NameKeyContainsFold(v string) predicate.Creditor {
+	return predicate.Creditor(sql.FieldContainsFold(FieldNameKey, v))
 }
 
 // OrganizationNumberEQ applies the EQ predicate on the "organization_number" field.

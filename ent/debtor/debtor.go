@@ -29,6 +29,8 @@ const (
 	FieldIdentificationDigits = "identification_digits"
 	// FieldName holds the string denoting the name field in the database.
 	FieldName = "name"
+	// FieldNameKey holds the string denoting the name_key field in the database.
+	FieldNameKey = "name_key"
 	// FieldAddress1 holds the string denoting the address1 field in the database.
 	FieldAddress1 = "address1"
 	// FieldAddress2 holds the string denoting the address2 field in the database.
@@ -43,6 +45,8 @@ const (
 	FieldCountryCode = "country_code"
 	// FieldEmail holds the string denoting the email field in the database.
 	FieldEmail = "email"
+	// FieldEmailKey holds the string denoting the email_key field in the database.
+	FieldEmailKey = "email_key"
 	// FieldPhone holds the string denoting the phone field in the database.
 	FieldPhone = "phone"
 	// EdgeClient holds the string denoting the client edge name in mutations.
@@ -77,6 +81,7 @@ var Columns = []string{
 	FieldIdentificationNumber,
 	FieldIdentificationDigits,
 	FieldName,
+	FieldNameKey,
 	FieldAddress1,
 	FieldAddress2,
 	FieldCareOf,
@@ -84,6 +89,7 @@ var Columns = []string{
 	FieldCity,
 	FieldCountryCode,
 	FieldEmail,
+	FieldEmailKey,
 	FieldPhone,
 }
 
@@ -103,7 +109,7 @@ func ValidColumn(column string) bool {
 //
 //	import _ "github.com/debtql/debtql/ent/runtime"
 var (
-	Hooks [1]ent.Hook
+	Hooks [3]ent.Hook
 	// DefaultCreatedAt holds the default value on creation for the "created_at" field.
 	DefaultCreatedAt func() time.Time
 	// DefaultUpdatedAt holds the default value on creation for the "updated_at" field.
@@ -177,6 +183,11 @@ func ByName(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldName, opts...).ToFunc()
 }
 
+// ByNameKey orders the results by the name_key field.
+func ByNameKey(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldNameKey, opts...).ToFunc()
+}
+
 // ByAddress1 orders the results by the address1 field.
 func ByAddress1(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldAddress1, opts...).ToFunc()
@@ -210,6 +221,11 @@ func ByCountryCode(opts ...sql.OrderTermOption) OrderOption {
 // ByEmail orders the results by the email field.
 func ByEmail(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldEmail, opts...).ToFunc()
+}
+
+// ByEmailKey orders the results by the email_key field.
+func ByEmailKey(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldEmailKey, opts...).ToFunc()
 }
 
 // ByPhone orders the results by the phone field.

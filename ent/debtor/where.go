@@ -100,6 +100,11 @@ func Name(v string) predicate.Debtor {
 	return predicate.Debtor(sql.FieldEQ(FieldName, v))
 }
 
+// NameKey applies equality check predicate on the "name_key" field. It's identical to NameKeyEQ.
+func NameKey(v string) predicate.Debtor {
+	return predicate.Debtor(sql.FieldEQ(FieldNameKey, v))
+}
+
 // Address1 applies equality check predicate on the "address1" field. It's identical to Address1EQ.
 func Address1(v string) predicate.Debtor {
 	return predicate.Debtor(sql.FieldEQ(FieldAddress1, v))
@@ -133,6 +138,11 @@ func CountryCode(v string) predicate.Debtor {
 // Email applies equality check predicate on the "email" field. It's identical to EmailEQ.
 func Email(v string) predicate.Debtor {
 	return predicate.Debtor(sql.FieldEQ(FieldEmail, v))
+}
+
+// EmailKey applies equality check predicate on the "email_key" field. It's identical to EmailKeyEQ.
+func EmailKey(v string) predicate.Debtor {
+	return predicate.Debtor(sql.FieldEQ(FieldEmailKey, v))
 }
 
 // Phone applies equality check predicate on the "phone" field. It's identical to PhoneEQ.
@@ -488,6 +498,71 @@ func NameEqualFold(v string) predicate.Debtor {
 // NameContainsFold applies the ContainsFold predicate on the "name" field.
 func NameContainsFold(v string) predicate.Debtor {
 	return predicate.Debtor(sql.FieldContainsFold(FieldName, v))
+}
+
+// NameKeyEQ applies the EQ predicate on the "name_key" field.
+func NameKeyEQ(v string) predicate.Debtor {
+	return predicate.Debtor(sql.FieldEQ(FieldNameKey, v))
+}
+
+// NameKeyNEQ applies the NEQ predicate on the "name_key" field.
+func NameKeyNEQ(v string) predicate.Debtor {
+	return predicate.Debtor(sql.FieldNEQ(FieldNameKey, v))
+}
+
+// NameKeyIn applies the In predicate on the "name_key" field.
+func NameKeyIn(vs ...string) predicate.Debtor {
+	return predicate.Debtor(sql.FieldIn(FieldNameKey, vs...))
+}
+
+// NameKeyNotIn applies the NotIn predicate on the "name_key" field.
+func NameKeyNotIn(vs ...string) predicate.Debtor {
+	return predicate.Debtor(sql.FieldNotIn(FieldNameKey, vs...))
+}
+
+// NameKeyGT applies the GT predicate on the "name_key" field.
+func NameKeyGT(v string) predicate.Debtor {
+	return predicate.Debtor(sql.FieldGT(FieldNameKey, v))
+}
+
+// NameKeyGTE applies the GTE predicate on the "name_key" field.
+func NameKeyGTE(v string) predicate.Debtor {
+	return predicate.Debtor(sql.FieldGTE(FieldNameKey, v))
+}
+
+// NameKeyLT applies the LT predicate on the "name_key" field.
+func NameKeyLT(v string) predicate.Debtor {
+	return predicate.Debtor(sql.FieldLT(FieldNameKey, v))
+}
+
+// NameKeyLTE applies the LTE predicate on the "name_key" field.
+func NameKeyLTE(v string) predicate.Debtor {
+	return predicate.Debtor(sql.FieldLTE(FieldNameKey, v))
+}
+
+// NameKeyContains applies the Contains predicate on the "name_key" field.
+func NameKeyContains(v string) predicate.Debtor {
+	return predicate.Debtor(sql.FieldContains(FieldNameKey, v))
+}
+
+// NameKeyHasPrefix applies the HasPrefix predicate on the "name_key" field.
+func NameKeyHasPrefix(v string) predicate.Debtor {
+	return predicate.Debtor(sql.FieldHasPrefix(FieldNameKey, v))
+}
+
+// NameKeyHasSuffix applies the HasSuffix predicate on the "name_key" field.
+func NameKeyHasSuffix(v string) predicate.Debtor {
+	return predicate.Debtor(sql.FieldHasSuffix(FieldNameKey, v))
+}
+
+// NameKeyEqualFold applies the EqualFold predicate on the "name_key" field.
+func NameKeyEqualFold(v string) predicate.Debtor {
+	return predicate.Debtor(sql.FieldEqualFold(FieldNameKey, v))
+}
+
+// NameKeyContainsFold applies the ContainsFold predicate on the "name_key" field.
+func NameKeyContainsFold(v string) predicate.Debtor {
+	return predicate.Debtor(sql.FieldContainsFold(FieldNameKey, v))
 }
 
 // Address1EQ applies the EQ predicate on the "address1" field.
@@ -973,6 +1048,81 @@ func EmailEqualFold(v string) predicate.Debtor {
 // EmailContainsFold applies the ContainsFold predicate on the "email" field.
 func EmailContainsFold(v string) predicate.Debtor {
 	return predicate.Debtor(sql.FieldContainsFold(FieldEmail, v))
+}
+
+// EmailKeyEQ applies the EQ predicate on the "email_key" field.
+func EmailKeyEQ(v string) predicate.Debtor {
+	return predicate.Debtor(sql.FieldEQ(FieldEmailKey, v))
+}
+
+// EmailKeyNEQ applies the NEQ predicate on the "email_key" field.
+func EmailKeyNEQ(v string) predicate.Debtor {
+	return predicate.Debtor(sql.FieldNEQ(FieldEmailKey, v))
+}
+
+// EmailKeyIn applies the In predicate on the "email_key" field.
+func EmailKeyIn(vs ...string) predicate.Debtor {
+	return predicate.Debtor(sql.FieldIn(FieldEmailKey, vs...))
+}
+
+// EmailKeyNotIn applies the NotIn predicate on the "email_key" field.
+func EmailKeyNotIn(vs ...string) predicate.Debtor {
+	return predicate.Debtor(sql.FieldNotIn(FieldEmailKey, vs...))
+}
+
+// EmailKeyGT applies the GT predicate on the "email_key" field.
+func EmailKeyGT(v string) predicate.Debtor {
+	return predicate.Debtor(sql.FieldGT(FieldEmailKey, v))
+}
+
+// EmailKeyGTE applies the GTE predicate on the "email_key" field.
+func EmailKeyGTE(v string) predicate.Debtor {
+	return predicate.Debtor(sql.FieldGTE(FieldEmailKey, v))
+}
+
+// EmailKeyLT applies the LT predicate on the "email_key" field.
+func EmailKeyLT(v string) predicate.Debtor {
+	return predicate.Debtor(sql.FieldLT(FieldEmailKey, v))
+}
+
+// EmailKeyLTE applies the LTE predicate on the "email_key" field.
+func EmailKeyLTE(v string) predicate.Debtor {
+	return predicate.Debtor(sql.FieldLTE(FieldEmailKey, v))
+}
+
+// EmailKeyContains applies the Contains predicate on the "email_key" field.
+func EmailKeyContains(v string) predicate.Debtor {
+	return predicate.Debtor(sql.FieldContains(FieldEmailKey, v))
+}
+
+// EmailKeyHasPrefix applies the HasPrefix predicate on the "email_key" field.
+func EmailKeyHasPrefix(v string) predicate.Debtor {
+	return predicate.Debtor(sql.FieldHasPrefix(FieldEmailKey, v))
+}
+
+// EmailKeyHasSuffix applies the HasSuffix predicate on the "email_key" field.
+func EmailKeyHasSuffix(v string) predicate.Debtor {
+	return predicate.Debtor(sql.FieldHasSuffix(FieldEmailKey, v))
+}
+
+// EmailKeyIsNil applies the IsNil predicate on the "email_key" field.
+func EmailKeyIsNil() predicate.Debtor {
+	return predicate.Debtor(sql.FieldIsNull(FieldEmailKey))
+}
+
+// EmailKeyNotNil applies the NotNil predicate on the "email_key" field.
+func EmailKeyNotNil() predicate.Debtor {
+	return predicate.Debtor(sql.FieldNotNull(FieldEmailKey))
+}
+
+// EmailKeyEqualFold applies the EqualFold predicate on the "email_key" field.
+func EmailKeyEqualFold(v string) predicate.Debtor {
+	return predicate.Debtor(sql.FieldEqualFold(FieldEmailKey, v))
+}
+
+// EmailKeyContainsFold applies the ContainsFold predicate on the "email_key" field.
+func EmailKeyContainsFold(v string) predicate.Debtor {
+	return predicate.Debtor(sql.FieldContainsFold(FieldEmailKey, v))
 }
 
 // PhoneEQ applies the EQ predicate on the "phone" field.

@@ -3,6 +3,7 @@
 package invoicearticle
 
 import (
+	"entgo.io/ent"
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
 )
@@ -20,6 +21,8 @@ const (
 	FieldPosition = "position"
 	// FieldName holds the string denoting the name field in the database.
 	FieldName = "name"
+	// FieldNameKey holds the string denoting the name_key field in the database.
+	FieldNameKey = "name_key"
 	// FieldDescription holds the string denoting the description field in the database.
 	FieldDescription = "description"
 	// FieldPriceExcludingVat holds the string denoting the price_excluding_vat field in the database.
@@ -56,6 +59,7 @@ var Columns = []string{
 	FieldInvoiceID,
 	FieldPosition,
 	FieldName,
+	FieldNameKey,
 	FieldDescription,
 	FieldPriceExcludingVat,
 	FieldTotalVatAmount,
@@ -76,7 +80,13 @@ func ValidColumn(column string) bool {
 	return false
 }
 
+// Note that the variables below are initialized by the runtime
+// package on the initialization of the application. Therefore,
+// it should be imported in the main as follows:
+//
+//	import _ "github.com/debtql/debtql/ent/runtime"
 var (
+	Hooks [1]ent.Hook
 	// NameValidator is a validator for the "name" field. It is called by the builders before save.
 	NameValidator func(string) error
 	// DescriptionValidator is a validator for the "description" field. It is called by the builders before save.
@@ -109,6 +119,11 @@ func ByPosition(opts ...sql.OrderTermOption) OrderOption {
 // ByName orders the results by the name field.
 func ByName(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldName, opts...).ToFunc()
+}
+
+// ByNameKey orders the results by the name_key field.
+func ByNameKey(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldNameKey, opts...).ToFunc()
 }
 
 // ByDescription orders the results by the description field.

@@ -75,6 +75,11 @@ func Name(v string) predicate.InvoiceArticle {
 	return predicate.InvoiceArticle(sql.FieldEQ(FieldName, v))
 }
 
+// NameKey applies equality check predicate on the "name_key" field. It's identical to NameKeyEQ.
+func NameKey(v string) predicate.InvoiceArticle {
+	return predicate.InvoiceArticle(sql.FieldEQ(FieldNameKey, v))
+}
+
 // Description applies equality check predicate on the "description" field. It's identical to DescriptionEQ.
 func Description(v string) predicate.InvoiceArticle {
 	return predicate.InvoiceArticle(sql.FieldEQ(FieldDescription, v))
@@ -355,6 +360,71 @@ func NameEqualFold(v string) predicate.InvoiceArticle {
 // NameContainsFold applies the ContainsFold predicate on the "name" field.
 func NameContainsFold(v string) predicate.InvoiceArticle {
 	return predicate.InvoiceArticle(sql.FieldContainsFold(FieldName, v))
+}
+
+// NameKeyEQ applies the EQ predicate on the "name_key" field.
+func NameKeyEQ(v string) predicate.InvoiceArticle {
+	return predicate.InvoiceArticle(sql.FieldEQ(FieldNameKey, v))
+}
+
+// NameKeyNEQ applies the NEQ predicate on the "name_key" field.
+func NameKeyNEQ(v string) predicate.InvoiceArticle {
+	return predicate.InvoiceArticle(sql.FieldNEQ(FieldNameKey, v))
+}
+
+// NameKeyIn applies the In predicate on the "name_key" field.
+func NameKeyIn(vs ...string) predicate.InvoiceArticle {
+	return predicate.InvoiceArticle(sql.FieldIn(FieldNameKey, vs...))
+}
+
+// NameKeyNotIn applies the NotIn predicate on the "name_key" field.
+func NameKeyNotIn(vs ...string) predicate.InvoiceArticle {
+	return predicate.InvoiceArticle(sql.FieldNotIn(FieldNameKey, vs...))
+}
+
+// NameKeyGT applies the GT predicate on the "name_key" field.
+func NameKeyGT(v string) predicate.InvoiceArticle {
+	return predicate.InvoiceArticle(sql.FieldGT(FieldNameKey, v))
+}
+
+// NameKeyGTE applies the GTE predicate on the "name_key" field.
+func NameKeyGTE(v string) predicate.InvoiceArticle {
+	return predicate.InvoiceArticle(sql.FieldGTE(FieldNameKey, v))
+}
+
+// NameKeyLT applies the LT predicate on the "name_key" field.
+func NameKeyLT(v string) predicate.InvoiceArticle {
+	return predicate.InvoiceArticle(sql.FieldLT(FieldNameKey, v))
+}
+
+// NameKeyLTE applies the LTE predicate on the "name_key" field.
+func NameKeyLTE(v string) predicate.InvoiceArticle {
+	return predicate.InvoiceArticle(sql.FieldLTE(FieldNameKey, v))
+}
+
+// NameKeyContains applies the Contains predicate on the "name_key" field.
+func NameKeyContains(v string) predicate.InvoiceArticle {
+	return predicate.InvoiceArticle(sql.FieldContains(FieldNameKey, v))
+}
+
+// NameKeyHasPrefix applies the HasPrefix predicate on the "name_key" field.
+func NameKeyHasPrefix(v string) predicate.InvoiceArticle {
+	return predicate.InvoiceArticle(sql.FieldHasPrefix(FieldNameKey, v))
+}
+
+// NameKeyHasSuffix applies the HasSuffix predicate on the "name_key" field.
+func NameKeyHasSuffix(v string) predicate.InvoiceArticle {
+	return predicate.InvoiceArticle(sql.FieldHasSuffix(FieldNameKey, v))
+}
+
+// NameKeyEqualFold applies the EqualFold predicate on the "name_key" field.
+func NameKeyEqualFold(v string) predicate.InvoiceArticle {
+	return predicate.InvoiceArticle(sql.FieldEqualFold(FieldNameKey, v))
+}
+
+// NameKeyContainsFold applies the ContainsFold predicate on the "name_key" field.
+func NameKeyContainsFold(v string) predicate.InvoiceArticle {
+	return predicate.InvoiceArticle(sql.FieldContainsFold(FieldNameKey, v))
 }
 
 // DescriptionEQ applies the EQ predicate on the "description" field.

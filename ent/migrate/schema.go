@@ -48,6 +48,7 @@ var (
 		{Name: "updated_at", Type: field.TypeTime},
 		{Name: "client_number", Type: field.TypeInt, Unique: true},
 		{Name: "name", Type: field.TypeString, Size: 255},
+		{Name: "name_key", Type: field.TypeString},
 		{Name: "organization_number", Type: field.TypeString, Size: 255},
 		{Name: "organization_number_digits", Type: field.TypeString},
 		{Name: "adress1", Type: field.TypeString, Size: 255},
@@ -179,6 +180,7 @@ var (
 		{Name: "identification_number", Type: field.TypeString, Size: 255},
 		{Name: "identification_digits", Type: field.TypeString},
 		{Name: "name", Type: field.TypeString, Size: 255},
+		{Name: "name_key", Type: field.TypeString},
 		{Name: "address1", Type: field.TypeString, Size: 255},
 		{Name: "address2", Type: field.TypeString, Nullable: true, Size: 255},
 		{Name: "care_of", Type: field.TypeString, Nullable: true, Size: 255},
@@ -186,6 +188,7 @@ var (
 		{Name: "city", Type: field.TypeString, Size: 255},
 		{Name: "country_code", Type: field.TypeString, Size: 2},
 		{Name: "email", Type: field.TypeString, Nullable: true, Size: 255},
+		{Name: "email_key", Type: field.TypeString, Nullable: true},
 		{Name: "phone", Type: field.TypeString, Nullable: true, Size: 255},
 		{Name: "client_id", Type: field.TypeString, SchemaType: map[string]string{"postgres": "uuid", "sqlite3": "text"}},
 	}
@@ -197,7 +200,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "debtors_clients_debtors",
-				Columns:    []*schema.Column{DebtorsColumns[15]},
+				Columns:    []*schema.Column{DebtorsColumns[17]},
 				RefColumns: []*schema.Column{ClientsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -206,17 +209,17 @@ var (
 			{
 				Name:    "debtor_client_id_identification_digits",
 				Unique:  true,
-				Columns: []*schema.Column{DebtorsColumns[15], DebtorsColumns[5]},
+				Columns: []*schema.Column{DebtorsColumns[17], DebtorsColumns[5]},
 			},
 			{
 				Name:    "debtor_client_id_created_at_id",
 				Unique:  false,
-				Columns: []*schema.Column{DebtorsColumns[15], DebtorsColumns[1], DebtorsColumns[0]},
+				Columns: []*schema.Column{DebtorsColumns[17], DebtorsColumns[1], DebtorsColumns[0]},
 			},
 			{
 				Name:    "debtor_client_id_name_id",
 				Unique:  false,
-				Columns: []*schema.Column{DebtorsColumns[15], DebtorsColumns[6], DebtorsColumns[0]},
+				Columns: []*schema.Column{DebtorsColumns[17], DebtorsColumns[6], DebtorsColumns[0]},
 			},
 		},
 	}
@@ -321,6 +324,7 @@ var (
 		{Name: "client_id", Type: field.TypeString, SchemaType: map[string]string{"postgres": "uuid", "sqlite3": "text"}},
 		{Name: "position", Type: field.TypeInt},
 		{Name: "name", Type: field.TypeString, Size: 255},
+		{Name: "name_key", Type: field.TypeString},
 		{Name: "description", Type: field.TypeString, Nullable: true, Size: 2000},
 		{Name: "price_excluding_vat", Type: field.TypeInt64},
 		{Name: "total_vat_amount", Type: field.TypeInt64},
@@ -339,7 +343,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "invoice_articles_invoices_articles",
-				Columns:    []*schema.Column{InvoiceArticlesColumns[12]},
+				Columns:    []*schema.Column{InvoiceArticlesColumns[13]},
 				RefColumns: []*schema.Column{InvoicesColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -348,7 +352,7 @@ var (
 			{
 				Name:    "invoicearticle_invoice_id_position",
 				Unique:  true,
-				Columns: []*schema.Column{InvoiceArticlesColumns[12], InvoiceArticlesColumns[2]},
+				Columns: []*schema.Column{InvoiceArticlesColumns[13], InvoiceArticlesColumns[2]},
 			},
 		},
 	}

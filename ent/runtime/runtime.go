@@ -42,6 +42,7 @@ func init() {
 	creditorMixin := schema.Creditor{}.Mixin()
 	creditorHooks := schema.Creditor{}.Hooks()
 	creditor.Hooks[0] = creditorHooks[0]
+	creditor.Hooks[1] = creditorHooks[1]
 	creditorMixinFields0 := creditorMixin[0].Fields()
 	_ = creditorMixinFields0
 	creditorFields := schema.Creditor{}.Fields()
@@ -61,47 +62,47 @@ func init() {
 	// creditor.NameValidator is a validator for the "name" field. It is called by the builders before save.
 	creditor.NameValidator = creditorDescName.Validators[0].(func(string) error)
 	// creditorDescOrganizationNumber is the schema descriptor for organization_number field.
-	creditorDescOrganizationNumber := creditorFields[3].Descriptor()
+	creditorDescOrganizationNumber := creditorFields[4].Descriptor()
 	// creditor.OrganizationNumberValidator is a validator for the "organization_number" field. It is called by the builders before save.
 	creditor.OrganizationNumberValidator = creditorDescOrganizationNumber.Validators[0].(func(string) error)
 	// creditorDescAdress1 is the schema descriptor for adress1 field.
-	creditorDescAdress1 := creditorFields[5].Descriptor()
+	creditorDescAdress1 := creditorFields[6].Descriptor()
 	// creditor.Adress1Validator is a validator for the "adress1" field. It is called by the builders before save.
 	creditor.Adress1Validator = creditorDescAdress1.Validators[0].(func(string) error)
 	// creditorDescAddress2 is the schema descriptor for address2 field.
-	creditorDescAddress2 := creditorFields[6].Descriptor()
+	creditorDescAddress2 := creditorFields[7].Descriptor()
 	// creditor.Address2Validator is a validator for the "address2" field. It is called by the builders before save.
 	creditor.Address2Validator = creditorDescAddress2.Validators[0].(func(string) error)
 	// creditorDescZipCode is the schema descriptor for zip_code field.
-	creditorDescZipCode := creditorFields[7].Descriptor()
+	creditorDescZipCode := creditorFields[8].Descriptor()
 	// creditor.ZipCodeValidator is a validator for the "zip_code" field. It is called by the builders before save.
 	creditor.ZipCodeValidator = creditorDescZipCode.Validators[0].(func(string) error)
 	// creditorDescCity is the schema descriptor for city field.
-	creditorDescCity := creditorFields[8].Descriptor()
+	creditorDescCity := creditorFields[9].Descriptor()
 	// creditor.CityValidator is a validator for the "city" field. It is called by the builders before save.
 	creditor.CityValidator = creditorDescCity.Validators[0].(func(string) error)
 	// creditorDescCountryCode is the schema descriptor for country_code field.
-	creditorDescCountryCode := creditorFields[9].Descriptor()
+	creditorDescCountryCode := creditorFields[10].Descriptor()
 	// creditor.CountryCodeValidator is a validator for the "country_code" field. It is called by the builders before save.
 	creditor.CountryCodeValidator = creditorDescCountryCode.Validators[0].(func(string) error)
 	// creditorDescBankNumber is the schema descriptor for bank_number field.
-	creditorDescBankNumber := creditorFields[10].Descriptor()
+	creditorDescBankNumber := creditorFields[11].Descriptor()
 	// creditor.BankNumberValidator is a validator for the "bank_number" field. It is called by the builders before save.
 	creditor.BankNumberValidator = creditorDescBankNumber.Validators[0].(func(string) error)
 	// creditorDescEmail is the schema descriptor for email field.
-	creditorDescEmail := creditorFields[11].Descriptor()
+	creditorDescEmail := creditorFields[12].Descriptor()
 	// creditor.EmailValidator is a validator for the "email" field. It is called by the builders before save.
 	creditor.EmailValidator = creditorDescEmail.Validators[0].(func(string) error)
 	// creditorDescContactName is the schema descriptor for contact_name field.
-	creditorDescContactName := creditorFields[12].Descriptor()
+	creditorDescContactName := creditorFields[13].Descriptor()
 	// creditor.ContactNameValidator is a validator for the "contact_name" field. It is called by the builders before save.
 	creditor.ContactNameValidator = creditorDescContactName.Validators[0].(func(string) error)
 	// creditorDescContactEmail is the schema descriptor for contact_email field.
-	creditorDescContactEmail := creditorFields[13].Descriptor()
+	creditorDescContactEmail := creditorFields[14].Descriptor()
 	// creditor.ContactEmailValidator is a validator for the "contact_email" field. It is called by the builders before save.
 	creditor.ContactEmailValidator = creditorDescContactEmail.Validators[0].(func(string) error)
 	// creditorDescContactPhone is the schema descriptor for contact_phone field.
-	creditorDescContactPhone := creditorFields[14].Descriptor()
+	creditorDescContactPhone := creditorFields[15].Descriptor()
 	// creditor.ContactPhoneValidator is a validator for the "contact_phone" field. It is called by the builders before save.
 	creditor.ContactPhoneValidator = creditorDescContactPhone.Validators[0].(func(string) error)
 	// creditorDescID is the schema descriptor for id field.
@@ -157,6 +158,8 @@ func init() {
 	debtorMixin := schema.Debtor{}.Mixin()
 	debtorHooks := schema.Debtor{}.Hooks()
 	debtor.Hooks[0] = debtorHooks[0]
+	debtor.Hooks[1] = debtorHooks[1]
+	debtor.Hooks[2] = debtorHooks[2]
 	debtorMixinFields0 := debtorMixin[0].Fields()
 	_ = debtorMixinFields0
 	debtorFields := schema.Debtor{}.Fields()
@@ -180,35 +183,35 @@ func init() {
 	// debtor.NameValidator is a validator for the "name" field. It is called by the builders before save.
 	debtor.NameValidator = debtorDescName.Validators[0].(func(string) error)
 	// debtorDescAddress1 is the schema descriptor for address1 field.
-	debtorDescAddress1 := debtorFields[6].Descriptor()
+	debtorDescAddress1 := debtorFields[7].Descriptor()
 	// debtor.Address1Validator is a validator for the "address1" field. It is called by the builders before save.
 	debtor.Address1Validator = debtorDescAddress1.Validators[0].(func(string) error)
 	// debtorDescAddress2 is the schema descriptor for address2 field.
-	debtorDescAddress2 := debtorFields[7].Descriptor()
+	debtorDescAddress2 := debtorFields[8].Descriptor()
 	// debtor.Address2Validator is a validator for the "address2" field. It is called by the builders before save.
 	debtor.Address2Validator = debtorDescAddress2.Validators[0].(func(string) error)
 	// debtorDescCareOf is the schema descriptor for care_of field.
-	debtorDescCareOf := debtorFields[8].Descriptor()
+	debtorDescCareOf := debtorFields[9].Descriptor()
 	// debtor.CareOfValidator is a validator for the "care_of" field. It is called by the builders before save.
 	debtor.CareOfValidator = debtorDescCareOf.Validators[0].(func(string) error)
 	// debtorDescZipCode is the schema descriptor for zip_code field.
-	debtorDescZipCode := debtorFields[9].Descriptor()
+	debtorDescZipCode := debtorFields[10].Descriptor()
 	// debtor.ZipCodeValidator is a validator for the "zip_code" field. It is called by the builders before save.
 	debtor.ZipCodeValidator = debtorDescZipCode.Validators[0].(func(string) error)
 	// debtorDescCity is the schema descriptor for city field.
-	debtorDescCity := debtorFields[10].Descriptor()
+	debtorDescCity := debtorFields[11].Descriptor()
 	// debtor.CityValidator is a validator for the "city" field. It is called by the builders before save.
 	debtor.CityValidator = debtorDescCity.Validators[0].(func(string) error)
 	// debtorDescCountryCode is the schema descriptor for country_code field.
-	debtorDescCountryCode := debtorFields[11].Descriptor()
+	debtorDescCountryCode := debtorFields[12].Descriptor()
 	// debtor.CountryCodeValidator is a validator for the "country_code" field. It is called by the builders before save.
 	debtor.CountryCodeValidator = debtorDescCountryCode.Validators[0].(func(string) error)
 	// debtorDescEmail is the schema descriptor for email field.
-	debtorDescEmail := debtorFields[12].Descriptor()
+	debtorDescEmail := debtorFields[13].Descriptor()
 	// debtor.EmailValidator is a validator for the "email" field. It is called by the builders before save.
 	debtor.EmailValidator = debtorDescEmail.Validators[0].(func(string) error)
 	// debtorDescPhone is the schema descriptor for phone field.
-	debtorDescPhone := debtorFields[13].Descriptor()
+	debtorDescPhone := debtorFields[15].Descriptor()
 	// debtor.PhoneValidator is a validator for the "phone" field. It is called by the builders before save.
 	debtor.PhoneValidator = debtorDescPhone.Validators[0].(func(string) error)
 	// debtorDescID is the schema descriptor for id field.
@@ -257,6 +260,8 @@ func init() {
 	invoiceDescID := invoiceFields[0].Descriptor()
 	// invoice.DefaultID holds the default value on creation for the id field.
 	invoice.DefaultID = invoiceDescID.Default.(func() string)
+	invoicearticleHooks := schema.InvoiceArticle{}.Hooks()
+	invoicearticle.Hooks[0] = invoicearticleHooks[0]
 	invoicearticleFields := schema.InvoiceArticle{}.Fields()
 	_ = invoicearticleFields
 	// invoicearticleDescName is the schema descriptor for name field.
@@ -264,7 +269,7 @@ func init() {
 	// invoicearticle.NameValidator is a validator for the "name" field. It is called by the builders before save.
 	invoicearticle.NameValidator = invoicearticleDescName.Validators[0].(func(string) error)
 	// invoicearticleDescDescription is the schema descriptor for description field.
-	invoicearticleDescDescription := invoicearticleFields[5].Descriptor()
+	invoicearticleDescDescription := invoicearticleFields[6].Descriptor()
 	// invoicearticle.DescriptionValidator is a validator for the "description" field. It is called by the builders before save.
 	invoicearticle.DescriptionValidator = invoicearticleDescDescription.Validators[0].(func(string) error)
 	paymentMixin := schema.Payment{}.Mixin()

@@ -39,6 +39,7 @@ func (Creditor) Fields() []ent.Field {
 		field.Int("client_number").Unique().Immutable().
 			Comment("sequential, human-friendly number; the lists' clientNumber filter"),
 		field.String("name").MaxLen(collection.MaxStringLength),
+		field.String("name_key").Comment("name in lower case, for search"),
 		field.String("organization_number").MaxLen(collection.MaxStringLength),
 		field.String("organization_number_digits").
 			Comment("digits of organization_number, for search"),
@@ -58,10 +59,12 @@ func (Creditor) Fields() []ent.Field {
 // Edges of the Creditor.
 func (Creditor) Edges() []ent.Edge {
 	return []ent.Edge{
-		edge.To("debtors", Debtor.Type).Annotations(entgql.RelayConnection()),
-		edge.To("invoices", Invoice.Type).Annotations(entgql.RelayConnection()),
-		edge.To("debts", Debt.Type).Annotations(entgql.RelayConnection()),
-		edge.To("api_keys", APIKey.Type),
+		// The client's lists are resolved with their filters and paging by
+		// graph, not eager-loaded whole by field collection.
+		edge.To("debtors", Debtor.Type).Annotations(entgql.Skip(entgql.SkipAll)),
+		edge.To("invoices", Invoice.Type).Annotations(entgql.Skip(entgql.SkipAll)),
+		edge.To("debts", Debt.Type).Annotations(entgql.Skip(entgql.SkipAll)),
+		edge.To("api_keys", APIKey.Type).Annotations(entgql.Skip(entgql.SkipAll)),
 	}
 }
 
@@ -74,5 +77,8 @@ func (Creditor) Indexes() []ent.Index {
 
 // Hooks of the Creditor.
 func (Creditor) Hooks() []ent.Hook {
-	return []ent.Hook{keyHook("organization_number", "organization_number_digits", collection.Digits)}
+	return []ent.Hook{
+		keyHook("name", "name_key", collection.SearchKey),
+		keyHook("organization_number", "organization_number_digits", collection.Digits),
+	}
 }

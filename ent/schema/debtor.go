@@ -36,6 +36,7 @@ func (Debtor) Fields() []ent.Field {
 			Comment("digits of identification_number: reuse and search compare these"),
 		field.String("name").MaxLen(collection.MaxStringLength).
 			Annotations(entgql.OrderField("NAME")),
+		field.String("name_key").Comment("name in lower case, for search"),
 		field.String("address1").MaxLen(collection.MaxStringLength),
 		field.String("address2").MaxLen(collection.MaxStringLength).Optional().Nillable(),
 		field.String("care_of").MaxLen(collection.MaxStringLength).Optional().Nillable(),
@@ -43,6 +44,7 @@ func (Debtor) Fields() []ent.Field {
 		field.String("city").MaxLen(collection.MaxStringLength),
 		field.String("country_code").MaxLen(2),
 		field.String("email").MaxLen(collection.MaxStringLength).Optional().Nillable(),
+		field.String("email_key").Optional().Nillable().Comment("e-mail in lower case, for search"),
 		field.String("phone").MaxLen(collection.MaxStringLength).Optional().Nillable(),
 	}
 }
@@ -52,7 +54,8 @@ func (Debtor) Edges() []ent.Edge {
 	return []ent.Edge{
 		edge.From("client", Creditor.Type).Ref("debtors").Field("client_id").
 			Unique().Required().Immutable(),
-		edge.To("debts", Debt.Type).Annotations(entgql.RelayConnection()),
+		// Resolved with filters and paging by graph, not eager-loaded whole.
+		edge.To("debts", Debt.Type).Annotations(entgql.Skip(entgql.SkipAll)),
 	}
 }
 
@@ -67,5 +70,9 @@ func (Debtor) Indexes() []ent.Index {
 
 // Hooks of the Debtor.
 func (Debtor) Hooks() []ent.Hook {
-	return []ent.Hook{keyHook("identification_number", "identification_digits", collection.Digits)}
+	return []ent.Hook{
+		keyHook("identification_number", "identification_digits", collection.Digits),
+		keyHook("name", "name_key", collection.SearchKey),
+		keyHook("email", "email_key", collection.SearchKey),
+	}
 }

@@ -21,6 +21,7 @@ func (InvoiceArticle) Fields() []ent.Field {
 		field.String("invoice_id").SchemaType(uuidType).Immutable(),
 		field.Int("position").Immutable().Comment("0-based order within the invoice"),
 		field.String("name").MaxLen(collection.MaxStringLength).Immutable(),
+		field.String("name_key").Immutable().Comment("name in lower case, for search"),
 		field.String("description").MaxLen(collection.MaxTextLength).Optional().Nillable().Immutable(),
 		field.Int64("price_excluding_vat").GoType(collection.Money(0)).Immutable(),
 		field.Int64("total_vat_amount").GoType(collection.Money(0)).Immutable(),
@@ -38,6 +39,11 @@ func (InvoiceArticle) Edges() []ent.Edge {
 		edge.From("invoice", Invoice.Type).Ref("articles").Field("invoice_id").
 			Unique().Required().Immutable(),
 	}
+}
+
+// Hooks of the InvoiceArticle.
+func (InvoiceArticle) Hooks() []ent.Hook {
+	return []ent.Hook{keyHook("name", "name_key", collection.SearchKey)}
 }
 
 // Indexes of the InvoiceArticle.

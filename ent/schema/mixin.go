@@ -83,6 +83,10 @@ func keyHook(from, to string, key func(string) string) ent.Hook {
 				if err := m.SetField(to, key(s)); err != nil {
 					return nil, err
 				}
+			} else if m.FieldCleared(from) {
+				if err := m.ClearField(to); err != nil {
+					return nil, err
+				}
 			}
 			return next.Mutate(ctx, m)
 		})

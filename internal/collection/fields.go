@@ -1,6 +1,7 @@
 package collection
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/debtql/debtql/internal/apierr"
@@ -68,3 +69,17 @@ func (c *fieldCheck) rule(field string, err error) {
 }
 
 func (c *fieldCheck) err() error { return c.errs.Err() }
+
+func (c *fieldCheck) nonNegative(field string, m Money) {
+	if m < 0 {
+		c.errs.Add(field, "must be 0 or more")
+	}
+}
+
+func (c *fieldCheck) percent(field string, r Rate) {
+	if r < zeroPercent || r > hundredPercent {
+		c.errs.Add(field, "must be a percentage from 0 to 100")
+	}
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }

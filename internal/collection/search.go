@@ -8,3 +8,10 @@ import "strings"
 func NumberKey(s string) string {
 	return strings.ToLower(strings.NewReplacer(" ", "", "-", "").Replace(strings.TrimSpace(s)))
 }
+
+// SearchKey is the form in which names and e-mail addresses are searched:
+// trimmed and in lower case (Unicode-aware, so that "Örjan" is found by
+// "örjan" on every database).
+func SearchKey(s string) string {
+	return strings.ToLower(strings.TrimSpace(s))
+}

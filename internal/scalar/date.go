@@ -81,6 +81,20 @@ func (d *Date) UnmarshalGQL(v any) error {
 	return nil
 }
 
+// MarshalText writes YYYY-MM-DD, so that a date in a cursor or in JSON is
+// its text.
+func (d Date) MarshalText() ([]byte, error) { return []byte(d.String()), nil }
+
+// UnmarshalText reads YYYY-MM-DD.
+func (d *Date) UnmarshalText(b []byte) error {
+	parsed, err := ParseDate(string(b))
+	if err != nil {
+		return err
+	}
+	*d = parsed
+	return nil
+}
+
 // Value stores the date as YYYY-MM-DD text, which PostgreSQL reads into a
 // date column and SQLite keeps as sortable text.
 func (d Date) Value() (driver.Value, error) { return d.String(), nil }

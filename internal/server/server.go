@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/executor"
 	"github.com/99designs/gqlgen/graphql/handler/extension"
 	"github.com/99designs/gqlgen/graphql/handler/lru"
@@ -70,6 +71,9 @@ func New(opts Options) *Server {
 		exec.Use(extension.Introspection{})
 	}
 	exec.Use(txn{s: s})
+	exec.AroundOperations(func(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
+		return next(resolver.WithLoaders(ctx))
+	})
 	exec.AroundFields(listErrors)
 
 	gql := &graphqlHandler{exec: exec, s: s}

@@ -1,0 +1,206 @@
+package graph
+
+import (
+	"context"
+
+	"entgo.io/contrib/entgql"
+	"entgo.io/ent/dialect/sql"
+
+	"github.com/debtql/debtql/ent"
+	"github.com/debtql/debtql/ent/creditor"
+	"github.com/debtql/debtql/ent/debt"
+	"github.com/debtql/debtql/ent/debtinvoice"
+	"github.com/debtql/debtql/ent/debtor"
+	"github.com/debtql/debtql/ent/predicate"
+	"github.com/debtql/debtql/internal/apierr"
+	"github.com/debtql/debtql/internal/collection"
+	"github.com/debtql/debtql/internal/scalar"
+)
+
+// defaultDebtorOrder is newest first (api.md §7).
+var defaultDebtorOrder = &ent.DebtorOrder{Direction: entgql.OrderDirectionDesc, Field: ent.DebtorOrderFieldCreatedAt}
+
+// debtors lists a client's debtors; the caller has authorized the client.
+func (r *Resolver) debtors(ctx context.Context, clientID string, filter *DebtorFilter, orderBy *ent.DebtorOrder, args pageArgs) (*ent.DebtorConnection, error) {
+	order, value := defaultDebtorOrder, cursorValue(timeValue)
+	if orderBy != nil {
+		order = orderBy
+		if order.Field.String() == "NAME" {
+			value = stringValue
+		}
+	}
+	p, err := args.paging(value, true)
+	if err != nil {
+		return nil, err
+	}
+	preds, err := debtorFilter(filter, r.clock.At())
+	if err != nil {
+		return nil, err
+	}
+	conn, err := r.db(ctx).Debtor.Query().Where(debtor.ClientID(clientID)).Where(preds...).
+		Page(ctx, p, ent.WithDebtorOrder(order))
+	if err != nil {
+		return nil, err
+	}
+	r.loaders(ctx).debtorDebts.prime(conn.Nodes()...)
+	return conn, nil
+}
+
+// debtorFilter builds the predicates of a DebtorFilter (api.md §7). Each
+// status filter compares the SQL form of the same projection the field
+// resolvers use.
+func debtorFilter(f *DebtorFilter, now collection.Now) ([]predicate.Debtor, error) {
+	if f == nil {
+		return nil, nil
+	}
+	var preds []predicate.Debtor
+	status := func(value func(collection.DebtorSQL) collection.Expr, code int) {
+		preds = append(preds, func(s *sql.Selector) {
+			s.Where(collection.Is(value(collection.NewDebtorSQL(s, now)), code))
+		})
+	}
+	if f.PaymentStatus != nil {
+		status(collection.DebtorSQL.Payment, int(*f.PaymentStatus))
+	}
+	if f.ErrandStatus != nil {
+		status(collection.DebtorSQL.ErrandStatus, int(*f.ErrandStatus))
+	}
+	if f.ErrandProcessStatus != nil {
+		status(collection.DebtorSQL.ErrandProcessStatus, int(*f.ErrandProcessStatus))
+	}
+	if f.IsCompleted != nil {
+		want := *f.IsCompleted
+		preds = append(preds, func(s *sql.Selector) {
+			s.Where(collection.IsTrue(collection.NewDebtorSQL(s, now).IsCompleted(), want))
+		})
+	}
+	if f.InvoiceCreatedDate != nil {
+		preds = append(preds, debtor.HasDebtsWith(debt.HasInvoicesWith(debtinvoice.CreatedAtGTE(f.InvoiceCreatedDate.UTC()))))
+	}
+	if f.ClientNumber != nil {
+		preds = append(preds, debtor.HasClientWith(creditor.ClientNumber(*f.ClientNumber)))
+	}
+	if s := newSearch(f.SearchType, f.SearchTerm); s != nil {
+		p, err := debtorSearch(s)
+		if err != nil {
+			return nil, err
+		}
+		preds = append(preds, p)
+	}
+	return preds, nil
+}
+
+// debtorSearch matches debtors by name, identification number, e-mail, the
+// invoice numbers of their debts' items, or their debts' ids.
+func debtorSearch(s *searchTerm) (predicate.Debtor, error) {
+	key := collection.SearchKey(s.term)
+	byName := debtor.NameKeyContains(key)
+	byEmail := debtor.EmailKeyContains(key)
+	byInvoice := debtor.HasDebtsWith(debt.HasInvoicesWith(debtinvoice.InvoiceNumberKeyContains(collection.NumberKey(s.term))))
+	byIdent := func() predicate.Debtor {
+		if d, ok := s.identDigits(); ok {
+			return debtor.IdentificationDigitsContains(d)
+		}
+		return nothing[predicate.Debtor]()
+	}
+	switch s.typ {
+	case SearchTypeName:
+		return byName, nil
+	case SearchTypeEmail:
+		return byEmail, nil
+	case SearchTypeIdentificationNumber:
+		return byIdent(), nil
+	case SearchTypeInvoiceNumber:
+		return byInvoice, nil
+	case SearchTypeDebtID:
+		id, err := s.needDebtID()
+		if err != nil {
+			return nil, err
+		}
+		return debtor.HasDebtsWith(debt.ID(scalar.IntID(id))), nil
+	}
+	alts := []predicate.Debtor{byName, byEmail, byInvoice, byIdent()}
+	if id, ok := s.debtID(); ok {
+		alts = append(alts, debtor.HasDebtsWith(debt.ID(scalar.IntID(id))))
+	}
+	return debtor.Or(alts...), nil
+}
+
+// nothing is a predicate no row meets.
+func nothing[P ~func(*sql.Selector)]() P {
+	return func(s *sql.Selector) { s.Where(sql.False()) }
+}
+
+// debtorFields is what creating and updating a debtor have in common.
+type debtorFields interface {
+	SetIsCorporation(bool)
+	SetIdentificationNumber(string)
+	SetName(string)
+	SetAddress1(string)
+	SetAddress2(string)
+	ClearAddress2()
+	SetCareOf(string)
+	ClearCareOf()
+	SetZipCode(string)
+	SetCity(string)
+	SetCountryCode(string)
+	SetEmail(string)
+	ClearEmail()
+	SetPhone(string)
+	ClearPhone()
+}
+
+// setDebtor writes a normalised record onto a mutation; an optional field
+// that is not given is cleared (updateDebtor replaces the record).
+func setDebtor(m debtorFields, in collection.DebtorRecord) {
+	m.SetIsCorporation(in.IsCorporation)
+	m.SetIdentificationNumber(in.IdentificationNumber)
+	m.SetName(in.Name)
+	m.SetAddress1(in.Address.Address1)
+	setOrClear(in.Address.Address2, m.SetAddress2, m.ClearAddress2)
+	setOrClear(in.Address.CareOf, m.SetCareOf, m.ClearCareOf)
+	m.SetZipCode(in.Address.ZipCode)
+	m.SetCity(in.Address.City)
+	m.SetCountryCode(in.Address.CountryCode)
+	var email, phone *string
+	if ci := in.ContactInformation; ci != nil {
+		email, phone = ci.Email, ci.Phone
+	}
+	setOrClear(email, m.SetEmail, m.ClearEmail)
+	setOrClear(phone, m.SetPhone, m.ClearPhone)
+}
+
+func setOrClear(v *string, set func(string), clear func()) {
+	if v == nil {
+		clear()
+		return
+	}
+	set(*v)
+}
+
+// checkDebtorNumberFree refuses a second debtor of the client with the same
+// identification number (compared by digits).
+func (r *Resolver) checkDebtorNumberFree(ctx context.Context, clientID, number, exceptID string) error {
+	q := r.db(ctx).Debtor.Query().Where(debtor.ClientID(clientID), debtor.IdentificationDigits(collection.Digits(number)))
+	if exceptID != "" {
+		q.Where(debtor.IDNEQ(exceptID))
+	}
+	taken, err := q.Exist(ctx)
+	if err != nil {
+		return err
+	}
+	if taken {
+		return &apierr.Error{Code: apierr.Conflict, Field: "input.identificationNumber",
+			Message: "the client already has a debtor with this identification number"}
+	}
+	return nil
+}
+
+// debtorProjection is the debtor's statuses over its debts.
+func (r *Resolver) debtorProjection(ctx context.Context, d *ent.Debtor) (collection.DebtorProjection, error) {
+	debts, err := r.loaders(ctx).debtorDebts.get(ctx, d)
+	if err != nil {
+		return collection.DebtorProjection{}, err
+	}
+	return collection.ProjectDebtor(debts, r.clock.At()), nil
+}

@@ -1,0 +1,175 @@
+package graph
+
+import (
+	"context"
+	"sync"
+
+	"github.com/debtql/debtql/ent"
+	"github.com/debtql/debtql/ent/debt"
+	"github.com/debtql/debtql/ent/debtinvoice"
+	"github.com/debtql/debtql/internal/collection"
+)
+
+// batch loads a value per record for every record of a request at once:
+// lists prime it with their page, and the first field that needs a value
+// loads it for every primed record in one query, instead of one query per
+// record. Field resolvers of a list run concurrently, so it locks.
+type batch[R any, V any] struct {
+	mu      sync.Mutex
+	key     func(R) string
+	load    func(ctx context.Context, records []R) (map[string]V, error)
+	pending map[string]R
+	done    map[string]V
+}
+
+func newBatch[R any, V any](key func(R) string, load func(context.Context, []R) (map[string]V, error)) *batch[R, V] {
+	return &batch[R, V]{key: key, load: load, pending: map[string]R{}, done: map[string]V{}}
+}
+
+// prime registers records whose values will be wanted.
+func (b *batch[R, V]) prime(records ...R) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, r := range records {
+		if k := b.key(r); !b.has(k) {
+			b.pending[k] = r
+		}
+	}
+}
+
+func (b *batch[R, V]) has(k string) bool {
+	_, ok := b.done[k]
+	return ok
+}
+
+// get returns the value of r, loading it with every pending record.
+func (b *batch[R, V]) get(ctx context.Context, r R) (V, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	k := b.key(r)
+	if v, ok := b.done[k]; ok {
+		return v, nil
+	}
+	b.pending[k] = r
+	records := make([]R, 0, len(b.pending))
+	for _, p := range b.pending {
+		records = append(records, p)
+	}
+	values, err := b.load(ctx, records)
+	if err != nil {
+		var zero V
+		return zero, err
+	}
+	for _, p := range records {
+		pk := b.key(p)
+		b.done[pk] = values[pk]
+		delete(b.pending, pk)
+	}
+	return b.done[k], nil
+}
+
+// loaders are the batches of one operation.
+type loaders struct {
+	invoiceFacts *batch[*ent.Invoice, invoiceDebtFacts]
+	debtorDebts  *batch[*ent.Debtor, []collection.DebtFacts]
+}
+
+type loadersKey struct{}
+
+// WithLoaders gives an operation its own batches; the server calls it for
+// every operation.
+func (r *Resolver) WithLoaders(ctx context.Context) context.Context {
+	return context.WithValue(ctx, loadersKey{}, r.newLoaders())
+}
+
+func (r *Resolver) loaders(ctx context.Context) *loaders {
+	if l, ok := ctx.Value(loadersKey{}).(*loaders); ok {
+		return l
+	}
+	return r.newLoaders() // outside an operation: no batching
+}
+
+func (r *Resolver) newLoaders() *loaders {
+	return &loaders{
+		invoiceFacts: newBatch(func(i *ent.Invoice) string { return i.ID }, r.loadInvoiceFacts),
+		debtorDebts:  newBatch(func(d *ent.Debtor) string { return d.ID }, r.loadDebtorDebts),
+	}
+}
+
+// invoiceDebtFacts are the facts of an invoice that live in debts: what was
+// paid on the debt items carrying its number, and the unwithdrawn debt that
+// holds it.
+type invoiceDebtFacts struct {
+	paid    collection.Money
+	holding *collection.DebtFacts
+}
+
+func (r *Resolver) loadInvoiceFacts(ctx context.Context, invoices []*ent.Invoice) (map[string]invoiceDebtFacts, error) {
+	type clientNumber struct{ client, number string }
+	byNumber := map[clientNumber][]string{}
+	clients, numbers := map[string]bool{}, map[string]bool{}
+	for _, inv := range invoices {
+		k := clientNumber{inv.ClientID, inv.InvoiceNumber}
+		byNumber[k] = append(byNumber[k], inv.ID)
+		clients[inv.ClientID], numbers[inv.InvoiceNumber] = true, true
+	}
+	items, err := r.db(ctx).DebtInvoice.Query().
+		Where(debtinvoice.ClientIDIn(keys(clients)...), debtinvoice.InvoiceNumberIn(keys(numbers)...)).
+		WithDebt(func(q *ent.DebtQuery) {
+			q.Select(debt.FieldOriginalAmount, debt.FieldPaidAmount, debt.FieldWithdrawnAt, debt.FieldCreatedAt)
+		}).
+		All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]invoiceDebtFacts, len(invoices))
+	for _, it := range items {
+		for _, id := range byNumber[clientNumber{it.ClientID, it.InvoiceNumber}] {
+			f := out[id]
+			f.paid += it.PaidAmount
+			if d := it.Edges.Debt; d != nil && d.WithdrawnAt == nil {
+				f.holding = debtFacts(d)
+			}
+			out[id] = f
+		}
+	}
+	return out, nil
+}
+
+func (r *Resolver) loadDebtorDebts(ctx context.Context, debtors []*ent.Debtor) (map[string][]collection.DebtFacts, error) {
+	ids := make([]string, len(debtors))
+	for i, d := range debtors {
+		ids[i] = d.ID
+	}
+	debts, err := r.db(ctx).Debt.Query().
+		Where(debt.DebtorIDIn(ids...)).
+		Select(debt.FieldDebtorID, debt.FieldOriginalAmount, debt.FieldPaidAmount, debt.FieldWithdrawnAt, debt.FieldCreatedAt).
+		All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string][]collection.DebtFacts, len(debtors))
+	for _, d := range debts {
+		out[d.DebtorID] = append(out[d.DebtorID], *debtFacts(d))
+	}
+	return out, nil
+}
+
+// debtFacts are the facts of a debt row.
+func debtFacts(d *ent.Debt) *collection.DebtFacts {
+	return &collection.DebtFacts{
+		ID:        int(d.ID),
+		Original:  d.OriginalAmount,
+		Paid:      d.PaidAmount,
+		Withdrawn: d.WithdrawnAt != nil,
+		CreatedAt: d.CreatedAt,
+	}
+}
+
+func keys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}

@@ -1,0 +1,256 @@
+package collection
+
+import (
+	"entgo.io/ent/dialect/sql"
+)
+
+// The SQL side of the projections in status.go: for each derived value the
+// expression that computes it in the database, so that a filter on a status
+// selects exactly the records whose field reads that status (api.md §7).
+// Each expression mirrors the Go function above it in status.go, case for
+// case; the API tests hold the two together. The SQL is portable between
+// PostgreSQL and SQLite.
+
+// Tables of ent/schema that the expressions read.
+const (
+	tableDebtInvoices = "debt_invoices"
+	tableDebts        = "debts"
+)
+
+// Expr writes an SQL expression into a builder.
+type Expr func(b *sql.Builder)
+
+// param is an argument of an expression, written as a placeholder.
+type param struct{ v any }
+
+// expr concatenates raw SQL (strings), arguments (param) and expressions.
+func expr(parts ...any) Expr {
+	return func(b *sql.Builder) {
+		for _, p := range parts {
+			switch p := p.(type) {
+			case string:
+				b.WriteString(p)
+			case param:
+				b.Arg(p.v)
+			case Expr:
+				p(b)
+			default:
+				panic("collection: bad SQL expression part")
+			}
+		}
+	}
+}
+
+// Is is the predicate "e = v".
+func Is(e Expr, v int) *sql.Predicate {
+	return sql.P(func(b *sql.Builder) { expr(e, " = ", param{v})(b) })
+}
+
+// IsTrue is the predicate "e" for a 0/1 expression e, or its negation.
+func IsTrue(e Expr, want bool) *sql.Predicate {
+	v := 0
+	if want {
+		v = 1
+	}
+	return Is(e, v)
+}
+
+// paymentExpr mirrors PaymentOf.
+func paymentExpr(owed, paid Expr) Expr {
+	return expr("CASE WHEN ", paid, " <= 0 THEN ", param{int(Unpaid)},
+		" WHEN ", paid, " < ", owed, " THEN ", param{int(PartiallyPaid)},
+		" WHEN ", paid, " = ", owed, " THEN ", param{int(Paid)},
+		" ELSE ", param{int(Overpaid)}, " END")
+}
+
+// debtColumns names a debt's columns in some query.
+type debtColumns struct{ id, original, paid, withdrawnAt, createdAt string }
+
+func debtCols(alias string) debtColumns {
+	return debtColumns{alias + ".id", alias + ".original_amount", alias + ".paid_amount", alias + ".withdrawn_at", alias + ".created_at"}
+}
+
+func (c debtColumns) closed() Expr {
+	return expr("(", c.withdrawnAt, " IS NOT NULL OR ", c.paid, " >= ", c.original, ")")
+}
+
+// mainExpr mirrors ProjectDebt's Main.
+func (c debtColumns) mainExpr() Expr {
+	return expr("CASE WHEN ", c.closed(), " THEN ", param{int(StageClosed)}, " ELSE ", param{int(StageCollection)}, " END")
+}
+
+// underExpr mirrors ProjectDebt's Under.
+func (c debtColumns) underExpr(now Now) Expr {
+	return expr("CASE WHEN ", c.withdrawnAt, " IS NOT NULL THEN ", param{int(SubWithdrawn)},
+		" WHEN ", c.paid, " >= ", c.original, " THEN ", param{int(SubPaidInFull)},
+		" WHEN ", c.createdAt, " < ", param{DemandExpiryBoundary(now)}, " THEN ", param{int(SubDemandExpired)},
+		" ELSE ", param{int(SubDemandSent)}, " END")
+}
+
+// DebtSQL computes a debt's derived values in SQL, for filters on debts.
+type DebtSQL struct {
+	c   debtColumns
+	now Now
+}
+
+// NewDebtSQL reads the debt in s's table at now.
+func NewDebtSQL(s *sql.Selector, now Now) DebtSQL {
+	return DebtSQL{c: debtColumns{s.C("id"), s.C("original_amount"), s.C("paid_amount"), s.C("withdrawn_at"), s.C("created_at")}, now: now}
+}
+
+// Payment mirrors ProjectDebt's Payment.
+func (q DebtSQL) Payment() Expr { return paymentExpr(expr(q.c.original), expr(q.c.paid)) }
+
+// Main mirrors ProjectDebt's Main.
+func (q DebtSQL) Main() Expr { return q.c.mainExpr() }
+
+// Under mirrors ProjectDebt's Under.
+func (q DebtSQL) Under() Expr { return q.c.underExpr(q.now) }
+
+// Active mirrors ProjectDebt's Active.
+func (q DebtSQL) Active() Expr {
+	return expr("CASE WHEN ", q.c.closed(), " THEN ", param{int(Inactive)}, " ELSE ", param{int(Active)}, " END")
+}
+
+// IsCompleted mirrors ProjectDebt's IsCompleted, as 1 or 0.
+func (q DebtSQL) IsCompleted() Expr {
+	return expr("CASE WHEN ", q.c.closed(), " THEN 1 ELSE 0 END")
+}
+
+// InvoiceSQL computes an invoice's derived values in SQL, for filters on
+// invoices.
+type InvoiceSQL struct {
+	clientID, number, total, dueDate, reminderDate, withdrawnAt string
+	now                                                         Now
+}
+
+// NewInvoiceSQL reads the invoice in s's table at now.
+func NewInvoiceSQL(s *sql.Selector, now Now) InvoiceSQL {
+	return InvoiceSQL{
+		clientID: s.C("client_id"), number: s.C("invoice_number"), total: s.C("total_amount_including_vat"),
+		dueDate: s.C("due_date"), reminderDate: s.C("reminder_date"), withdrawnAt: s.C("withdrawn_at"), now: now,
+	}
+}
+
+// items restricts debt items (alias a) to those carrying the invoice's
+// number in its client's debts.
+func (q InvoiceSQL) items(a string) string {
+	return a + ".client_id = " + q.clientID + " AND " + a + ".invoice_number = " + q.number
+}
+
+// paid mirrors InvoiceFacts.Paid.
+func (q InvoiceSQL) paid() Expr {
+	return expr("COALESCE((SELECT SUM(ip.paid_amount) FROM ", tableDebtInvoices, " ip WHERE ", q.items("ip"), "), 0)")
+}
+
+// held mirrors InvoiceFacts.Holding != nil.
+func (q InvoiceSQL) held() Expr {
+	return expr("EXISTS (SELECT 1 FROM ", tableDebtInvoices, " ih JOIN ", tableDebts, " dh ON dh.id = ih.debt_id WHERE ",
+		q.items("ih"), " AND dh.withdrawn_at IS NULL)")
+}
+
+// holding is a value of the holding debt.
+func (q InvoiceSQL) holding(value Expr) Expr {
+	return expr("(SELECT ", value, " FROM ", tableDebtInvoices, " ih JOIN ", tableDebts, " dh ON dh.id = ih.debt_id WHERE ",
+		q.items("ih"), " AND dh.withdrawn_at IS NULL LIMIT 1)")
+}
+
+func (q InvoiceSQL) closed() Expr {
+	return expr("(", q.withdrawnAt, " IS NOT NULL OR ", q.paid(), " >= ", q.total, ")")
+}
+
+func (q InvoiceSQL) overdue() Expr {
+	return expr(q.dueDate, " < ", param{q.now.Today})
+}
+
+func (q InvoiceSQL) reminded() Expr {
+	return expr("(", q.reminderDate, " IS NOT NULL AND ", q.reminderDate, " <= ", param{q.now.Today}, ")")
+}
+
+// Status mirrors ProjectInvoice's Status.
+func (q InvoiceSQL) Status() Expr {
+	return expr("CASE WHEN ", q.withdrawnAt, " IS NOT NULL THEN ", param{int(InvoiceWithdrawn)},
+		" WHEN ", q.paid(), " >= ", q.total, " THEN ", param{int(InvoicePaid)},
+		" WHEN ", q.held(), " THEN ", param{int(InvoiceTransferred)},
+		" WHEN ", q.overdue(), " THEN ", param{int(InvoiceOverdue)},
+		" ELSE ", param{int(InvoiceOpen)}, " END")
+}
+
+// Process mirrors ProjectInvoice's Process.
+func (q InvoiceSQL) Process() Expr {
+	return expr("CASE WHEN ", q.closed(), " THEN ", param{int(ProcessClosed)},
+		" WHEN ", q.held(), " THEN ", param{int(ProcessSentToCollection)},
+		" WHEN ", q.reminded(), " THEN ", param{int(ProcessReminderSent)},
+		" WHEN ", q.overdue(), " THEN ", param{int(ProcessDueDatePassed)},
+		" ELSE ", param{int(ProcessAwaitingDue)}, " END")
+}
+
+// Payment mirrors ProjectInvoice's Payment.
+func (q InvoiceSQL) Payment() Expr { return paymentExpr(expr(q.total), q.paid()) }
+
+// ReceivableMain mirrors ProjectInvoice's ReceivableMain.
+func (q InvoiceSQL) ReceivableMain() Expr {
+	return expr("CASE WHEN ", q.closed(), " THEN ", param{int(StageClosed)},
+		" WHEN ", q.held(), " THEN ", q.holding(debtCols("dh").mainExpr()),
+		" ELSE ", param{int(StageInvoicing)}, " END")
+}
+
+// ReceivableSub mirrors ProjectInvoice's ReceivableSub.
+func (q InvoiceSQL) ReceivableSub() Expr {
+	return expr("CASE WHEN ", q.withdrawnAt, " IS NOT NULL THEN ", param{int(SubWithdrawn)},
+		" WHEN ", q.paid(), " >= ", q.total, " THEN ", param{int(SubPaidInFull)},
+		" WHEN ", q.held(), " THEN ", q.holding(debtCols("dh").underExpr(q.now)),
+		" WHEN ", q.reminded(), " THEN ", param{int(SubReminded)},
+		" WHEN ", q.overdue(), " THEN ", param{int(SubOverdue)},
+		" ELSE ", param{int(SubNotDue)}, " END")
+}
+
+// Active mirrors ProjectInvoice's Active.
+func (q InvoiceSQL) Active() Expr {
+	return expr("CASE WHEN ", q.closed(), " THEN ", param{int(Inactive)}, " ELSE ", param{int(Active)}, " END")
+}
+
+// IsCompleted mirrors ProjectInvoice's IsCompleted, as 1 or 0.
+func (q InvoiceSQL) IsCompleted() Expr {
+	return expr("CASE WHEN ", q.closed(), " OR ", q.held(), " THEN 1 ELSE 0 END")
+}
+
+// DebtorSQL computes a debtor's derived values (over its debts) in SQL.
+type DebtorSQL struct {
+	id  string
+	now Now
+}
+
+// NewDebtorSQL reads the debtor in s's table at now.
+func NewDebtorSQL(s *sql.Selector, now Now) DebtorSQL {
+	return DebtorSQL{id: s.C("id"), now: now}
+}
+
+// errand is a value of the debtor's errand debt: its most recently created
+// open debt, else its latest debt (mirrors DebtorFacts.Errand).
+func (q DebtorSQL) errand(value Expr) Expr {
+	e := debtCols("de")
+	return expr("(SELECT ", value, " FROM ", tableDebts, " de WHERE de.debtor_id = ", q.id,
+		" ORDER BY CASE WHEN ", e.closed(), " THEN 1 ELSE 0 END, de.created_at DESC, de.id DESC LIMIT 1)")
+}
+
+// ErrandStatus mirrors ProjectDebtor's ErrandStatus (NULL without debts).
+func (q DebtorSQL) ErrandStatus() Expr { return q.errand(debtCols("de").mainExpr()) }
+
+// ErrandProcessStatus mirrors ProjectDebtor's ErrandProcessStatus.
+func (q DebtorSQL) ErrandProcessStatus() Expr { return q.errand(debtCols("de").underExpr(q.now)) }
+
+// Payment mirrors ProjectDebtor's Payment (NULL without unwithdrawn debts).
+func (q DebtorSQL) Payment() Expr {
+	owed, paid := expr("SUM(du.original_amount)"), expr("SUM(du.paid_amount)")
+	return expr("(SELECT CASE WHEN COUNT(*) = 0 THEN NULL ELSE ", paymentExpr(owed, paid), " END FROM ", tableDebts,
+		" du WHERE du.debtor_id = ", q.id, " AND du.withdrawn_at IS NULL)")
+}
+
+// IsCompleted mirrors ProjectDebtor's IsCompleted, as 1 or 0.
+func (q DebtorSQL) IsCompleted() Expr {
+	o := debtCols("dc")
+	return expr("CASE WHEN EXISTS (SELECT 1 FROM ", tableDebts, " dc WHERE dc.debtor_id = ", q.id,
+		") AND NOT EXISTS (SELECT 1 FROM ", tableDebts, " dc WHERE dc.debtor_id = ", q.id, " AND NOT ", o.closed(),
+		") THEN 1 ELSE 0 END")
+}
