@@ -1,6 +1,8 @@
 package collection
 
 import (
+	"strconv"
+
 	"entgo.io/ent/dialect/sql"
 )
 
@@ -23,13 +25,18 @@ type Expr func(b *sql.Builder)
 // param is an argument of an expression, written as a placeholder.
 type param struct{ v any }
 
-// expr concatenates raw SQL (strings), arguments (param) and expressions.
+// expr concatenates raw SQL (strings), integer literals (int), arguments
+// (param) and expressions.
 func expr(parts ...any) Expr {
 	return func(b *sql.Builder) {
 		for _, p := range parts {
 			switch p := p.(type) {
 			case string:
 				b.WriteString(p)
+			case int:
+				// Status codes are constants of this package: written as
+				// literals, they give the CASE its integer type.
+				b.WriteString(strconv.Itoa(p))
 			case param:
 				b.Arg(p.v)
 			case Expr:
@@ -43,7 +50,7 @@ func expr(parts ...any) Expr {
 
 // Is is the predicate "e = v".
 func Is(e Expr, v int) *sql.Predicate {
-	return sql.P(func(b *sql.Builder) { expr(e, " = ", param{v})(b) })
+	return sql.P(func(b *sql.Builder) { expr(e, " = ", v)(b) })
 }
 
 // IsTrue is the predicate "e" for a 0/1 expression e, or its negation.
@@ -57,10 +64,10 @@ func IsTrue(e Expr, want bool) *sql.Predicate {
 
 // paymentExpr mirrors PaymentOf.
 func paymentExpr(owed, paid Expr) Expr {
-	return expr("CASE WHEN ", paid, " <= 0 THEN ", param{int(Unpaid)},
-		" WHEN ", paid, " < ", owed, " THEN ", param{int(PartiallyPaid)},
-		" WHEN ", paid, " = ", owed, " THEN ", param{int(Paid)},
-		" ELSE ", param{int(Overpaid)}, " END")
+	return expr("CASE WHEN ", paid, " <= 0 THEN ", int(Unpaid),
+		" WHEN ", paid, " < ", owed, " THEN ", int(PartiallyPaid),
+		" WHEN ", paid, " = ", owed, " THEN ", int(Paid),
+		" ELSE ", int(Overpaid), " END")
 }
 
 // debtColumns names a debt's columns in some query.
@@ -76,15 +83,15 @@ func (c debtColumns) closed() Expr {
 
 // mainExpr mirrors ProjectDebt's Main.
 func (c debtColumns) mainExpr() Expr {
-	return expr("CASE WHEN ", c.closed(), " THEN ", param{int(StageClosed)}, " ELSE ", param{int(StageCollection)}, " END")
+	return expr("CASE WHEN ", c.closed(), " THEN ", int(StageClosed), " ELSE ", int(StageCollection), " END")
 }
 
 // underExpr mirrors ProjectDebt's Under.
 func (c debtColumns) underExpr(now Now) Expr {
-	return expr("CASE WHEN ", c.withdrawnAt, " IS NOT NULL THEN ", param{int(SubWithdrawn)},
-		" WHEN ", c.paid, " >= ", c.original, " THEN ", param{int(SubPaidInFull)},
-		" WHEN ", c.createdAt, " < ", param{DemandExpiryBoundary(now)}, " THEN ", param{int(SubDemandExpired)},
-		" ELSE ", param{int(SubDemandSent)}, " END")
+	return expr("CASE WHEN ", c.withdrawnAt, " IS NOT NULL THEN ", int(SubWithdrawn),
+		" WHEN ", c.paid, " >= ", c.original, " THEN ", int(SubPaidInFull),
+		" WHEN ", c.createdAt, " < ", param{DemandExpiryBoundary(now)}, " THEN ", int(SubDemandExpired),
+		" ELSE ", int(SubDemandSent), " END")
 }
 
 // DebtSQL computes a debt's derived values in SQL, for filters on debts.
@@ -109,7 +116,7 @@ func (q DebtSQL) Under() Expr { return q.c.underExpr(q.now) }
 
 // Active mirrors ProjectDebt's Active.
 func (q DebtSQL) Active() Expr {
-	return expr("CASE WHEN ", q.c.closed(), " THEN ", param{int(Inactive)}, " ELSE ", param{int(Active)}, " END")
+	return expr("CASE WHEN ", q.c.closed(), " THEN ", int(Inactive), " ELSE ", int(Active), " END")
 }
 
 // IsCompleted mirrors ProjectDebt's IsCompleted, as 1 or 0.
@@ -169,20 +176,20 @@ func (q InvoiceSQL) reminded() Expr {
 
 // Status mirrors ProjectInvoice's Status.
 func (q InvoiceSQL) Status() Expr {
-	return expr("CASE WHEN ", q.withdrawnAt, " IS NOT NULL THEN ", param{int(InvoiceWithdrawn)},
-		" WHEN ", q.paid(), " >= ", q.total, " THEN ", param{int(InvoicePaid)},
-		" WHEN ", q.held(), " THEN ", param{int(InvoiceTransferred)},
-		" WHEN ", q.overdue(), " THEN ", param{int(InvoiceOverdue)},
-		" ELSE ", param{int(InvoiceOpen)}, " END")
+	return expr("CASE WHEN ", q.withdrawnAt, " IS NOT NULL THEN ", int(InvoiceWithdrawn),
+		" WHEN ", q.paid(), " >= ", q.total, " THEN ", int(InvoicePaid),
+		" WHEN ", q.held(), " THEN ", int(InvoiceTransferred),
+		" WHEN ", q.overdue(), " THEN ", int(InvoiceOverdue),
+		" ELSE ", int(InvoiceOpen), " END")
 }
 
 // Process mirrors ProjectInvoice's Process.
 func (q InvoiceSQL) Process() Expr {
-	return expr("CASE WHEN ", q.closed(), " THEN ", param{int(ProcessClosed)},
-		" WHEN ", q.held(), " THEN ", param{int(ProcessSentToCollection)},
-		" WHEN ", q.reminded(), " THEN ", param{int(ProcessReminderSent)},
-		" WHEN ", q.overdue(), " THEN ", param{int(ProcessDueDatePassed)},
-		" ELSE ", param{int(ProcessAwaitingDue)}, " END")
+	return expr("CASE WHEN ", q.closed(), " THEN ", int(ProcessClosed),
+		" WHEN ", q.held(), " THEN ", int(ProcessSentToCollection),
+		" WHEN ", q.reminded(), " THEN ", int(ProcessReminderSent),
+		" WHEN ", q.overdue(), " THEN ", int(ProcessDueDatePassed),
+		" ELSE ", int(ProcessAwaitingDue), " END")
 }
 
 // Payment mirrors ProjectInvoice's Payment.
@@ -190,24 +197,24 @@ func (q InvoiceSQL) Payment() Expr { return paymentExpr(expr(q.total), q.paid())
 
 // ReceivableMain mirrors ProjectInvoice's ReceivableMain.
 func (q InvoiceSQL) ReceivableMain() Expr {
-	return expr("CASE WHEN ", q.closed(), " THEN ", param{int(StageClosed)},
+	return expr("CASE WHEN ", q.closed(), " THEN ", int(StageClosed),
 		" WHEN ", q.held(), " THEN ", q.holding(debtCols("dh").mainExpr()),
-		" ELSE ", param{int(StageInvoicing)}, " END")
+		" ELSE ", int(StageInvoicing), " END")
 }
 
 // ReceivableSub mirrors ProjectInvoice's ReceivableSub.
 func (q InvoiceSQL) ReceivableSub() Expr {
-	return expr("CASE WHEN ", q.withdrawnAt, " IS NOT NULL THEN ", param{int(SubWithdrawn)},
-		" WHEN ", q.paid(), " >= ", q.total, " THEN ", param{int(SubPaidInFull)},
+	return expr("CASE WHEN ", q.withdrawnAt, " IS NOT NULL THEN ", int(SubWithdrawn),
+		" WHEN ", q.paid(), " >= ", q.total, " THEN ", int(SubPaidInFull),
 		" WHEN ", q.held(), " THEN ", q.holding(debtCols("dh").underExpr(q.now)),
-		" WHEN ", q.reminded(), " THEN ", param{int(SubReminded)},
-		" WHEN ", q.overdue(), " THEN ", param{int(SubOverdue)},
-		" ELSE ", param{int(SubNotDue)}, " END")
+		" WHEN ", q.reminded(), " THEN ", int(SubReminded),
+		" WHEN ", q.overdue(), " THEN ", int(SubOverdue),
+		" ELSE ", int(SubNotDue), " END")
 }
 
 // Active mirrors ProjectInvoice's Active.
 func (q InvoiceSQL) Active() Expr {
-	return expr("CASE WHEN ", q.closed(), " THEN ", param{int(Inactive)}, " ELSE ", param{int(Active)}, " END")
+	return expr("CASE WHEN ", q.closed(), " THEN ", int(Inactive), " ELSE ", int(Active), " END")
 }
 
 // IsCompleted mirrors ProjectInvoice's IsCompleted, as 1 or 0.
