@@ -907,6 +907,20 @@ func (_m *DebtQuery) Paginate(
 }
 
 var (
+	// DebtOrderFieldID orders Debt by id.
+	DebtOrderFieldID = &DebtOrderField{
+		Value: func(_m *Debt) (ent.Value, error) {
+			return _m.ID, nil
+		},
+		column: debt.FieldID,
+		toTerm: debt.ByID,
+		toCursor: func(_m *Debt) Cursor {
+			return Cursor{
+				ID:    _m.marshalID(),
+				Value: _m.ID,
+			}
+		},
+	}
 	// DebtOrderFieldCreatedAt orders Debt by created_at.
 	DebtOrderFieldCreatedAt = &DebtOrderField{
 		Value: func(_m *Debt) (ent.Value, error) {
@@ -941,6 +955,8 @@ var (
 func (f DebtOrderField) String() string {
 	var str string
 	switch f.column {
+	case DebtOrderFieldID.column:
+		str = "ID"
 	case DebtOrderFieldCreatedAt.column:
 		str = "CREATED_AT"
 	case DebtOrderFieldOriginalAmount.column:
@@ -961,6 +977,8 @@ func (f *DebtOrderField) UnmarshalGQL(v interface{}) error {
 		return fmt.Errorf("DebtOrderField %T must be a string", v)
 	}
 	switch str {
+	case "ID":
+		*f = *DebtOrderFieldID
 	case "CREATED_AT":
 		*f = *DebtOrderFieldCreatedAt
 	case "ORIGINAL_AMOUNT":

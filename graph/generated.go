@@ -17,6 +17,7 @@ import (
 	"github.com/99designs/gqlgen/graphql/introspection"
 	"github.com/debtql/debtql/ent"
 	"github.com/debtql/debtql/ent/apikey"
+	"github.com/debtql/debtql/ent/payment"
 	"github.com/debtql/debtql/internal/collection"
 	"github.com/debtql/debtql/internal/scalar"
 	gqlparser "github.com/vektah/gqlparser/v2"
@@ -34,6 +35,8 @@ type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 
 type ResolverRoot interface {
 	Client() ClientResolver
+	Debt() DebtResolver
+	DebtInvoice() DebtInvoiceResolver
 	Debtor() DebtorResolver
 	Invoice() InvoiceResolver
 	Mutation() MutationResolver
@@ -99,6 +102,7 @@ type ComplexityRoot struct {
 		CountryCode        func(childComplexity int) int
 		CreatedAt          func(childComplexity int) int
 		Debtors            func(childComplexity int, filter *DebtorFilter, orderBy *ent.DebtorOrder, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) int
+		Debts              func(childComplexity int, filter *DebtFilter, orderBy *ent.DebtOrder, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) int
 		Email              func(childComplexity int) int
 		ID                 func(childComplexity int) int
 		Invoices           func(childComplexity int, filter *InvoiceFilter, orderBy *ent.InvoiceOrder, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) int
@@ -130,11 +134,60 @@ type ComplexityRoot struct {
 		Secret func(childComplexity int) int
 	}
 
+	Debt struct {
+		ActiveStatus    func(childComplexity int) int
+		Client          func(childComplexity int) int
+		CreatedAt       func(childComplexity int) int
+		Debtor          func(childComplexity int) int
+		ID              func(childComplexity int) int
+		Invoices        func(childComplexity int) int
+		IsCompleted     func(childComplexity int) int
+		MainStatus      func(childComplexity int) int
+		OriginalAmount  func(childComplexity int) int
+		OverpaidAmount  func(childComplexity int) int
+		PaidAmount      func(childComplexity int) int
+		PaymentStatus   func(childComplexity int) int
+		Payments        func(childComplexity int) int
+		RemainingAmount func(childComplexity int) int
+		UnderStatus     func(childComplexity int) int
+		UpdatedAt       func(childComplexity int) int
+		WithdrawComment func(childComplexity int) int
+		WithdrawnAt     func(childComplexity int) int
+	}
+
+	DebtConnection struct {
+		Edges      func(childComplexity int) int
+		Nodes      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	DebtEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
+	DebtInvoice struct {
+		Amount          func(childComplexity int) int
+		CreatedAt       func(childComplexity int) int
+		Description     func(childComplexity int) int
+		DueDate         func(childComplexity int) int
+		ID              func(childComplexity int) int
+		Invoice         func(childComplexity int) int
+		InvoiceDate     func(childComplexity int) int
+		InvoiceNumber   func(childComplexity int) int
+		PaidAmount      func(childComplexity int) int
+		Payments        func(childComplexity int) int
+		RemainingAmount func(childComplexity int) int
+		ReminderDate    func(childComplexity int) int
+	}
+
 	Debtor struct {
 		Address              func(childComplexity int) int
 		Client               func(childComplexity int) int
 		ContactInformation   func(childComplexity int) int
 		CreatedAt            func(childComplexity int) int
+		Debts                func(childComplexity int, filter *DebtFilter, orderBy *ent.DebtOrder, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) int
 		ErrandProcessStatus  func(childComplexity int) int
 		ErrandStatus         func(childComplexity int) int
 		ID                   func(childComplexity int) int
@@ -164,6 +217,7 @@ type ComplexityRoot struct {
 		Client                  func(childComplexity int) int
 		CreatedAt               func(childComplexity int) int
 		DaysUntilExpiration     func(childComplexity int) int
+		Debt                    func(childComplexity int) int
 		DueDate                 func(childComplexity int) int
 		ID                      func(childComplexity int) int
 		InterestRate            func(childComplexity int) int
@@ -200,13 +254,16 @@ type ComplexityRoot struct {
 	}
 
 	Mutation struct {
+		AddDebtPayment  func(childComplexity int, clientID string, input collection.PaymentRecord) int
 		CreateAPIKey    func(childComplexity int, input CreateAPIKeyInput) int
 		CreateClient    func(childComplexity int, input collection.ClientRecord) int
+		CreateDebt      func(childComplexity int, clientID string, input collection.DebtorWithDebtsRecord) int
 		CreateDebtor    func(childComplexity int, clientID string, input collection.DebtorRecord) int
 		CreateInvoice   func(childComplexity int, clientID string, input collection.InvoiceRecord) int
 		RevokeAPIKey    func(childComplexity int, id string) int
 		UpdateClient    func(childComplexity int, id string, input collection.ClientRecord) int
 		UpdateDebtor    func(childComplexity int, clientID string, id string, input collection.DebtorRecord) int
+		WithdrawDebt    func(childComplexity int, clientID string, input WithdrawDebtInput) int
 		WithdrawInvoice func(childComplexity int, clientID string, id string, comment *string) int
 	}
 
@@ -217,12 +274,25 @@ type ComplexityRoot struct {
 		StartCursor     func(childComplexity int) int
 	}
 
+	Payment struct {
+		Amount          func(childComplexity int) int
+		BookedDate      func(childComplexity int) int
+		CreatedAt       func(childComplexity int) int
+		Debt            func(childComplexity int) int
+		ID              func(childComplexity int) int
+		Invoice         func(childComplexity int) int
+		Source          func(childComplexity int) int
+		TransactionDate func(childComplexity int) int
+	}
+
 	Query struct {
 		APIKeys  func(childComplexity int, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) int
 		Client   func(childComplexity int, id string) int
 		Clients  func(childComplexity int, search *string, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) int
+		Debt     func(childComplexity int, clientID string, id int) int
 		Debtor   func(childComplexity int, clientID string, id string) int
 		Debtors  func(childComplexity int, clientID string, filter *DebtorFilter, orderBy *ent.DebtorOrder, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) int
+		Debts    func(childComplexity int, clientID string, filter *DebtFilter, orderBy *ent.DebtOrder, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) int
 		Invoice  func(childComplexity int, clientID string, id string) int
 		Invoices func(childComplexity int, clientID string, filter *InvoiceFilter, orderBy *ent.InvoiceOrder, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) int
 		Viewer   func(childComplexity int) int
@@ -241,7 +311,25 @@ type ComplexityRoot struct {
 
 type ClientResolver interface {
 	Debtors(ctx context.Context, obj *ent.Creditor, filter *DebtorFilter, orderBy *ent.DebtorOrder, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) (*ent.DebtorConnection, error)
+	Debts(ctx context.Context, obj *ent.Creditor, filter *DebtFilter, orderBy *ent.DebtOrder, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) (*ent.DebtConnection, error)
 	Invoices(ctx context.Context, obj *ent.Creditor, filter *InvoiceFilter, orderBy *ent.InvoiceOrder, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) (*ent.InvoiceConnection, error)
+}
+type DebtResolver interface {
+	Invoices(ctx context.Context, obj *ent.Debt) ([]*ent.DebtInvoice, error)
+	Payments(ctx context.Context, obj *ent.Debt) ([]*ent.Payment, error)
+
+	RemainingAmount(ctx context.Context, obj *ent.Debt) (collection.Money, error)
+	OverpaidAmount(ctx context.Context, obj *ent.Debt) (collection.Money, error)
+	PaymentStatus(ctx context.Context, obj *ent.Debt) (collection.PaymentStatus, error)
+	MainStatus(ctx context.Context, obj *ent.Debt) (collection.CollectionStage, error)
+	UnderStatus(ctx context.Context, obj *ent.Debt) (collection.CollectionSubStatus, error)
+	ActiveStatus(ctx context.Context, obj *ent.Debt) (collection.ActiveStatus, error)
+	IsCompleted(ctx context.Context, obj *ent.Debt) (bool, error)
+}
+type DebtInvoiceResolver interface {
+	RemainingAmount(ctx context.Context, obj *ent.DebtInvoice) (collection.Money, error)
+	Payments(ctx context.Context, obj *ent.DebtInvoice) ([]*ent.Payment, error)
+	Invoice(ctx context.Context, obj *ent.DebtInvoice) (*ent.Invoice, error)
 }
 type DebtorResolver interface {
 	Address(ctx context.Context, obj *ent.Debtor) (*collection.AddressRecord, error)
@@ -250,11 +338,13 @@ type DebtorResolver interface {
 	ErrandStatus(ctx context.Context, obj *ent.Debtor) (*collection.CollectionStage, error)
 	ErrandProcessStatus(ctx context.Context, obj *ent.Debtor) (*collection.CollectionSubStatus, error)
 	IsCompleted(ctx context.Context, obj *ent.Debtor) (bool, error)
+	Debts(ctx context.Context, obj *ent.Debtor, filter *DebtFilter, orderBy *ent.DebtOrder, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) (*ent.DebtConnection, error)
 }
 type InvoiceResolver interface {
 	Articles(ctx context.Context, obj *ent.Invoice) ([]*ent.InvoiceArticle, error)
 	PaidAmount(ctx context.Context, obj *ent.Invoice) (collection.Money, error)
 	RemainingAmount(ctx context.Context, obj *ent.Invoice) (collection.Money, error)
+	Debt(ctx context.Context, obj *ent.Invoice) (*ent.Debt, error)
 	Status(ctx context.Context, obj *ent.Invoice) (collection.InvoiceStatus, error)
 	ProcessStatus(ctx context.Context, obj *ent.Invoice) (collection.InvoiceProcessStatus, error)
 	PaymentStatus(ctx context.Context, obj *ent.Invoice) (collection.PaymentStatus, error)
@@ -270,6 +360,9 @@ type MutationResolver interface {
 	UpdateDebtor(ctx context.Context, clientID string, id string, input collection.DebtorRecord) (*ent.Debtor, error)
 	CreateInvoice(ctx context.Context, clientID string, input collection.InvoiceRecord) (*ent.Invoice, error)
 	WithdrawInvoice(ctx context.Context, clientID string, id string, comment *string) (*ent.Invoice, error)
+	CreateDebt(ctx context.Context, clientID string, input collection.DebtorWithDebtsRecord) (*ent.Debt, error)
+	AddDebtPayment(ctx context.Context, clientID string, input collection.PaymentRecord) (*ent.Payment, error)
+	WithdrawDebt(ctx context.Context, clientID string, input WithdrawDebtInput) (*ent.Debt, error)
 	CreateAPIKey(ctx context.Context, input CreateAPIKeyInput) (*CreatedAPIKey, error)
 	RevokeAPIKey(ctx context.Context, id string) (*ent.APIKey, error)
 }
@@ -281,6 +374,8 @@ type QueryResolver interface {
 	Debtors(ctx context.Context, clientID string, filter *DebtorFilter, orderBy *ent.DebtorOrder, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) (*ent.DebtorConnection, error)
 	Invoice(ctx context.Context, clientID string, id string) (*ent.Invoice, error)
 	Invoices(ctx context.Context, clientID string, filter *InvoiceFilter, orderBy *ent.InvoiceOrder, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) (*ent.InvoiceConnection, error)
+	Debt(ctx context.Context, clientID string, id int) (*ent.Debt, error)
+	Debts(ctx context.Context, clientID string, filter *DebtFilter, orderBy *ent.DebtOrder, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) (*ent.DebtConnection, error)
 	APIKeys(ctx context.Context, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) (*ent.APIKeyConnection, error)
 }
 
@@ -546,6 +641,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Client.Debtors(childComplexity, args["filter"].(*DebtorFilter), args["orderBy"].(*ent.DebtorOrder), args["page"].(*int), args["rowsPerPage"].(*int), args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string)), true
+	case "Client.debts":
+		if e.ComplexityRoot.Client.Debts == nil {
+			break
+		}
+
+		args, err := ec.field_Client_debts_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Client.Debts(childComplexity, args["filter"].(*DebtFilter), args["orderBy"].(*ent.DebtOrder), args["page"].(*int), args["rowsPerPage"].(*int), args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string)), true
 	case "Client.email":
 		if e.ComplexityRoot.Client.Email == nil {
 			break
@@ -658,6 +764,226 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.CreatedApiKey.Secret(childComplexity), true
 
+	case "Debt.activeStatus":
+		if e.ComplexityRoot.Debt.ActiveStatus == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Debt.ActiveStatus(childComplexity), true
+	case "Debt.client":
+		if e.ComplexityRoot.Debt.Client == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Debt.Client(childComplexity), true
+	case "Debt.createdAt":
+		if e.ComplexityRoot.Debt.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Debt.CreatedAt(childComplexity), true
+	case "Debt.debtor":
+		if e.ComplexityRoot.Debt.Debtor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Debt.Debtor(childComplexity), true
+	case "Debt.id":
+		if e.ComplexityRoot.Debt.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Debt.ID(childComplexity), true
+	case "Debt.invoices":
+		if e.ComplexityRoot.Debt.Invoices == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Debt.Invoices(childComplexity), true
+	case "Debt.isCompleted":
+		if e.ComplexityRoot.Debt.IsCompleted == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Debt.IsCompleted(childComplexity), true
+	case "Debt.mainStatus":
+		if e.ComplexityRoot.Debt.MainStatus == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Debt.MainStatus(childComplexity), true
+	case "Debt.originalAmount":
+		if e.ComplexityRoot.Debt.OriginalAmount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Debt.OriginalAmount(childComplexity), true
+	case "Debt.overpaidAmount":
+		if e.ComplexityRoot.Debt.OverpaidAmount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Debt.OverpaidAmount(childComplexity), true
+	case "Debt.paidAmount":
+		if e.ComplexityRoot.Debt.PaidAmount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Debt.PaidAmount(childComplexity), true
+	case "Debt.paymentStatus":
+		if e.ComplexityRoot.Debt.PaymentStatus == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Debt.PaymentStatus(childComplexity), true
+	case "Debt.payments":
+		if e.ComplexityRoot.Debt.Payments == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Debt.Payments(childComplexity), true
+	case "Debt.remainingAmount":
+		if e.ComplexityRoot.Debt.RemainingAmount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Debt.RemainingAmount(childComplexity), true
+	case "Debt.underStatus":
+		if e.ComplexityRoot.Debt.UnderStatus == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Debt.UnderStatus(childComplexity), true
+	case "Debt.updatedAt":
+		if e.ComplexityRoot.Debt.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Debt.UpdatedAt(childComplexity), true
+	case "Debt.withdrawComment":
+		if e.ComplexityRoot.Debt.WithdrawComment == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Debt.WithdrawComment(childComplexity), true
+	case "Debt.withdrawnAt":
+		if e.ComplexityRoot.Debt.WithdrawnAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Debt.WithdrawnAt(childComplexity), true
+
+	case "DebtConnection.edges":
+		if e.ComplexityRoot.DebtConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DebtConnection.Edges(childComplexity), true
+	case "DebtConnection.nodes":
+		if e.ComplexityRoot.DebtConnection.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DebtConnection.Nodes(childComplexity), true
+	case "DebtConnection.pageInfo":
+		if e.ComplexityRoot.DebtConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DebtConnection.PageInfo(childComplexity), true
+	case "DebtConnection.totalCount":
+		if e.ComplexityRoot.DebtConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DebtConnection.TotalCount(childComplexity), true
+
+	case "DebtEdge.cursor":
+		if e.ComplexityRoot.DebtEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DebtEdge.Cursor(childComplexity), true
+	case "DebtEdge.node":
+		if e.ComplexityRoot.DebtEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DebtEdge.Node(childComplexity), true
+
+	case "DebtInvoice.amount":
+		if e.ComplexityRoot.DebtInvoice.Amount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DebtInvoice.Amount(childComplexity), true
+	case "DebtInvoice.createdAt":
+		if e.ComplexityRoot.DebtInvoice.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DebtInvoice.CreatedAt(childComplexity), true
+	case "DebtInvoice.description":
+		if e.ComplexityRoot.DebtInvoice.Description == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DebtInvoice.Description(childComplexity), true
+	case "DebtInvoice.dueDate":
+		if e.ComplexityRoot.DebtInvoice.DueDate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DebtInvoice.DueDate(childComplexity), true
+	case "DebtInvoice.id":
+		if e.ComplexityRoot.DebtInvoice.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DebtInvoice.ID(childComplexity), true
+	case "DebtInvoice.invoice":
+		if e.ComplexityRoot.DebtInvoice.Invoice == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DebtInvoice.Invoice(childComplexity), true
+	case "DebtInvoice.invoiceDate":
+		if e.ComplexityRoot.DebtInvoice.InvoiceDate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DebtInvoice.InvoiceDate(childComplexity), true
+	case "DebtInvoice.invoiceNumber":
+		if e.ComplexityRoot.DebtInvoice.InvoiceNumber == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DebtInvoice.InvoiceNumber(childComplexity), true
+	case "DebtInvoice.paidAmount":
+		if e.ComplexityRoot.DebtInvoice.PaidAmount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DebtInvoice.PaidAmount(childComplexity), true
+	case "DebtInvoice.payments":
+		if e.ComplexityRoot.DebtInvoice.Payments == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DebtInvoice.Payments(childComplexity), true
+	case "DebtInvoice.remainingAmount":
+		if e.ComplexityRoot.DebtInvoice.RemainingAmount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DebtInvoice.RemainingAmount(childComplexity), true
+	case "DebtInvoice.reminderDate":
+		if e.ComplexityRoot.DebtInvoice.ReminderDate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DebtInvoice.ReminderDate(childComplexity), true
+
 	case "Debtor.address":
 		if e.ComplexityRoot.Debtor.Address == nil {
 			break
@@ -682,6 +1008,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Debtor.CreatedAt(childComplexity), true
+	case "Debtor.debts":
+		if e.ComplexityRoot.Debtor.Debts == nil {
+			break
+		}
+
+		args, err := ec.field_Debtor_debts_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Debtor.Debts(childComplexity, args["filter"].(*DebtFilter), args["orderBy"].(*ent.DebtOrder), args["page"].(*int), args["rowsPerPage"].(*int), args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string)), true
 	case "Debtor.errandProcessStatus":
 		if e.ComplexityRoot.Debtor.ErrandProcessStatus == nil {
 			break
@@ -805,6 +1142,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Invoice.DaysUntilExpiration(childComplexity), true
+	case "Invoice.debt":
+		if e.ComplexityRoot.Invoice.Debt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Invoice.Debt(childComplexity), true
 	case "Invoice.dueDate":
 		if e.ComplexityRoot.Invoice.DueDate == nil {
 			break
@@ -970,6 +1313,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.InvoiceEdge.Node(childComplexity), true
 
+	case "Mutation.addDebtPayment":
+		if e.ComplexityRoot.Mutation.AddDebtPayment == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_addDebtPayment_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.AddDebtPayment(childComplexity, args["clientId"].(string), args["input"].(collection.PaymentRecord)), true
 	case "Mutation.createApiKey":
 		if e.ComplexityRoot.Mutation.CreateAPIKey == nil {
 			break
@@ -992,6 +1346,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateClient(childComplexity, args["input"].(collection.ClientRecord)), true
+	case "Mutation.createDebt":
+		if e.ComplexityRoot.Mutation.CreateDebt == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createDebt_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateDebt(childComplexity, args["clientId"].(string), args["input"].(collection.DebtorWithDebtsRecord)), true
 	case "Mutation.createDebtor":
 		if e.ComplexityRoot.Mutation.CreateDebtor == nil {
 			break
@@ -1047,6 +1412,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UpdateDebtor(childComplexity, args["clientId"].(string), args["id"].(string), args["input"].(collection.DebtorRecord)), true
+	case "Mutation.withdrawDebt":
+		if e.ComplexityRoot.Mutation.WithdrawDebt == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_withdrawDebt_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.WithdrawDebt(childComplexity, args["clientId"].(string), args["input"].(WithdrawDebtInput)), true
 	case "Mutation.withdrawInvoice":
 		if e.ComplexityRoot.Mutation.WithdrawInvoice == nil {
 			break
@@ -1084,6 +1460,55 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.PageInfo.StartCursor(childComplexity), true
 
+	case "Payment.amount":
+		if e.ComplexityRoot.Payment.Amount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Payment.Amount(childComplexity), true
+	case "Payment.bookedDate":
+		if e.ComplexityRoot.Payment.BookedDate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Payment.BookedDate(childComplexity), true
+	case "Payment.createdAt":
+		if e.ComplexityRoot.Payment.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Payment.CreatedAt(childComplexity), true
+	case "Payment.debt":
+		if e.ComplexityRoot.Payment.Debt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Payment.Debt(childComplexity), true
+	case "Payment.id":
+		if e.ComplexityRoot.Payment.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Payment.ID(childComplexity), true
+	case "Payment.invoice":
+		if e.ComplexityRoot.Payment.Invoice == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Payment.Invoice(childComplexity), true
+	case "Payment.source":
+		if e.ComplexityRoot.Payment.Source == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Payment.Source(childComplexity), true
+	case "Payment.transactionDate":
+		if e.ComplexityRoot.Payment.TransactionDate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Payment.TransactionDate(childComplexity), true
+
 	case "Query.apiKeys":
 		if e.ComplexityRoot.Query.APIKeys == nil {
 			break
@@ -1117,6 +1542,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Clients(childComplexity, args["search"].(*string), args["page"].(*int), args["rowsPerPage"].(*int), args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string)), true
+	case "Query.debt":
+		if e.ComplexityRoot.Query.Debt == nil {
+			break
+		}
+
+		args, err := ec.field_Query_debt_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Debt(childComplexity, args["clientId"].(string), args["id"].(int)), true
 	case "Query.debtor":
 		if e.ComplexityRoot.Query.Debtor == nil {
 			break
@@ -1139,6 +1575,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Debtors(childComplexity, args["clientId"].(string), args["filter"].(*DebtorFilter), args["orderBy"].(*ent.DebtorOrder), args["page"].(*int), args["rowsPerPage"].(*int), args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string)), true
+	case "Query.debts":
+		if e.ComplexityRoot.Query.Debts == nil {
+			break
+		}
+
+		args, err := ec.field_Query_debts_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Debts(childComplexity, args["clientId"].(string), args["filter"].(*DebtFilter), args["orderBy"].(*ent.DebtOrder), args["page"].(*int), args["rowsPerPage"].(*int), args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string)), true
 
 	case "Query.invoice":
 		if e.ComplexityRoot.Query.Invoice == nil {
@@ -1201,12 +1648,19 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputClientInput,
 		ec.unmarshalInputContactInformationInput,
 		ec.unmarshalInputCreateApiKeyInput,
+		ec.unmarshalInputDebtFilter,
+		ec.unmarshalInputDebtItemInput,
+		ec.unmarshalInputDebtItemPaymentInput,
+		ec.unmarshalInputDebtOrder,
+		ec.unmarshalInputDebtPaymentInput,
 		ec.unmarshalInputDebtorFilter,
 		ec.unmarshalInputDebtorInput,
 		ec.unmarshalInputDebtorOrder,
+		ec.unmarshalInputDebtorWithDebtsInput,
 		ec.unmarshalInputInvoiceFilter,
 		ec.unmarshalInputInvoiceInput,
 		ec.unmarshalInputInvoiceOrder,
+		ec.unmarshalInputWithdrawDebtInput,
 	)
 	first := true
 
@@ -1407,6 +1861,36 @@ type Query {
   ): InvoiceConnection!
 
   """
+  One debt (collection case) of a client, or null when the client has no debt with that id.
+  """
+  debt("The client's id." clientId: UUID!, "The debt's id." id: Int!): Debt
+
+  """
+  A client's debts, newest first unless orderBy says otherwise. Page either
+  with page/rowsPerPage or with cursors, not both.
+  """
+  debts(
+    "The client's id."
+    clientId: UUID!
+    "Which debts: every given field must match."
+    filter: DebtFilter
+    "The order; newest first when not given."
+    orderBy: DebtOrder
+    "Page number, 1-based (default 1). Not with cursors."
+    page: Int
+    "Rows per page, 1-100 (default 25). Not with cursors."
+    rowsPerPage: Int
+    "Return the first n rows after ` + "`" + `after` + "`" + ` (1-100)."
+    first: Int
+    "A cursor from a previous page: return the rows after it."
+    after: String
+    "Return the last n rows before ` + "`" + `before` + "`" + ` (1-100)."
+    last: Int
+    "A cursor from a previous page: return the rows before it."
+    before: String
+  ): DebtConnection!
+
+  """
   The API keys, newest first, revoked ones included (ADMIN). Paging as for clients.
   """
   apiKeys(
@@ -1477,6 +1961,28 @@ type Mutation {
     "Why it is withdrawn (at most 2000 characters)."
     comment: String
   ): Invoice!
+
+  """
+  Hands receivables over for collection: creates a debt with its items (1 to
+  1,000) and opening payments, for the client's debtor with the same
+  identification number (whose details are refreshed) or a new one. All or
+  nothing: one invalid item and nothing is written. An invoice number that an
+  unwithdrawn debt of the client already holds is CONFLICT.
+  """
+  createDebt("The client's id." clientId: UUID!, "The debtor and the debt's items." input: DebtorWithDebtsInput!): Debt!
+
+  """
+  Records a payment on a debt, designated to one of its items. A payment
+  beyond what remains is accepted (OVERPAID); a payment on a withdrawn debt is
+  CONFLICT. Send an Idempotency-Key so that a retry books it once.
+  """
+  addDebtPayment("The client's id." clientId: UUID!, "The payment." input: DebtPaymentInput!): Payment!
+
+  """
+  Withdraws a debt: it becomes CLOSED, WITHDRAWN and INACTIVE; its payments
+  are kept. A closed debt (withdrawn or paid in full) cannot be withdrawn (CONFLICT).
+  """
+  withdrawDebt("The client's id." clientId: UUID!, "Which debt, and why." input: WithdrawDebtInput!): Debt!
 
   """
   Creates an API key (ADMIN). The secret is in the answer and never readable again.
@@ -1567,6 +2073,25 @@ type Client {
     "A cursor from a previous page: return the rows before it."
     before: String
   ): DebtorConnection!
+  "The client's debts; as Query.debts."
+  debts(
+    "Which debts: every given field must match."
+    filter: DebtFilter
+    "The order; newest first when not given."
+    orderBy: DebtOrder
+    "Page number, 1-based (default 1). Not with cursors."
+    page: Int
+    "Rows per page, 1-100 (default 25). Not with cursors."
+    rowsPerPage: Int
+    "Return the first n rows after ` + "`" + `after` + "`" + ` (1-100)."
+    first: Int
+    "A cursor from a previous page: return the rows after it."
+    after: String
+    "Return the last n rows before ` + "`" + `before` + "`" + ` (1-100)."
+    last: Int
+    "A cursor from a previous page: return the rows before it."
+    before: String
+  ): DebtConnection!
   "The client's invoices; as Query.invoices."
   invoices(
     "Which invoices: every given field must match."
@@ -1749,6 +2274,25 @@ type Debtor {
   errandProcessStatus: CollectionSubStatus
   "Whether the debtor has debts and all of them are closed."
   isCompleted: Boolean!
+  "The debtor's debts; as Query.debts."
+  debts(
+    "Which debts: every given field must match."
+    filter: DebtFilter
+    "The order; newest first when not given."
+    orderBy: DebtOrder
+    "Page number, 1-based (default 1). Not with cursors."
+    page: Int
+    "Rows per page, 1-100 (default 25). Not with cursors."
+    rowsPerPage: Int
+    "Return the first n rows after ` + "`" + `after` + "`" + ` (1-100)."
+    first: Int
+    "A cursor from a previous page: return the rows after it."
+    after: String
+    "Return the last n rows before ` + "`" + `before` + "`" + ` (1-100)."
+    last: Int
+    "A cursor from a previous page: return the rows before it."
+    before: String
+  ): DebtConnection!
   "When the debtor was added."
   createdAt: DateTime!
   "When the debtor was last changed."
@@ -1861,6 +2405,8 @@ type Invoice {
   paidAmount: Decimal!
   "totalAmountIncludingVAT - paidAmount, never below 0 (fees and interest are not in it)."
   remainingAmount: Decimal!
+  "The collection case holding an item of this invoice's number: the unwithdrawn one, else the most recently created; null when none."
+  debt: Debt
   "The invoice's status."
   status: InvoiceStatus!
   "Where the invoice is in its process."
@@ -2220,6 +2766,253 @@ enum ActiveStatus {
   "Closed (code 2)."
   INACTIVE
 }
+
+"""
+A collection case ("errand"): receivables of one client against one debtor,
+handed over together.
+"""
+type Debt {
+  "The debt's id."
+  id: Int!
+  "The client (creditor)."
+  client: Client!
+  "The debtor."
+  debtor: Debtor!
+  "The items the debt was created with, in the order given."
+  invoices: [DebtInvoice!]!
+  "Every payment on the debt, oldest first."
+  payments: [Payment!]!
+  "Sum of the items' amounts."
+  originalAmount: Decimal!
+  "Sum of all payments."
+  paidAmount: Decimal!
+  "originalAmount - paidAmount, never below 0, withdrawn or not."
+  remainingAmount: Decimal!
+  "What was paid beyond originalAmount; 0.00 when nothing is overpaid."
+  overpaidAmount: Decimal!
+  "Paid against originalAmount."
+  paymentStatus: PaymentStatus!
+  "CLOSED when withdrawn or paid in full, else COLLECTION."
+  mainStatus: CollectionStage!
+  "PAID_IN_FULL or WITHDRAWN when closed; while open DEMAND_SENT during the 8 days after creation, then DEMAND_EXPIRED."
+  underStatus: CollectionSubStatus!
+  "INACTIVE exactly when CLOSED."
+  activeStatus: ActiveStatus!
+  "Whether the debt is CLOSED."
+  isCompleted: Boolean!
+  "When the debt was withdrawn; null unless withdrawn."
+  withdrawnAt: DateTime
+  "The comment given when it was withdrawn."
+  withdrawComment: String
+  "When the debt was handed over."
+  createdAt: DateTime!
+  "When the debt last changed."
+  updatedAt: DateTime!
+}
+
+"""
+One item of a debt: a receivable named by its invoice number.
+"""
+type DebtInvoice {
+  "The item's id (the invoiceId of addDebtPayment)."
+  id: Int!
+  "Invoice number, unique within the debt."
+  invoiceNumber: String!
+  "Description."
+  description: String
+  "Invoice date."
+  invoiceDate: DateTime!
+  "Due date."
+  dueDate: DateTime!
+  "Reminder date."
+  reminderDate: DateTime
+  "The amount handed over."
+  amount: Decimal!
+  "Sum of the payments designated to this item."
+  paidAmount: Decimal!
+  "amount - paidAmount, never below 0."
+  remainingAmount: Decimal!
+  "The payments designated to this item, oldest first."
+  payments: [Payment!]!
+  "The client's registered invoice of the same number, if any."
+  invoice: Invoice
+  "When the item was handed over."
+  createdAt: DateTime!
+}
+
+"""
+Money received on a debt.
+"""
+type Payment {
+  "The payment's id."
+  id: Int!
+  "The debt paid on."
+  debt: Debt!
+  "The item the payment is designated to."
+  invoice: DebtInvoice!
+  "The amount."
+  amount: Decimal!
+  "The date of the transaction."
+  transactionDate: Date!
+  "The date booked; null for payments reported with addDebtPayment."
+  bookedDate: Date
+  "Where the payment was recorded."
+  source: PaymentSource!
+  "When the payment was recorded."
+  createdAt: DateTime!
+}
+
+"""
+Where a payment was recorded.
+"""
+enum PaymentSource {
+  "Received by the creditor before hand-over (createDebt)."
+  BEFORE_HANDOVER
+  "Reported with addDebtPayment."
+  REPORTED
+}
+
+"""
+A debtor and the receivables handed over, for createDebt.
+"""
+input DebtorWithDebtsInput {
+  "Whether the debtor is a corporation."
+  isCorporation: Boolean!
+  "As for DebtorInput; a debtor of the client with the same number (ignoring spaces and hyphens) is reused."
+  identificationNumber: String!
+  "Name of the debtor."
+  name: String!
+  "The debtor's postal address."
+  address: AddressInput!
+  "E-mail address (checked when given)."
+  email: String
+  "Phone number."
+  phone: String
+  "The items: 1 to 1,000, with invoice numbers unique within the debt."
+  debts: [DebtItemInput!]
+}
+
+"""
+One receivable handed over.
+"""
+input DebtItemInput {
+  "Invoice number (non-blank), unique within the debt."
+  invoiceNumber: String!
+  "Description (at most 2000 characters)."
+  description: String
+  "Invoice date; the calendar date in the offset given counts."
+  invoiceDate: DateTime!
+  "Due date, not before the invoice date."
+  dueDate: DateTime!
+  "Reminder date."
+  reminderDate: DateTime
+  "The amount handed over: more than 0, at most 2 decimals."
+  amount: Decimal!
+  "Payments received before hand-over; together less than the amount."
+  payments: [DebtItemPaymentInput!]
+}
+
+"""
+A payment received before hand-over.
+"""
+input DebtItemPaymentInput {
+  "The amount: more than 0, at most 2 decimals."
+  amount: Decimal!
+  "The transaction date; the calendar date in the offset given counts."
+  transactionDate: DateTime!
+  "The booked date, read as a calendar date like transactionDate."
+  bookedDate: DateTime
+}
+
+"""
+A payment to record on a debt.
+"""
+input DebtPaymentInput {
+  "The debt paid on."
+  debtId: Int!
+  "The amount: more than 0, at most 2 decimals (integers are fine)."
+  amount: Decimal!
+  "The transaction date, not after tomorrow."
+  transactionDate: Date!
+  "The id of the DebtInvoice of that debt the payment is designated to."
+  invoiceId: Int!
+}
+
+"""
+A debt to withdraw.
+"""
+input WithdrawDebtInput {
+  "The debt's id."
+  id: Int!
+  "The client's id; when given, it must equal the clientId argument."
+  clientId: UUID
+  "Why it is withdrawn (at most 2000 characters)."
+  comment: String
+}
+
+"""
+A page of debts.
+"""
+type DebtConnection {
+  "The debts of the page, each with its cursor."
+  edges: [DebtEdge]
+  "The debts of the page."
+  nodes: [Debt!]!
+  "Where the page lies in the list."
+  pageInfo: PageInfo!
+  "How many debts match the filter, ignoring paging."
+  totalCount: Int!
+}
+
+"""
+A debt in a page, with its cursor.
+"""
+type DebtEdge {
+  "The debt."
+  node: Debt
+  "Pass to after or before to page from this debt."
+  cursor: String!
+}
+
+"""
+Which debts to list. Every given field must match.
+"""
+input DebtFilter {
+  "Debts whose activeStatus reads this."
+  activeStatus: ActiveStatus
+  "Debts whose mainStatus reads this."
+  mainStatus: CollectionStage
+  "Debts whose underStatus reads this."
+  underStatus: CollectionSubStatus
+  "Debts whose paymentStatus reads this."
+  paymentStatus: PaymentStatus
+  "Which fields searchTerm looks at (default ALL): the debtor's NAME, IDENTIFICATION_NUMBER and EMAIL, the items' INVOICE_NUMBER, or the DEBT_ID exactly."
+  searchType: SearchType
+  "Case-insensitive substring to search for; blank means no search."
+  searchTerm: String
+}
+
+"""
+How to order debts. Ties break by id in the same direction.
+"""
+input DebtOrder {
+  "The field to order by."
+  field: DebtOrderField!
+  "The direction (default ASC)."
+  direction: OrderDirection = ASC
+}
+
+"""
+Fields debts can be ordered by.
+"""
+enum DebtOrderField {
+  "When the debt was handed over."
+  CREATED_AT
+  "The debt's id."
+  ID
+  "originalAmount."
+  ORIGINAL_AMOUNT
+}
 `, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
@@ -2350,6 +3143,8 @@ func (ec *executionContext) childFields_Client(ctx context.Context, field graphq
 		return ec.fieldContext_Client_updatedAt(ctx, field)
 	case "debtors":
 		return ec.fieldContext_Client_debtors(ctx, field)
+	case "debts":
+		return ec.fieldContext_Client_debts(ctx, field)
 	case "invoices":
 		return ec.fieldContext_Client_invoices(ctx, field)
 	}
@@ -2400,6 +3195,102 @@ func (ec *executionContext) childFields_CreatedApiKey(ctx context.Context, field
 	return nil, fmt.Errorf("no field named %q was found under type CreatedApiKey", field.Name)
 }
 
+func (ec *executionContext) childFields_Debt(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Debt_id(ctx, field)
+	case "client":
+		return ec.fieldContext_Debt_client(ctx, field)
+	case "debtor":
+		return ec.fieldContext_Debt_debtor(ctx, field)
+	case "invoices":
+		return ec.fieldContext_Debt_invoices(ctx, field)
+	case "payments":
+		return ec.fieldContext_Debt_payments(ctx, field)
+	case "originalAmount":
+		return ec.fieldContext_Debt_originalAmount(ctx, field)
+	case "paidAmount":
+		return ec.fieldContext_Debt_paidAmount(ctx, field)
+	case "remainingAmount":
+		return ec.fieldContext_Debt_remainingAmount(ctx, field)
+	case "overpaidAmount":
+		return ec.fieldContext_Debt_overpaidAmount(ctx, field)
+	case "paymentStatus":
+		return ec.fieldContext_Debt_paymentStatus(ctx, field)
+	case "mainStatus":
+		return ec.fieldContext_Debt_mainStatus(ctx, field)
+	case "underStatus":
+		return ec.fieldContext_Debt_underStatus(ctx, field)
+	case "activeStatus":
+		return ec.fieldContext_Debt_activeStatus(ctx, field)
+	case "isCompleted":
+		return ec.fieldContext_Debt_isCompleted(ctx, field)
+	case "withdrawnAt":
+		return ec.fieldContext_Debt_withdrawnAt(ctx, field)
+	case "withdrawComment":
+		return ec.fieldContext_Debt_withdrawComment(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_Debt_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_Debt_updatedAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Debt", field.Name)
+}
+
+func (ec *executionContext) childFields_DebtConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_DebtConnection_edges(ctx, field)
+	case "nodes":
+		return ec.fieldContext_DebtConnection_nodes(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_DebtConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_DebtConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DebtConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_DebtEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "node":
+		return ec.fieldContext_DebtEdge_node(ctx, field)
+	case "cursor":
+		return ec.fieldContext_DebtEdge_cursor(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DebtEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_DebtInvoice(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_DebtInvoice_id(ctx, field)
+	case "invoiceNumber":
+		return ec.fieldContext_DebtInvoice_invoiceNumber(ctx, field)
+	case "description":
+		return ec.fieldContext_DebtInvoice_description(ctx, field)
+	case "invoiceDate":
+		return ec.fieldContext_DebtInvoice_invoiceDate(ctx, field)
+	case "dueDate":
+		return ec.fieldContext_DebtInvoice_dueDate(ctx, field)
+	case "reminderDate":
+		return ec.fieldContext_DebtInvoice_reminderDate(ctx, field)
+	case "amount":
+		return ec.fieldContext_DebtInvoice_amount(ctx, field)
+	case "paidAmount":
+		return ec.fieldContext_DebtInvoice_paidAmount(ctx, field)
+	case "remainingAmount":
+		return ec.fieldContext_DebtInvoice_remainingAmount(ctx, field)
+	case "payments":
+		return ec.fieldContext_DebtInvoice_payments(ctx, field)
+	case "invoice":
+		return ec.fieldContext_DebtInvoice_invoice(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_DebtInvoice_createdAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DebtInvoice", field.Name)
+}
+
 func (ec *executionContext) childFields_Debtor(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -2424,6 +3315,8 @@ func (ec *executionContext) childFields_Debtor(ctx context.Context, field graphq
 		return ec.fieldContext_Debtor_errandProcessStatus(ctx, field)
 	case "isCompleted":
 		return ec.fieldContext_Debtor_isCompleted(ctx, field)
+	case "debts":
+		return ec.fieldContext_Debtor_debts(ctx, field)
 	case "createdAt":
 		return ec.fieldContext_Debtor_createdAt(ctx, field)
 	case "updatedAt":
@@ -2488,6 +3381,8 @@ func (ec *executionContext) childFields_Invoice(ctx context.Context, field graph
 		return ec.fieldContext_Invoice_paidAmount(ctx, field)
 	case "remainingAmount":
 		return ec.fieldContext_Invoice_remainingAmount(ctx, field)
+	case "debt":
+		return ec.fieldContext_Invoice_debt(ctx, field)
 	case "status":
 		return ec.fieldContext_Invoice_status(ctx, field)
 	case "processStatus":
@@ -2550,6 +3445,28 @@ func (ec *executionContext) childFields_PageInfo(ctx context.Context, field grap
 		return ec.fieldContext_PageInfo_endCursor(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type PageInfo", field.Name)
+}
+
+func (ec *executionContext) childFields_Payment(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Payment_id(ctx, field)
+	case "debt":
+		return ec.fieldContext_Payment_debt(ctx, field)
+	case "invoice":
+		return ec.fieldContext_Payment_invoice(ctx, field)
+	case "amount":
+		return ec.fieldContext_Payment_amount(ctx, field)
+	case "transactionDate":
+		return ec.fieldContext_Payment_transactionDate(ctx, field)
+	case "bookedDate":
+		return ec.fieldContext_Payment_bookedDate(ctx, field)
+	case "source":
+		return ec.fieldContext_Payment_source(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_Payment_createdAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Payment", field.Name)
 }
 
 func (ec *executionContext) childFields_Viewer(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -2750,6 +3667,76 @@ func (ec *executionContext) field_Client_debtors_args(ctx context.Context, rawAr
 	return args, nil
 }
 
+func (ec *executionContext) field_Client_debts_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "filter",
+		func(ctx context.Context, v any) (*DebtFilter, error) {
+			return ec.unmarshalODebtFilter2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋgraphᚐDebtFilter(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["filter"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "orderBy",
+		func(ctx context.Context, v any) (*ent.DebtOrder, error) {
+			return ec.unmarshalODebtOrder2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐDebtOrder(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["orderBy"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "page",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["page"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "rowsPerPage",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["rowsPerPage"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg5
+	arg6, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg6
+	arg7, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg7
+	return args, nil
+}
+
 func (ec *executionContext) field_Client_invoices_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -2820,6 +3807,98 @@ func (ec *executionContext) field_Client_invoices_args(ctx context.Context, rawA
 	return args, nil
 }
 
+func (ec *executionContext) field_Debtor_debts_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "filter",
+		func(ctx context.Context, v any) (*DebtFilter, error) {
+			return ec.unmarshalODebtFilter2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋgraphᚐDebtFilter(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["filter"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "orderBy",
+		func(ctx context.Context, v any) (*ent.DebtOrder, error) {
+			return ec.unmarshalODebtOrder2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐDebtOrder(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["orderBy"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "page",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["page"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "rowsPerPage",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["rowsPerPage"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg5
+	arg6, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg6
+	arg7, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg7
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_addDebtPayment_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "clientId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNUUID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["clientId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (collection.PaymentRecord, error) {
+			return ec.unmarshalNDebtPaymentInput2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐPaymentRecord(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_createApiKey_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -2845,6 +3924,28 @@ func (ec *executionContext) field_Mutation_createClient_args(ctx context.Context
 		return nil, err
 	}
 	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_createDebt_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "clientId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNUUID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["clientId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (collection.DebtorWithDebtsRecord, error) {
+			return ec.unmarshalNDebtorWithDebtsInput2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐDebtorWithDebtsRecord(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
 	return args, nil
 }
 
@@ -2955,6 +4056,28 @@ func (ec *executionContext) field_Mutation_updateDebtor_args(ctx context.Context
 		return nil, err
 	}
 	args["input"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_withdrawDebt_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "clientId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNUUID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["clientId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (WithdrawDebtInput, error) {
+			return ec.unmarshalNWithdrawDebtInput2githubᚗcomᚋdebtqlᚋdebtqlᚋgraphᚐWithdrawDebtInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
 	return args, nil
 }
 
@@ -3132,6 +4255,28 @@ func (ec *executionContext) field_Query_clients_args(ctx context.Context, rawArg
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_debt_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "clientId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNUUID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["clientId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (int, error) {
+			return ec.unmarshalNInt2int(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_debtor_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -3176,6 +4321,84 @@ func (ec *executionContext) field_Query_debtors_args(ctx context.Context, rawArg
 	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "orderBy",
 		func(ctx context.Context, v any) (*ent.DebtorOrder, error) {
 			return ec.unmarshalODebtorOrder2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐDebtorOrder(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["orderBy"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "page",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["page"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "rowsPerPage",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["rowsPerPage"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg5
+	arg6, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg6
+	arg7, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg7
+	arg8, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg8
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_debts_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "clientId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNUUID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["clientId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "filter",
+		func(ctx context.Context, v any) (*DebtFilter, error) {
+			return ec.unmarshalODebtFilter2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋgraphᚐDebtFilter(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["filter"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "orderBy",
+		func(ctx context.Context, v any) (*ent.DebtOrder, error) {
+			return ec.unmarshalODebtOrder2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐDebtOrder(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -4493,6 +5716,50 @@ func (ec *executionContext) fieldContext_Client_debtors(ctx context.Context, fie
 	return fc, nil
 }
 
+func (ec *executionContext) _Client_debts(ctx context.Context, field graphql.CollectedField, obj *ent.Creditor) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Client_debts(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Client().Debts(ctx, obj, fc.Args["filter"].(*DebtFilter), fc.Args["orderBy"].(*ent.DebtOrder), fc.Args["page"].(*int), fc.Args["rowsPerPage"].(*int), fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["last"].(*int), fc.Args["before"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.DebtConnection) graphql.Marshaler {
+			return ec.marshalNDebtConnection2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐDebtConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Client_debts(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Client",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DebtConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Client_debts_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Client_invoices(ctx context.Context, field graphql.CollectedField, obj *ent.Creditor) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -4812,6 +6079,924 @@ func (ec *executionContext) fieldContext_CreatedApiKey_apiKey(_ context.Context,
 	return fc, nil
 }
 
+func (ec *executionContext) _Debt_id(ctx context.Context, field graphql.CollectedField, obj *ent.Debt) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Debt_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v scalar.IntID) graphql.Marshaler {
+			return ec.marshalNInt2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋscalarᚐIntID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Debt_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Debt", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Debt_client(ctx context.Context, field graphql.CollectedField, obj *ent.Debt) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Debt_client(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Client(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Creditor) graphql.Marshaler {
+			return ec.marshalNClient2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐCreditor(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Debt_client(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Debt",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Client(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Debt_debtor(ctx context.Context, field graphql.CollectedField, obj *ent.Debt) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Debt_debtor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Debtor(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Debtor) graphql.Marshaler {
+			return ec.marshalNDebtor2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐDebtor(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Debt_debtor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Debt",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Debtor(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Debt_invoices(ctx context.Context, field graphql.CollectedField, obj *ent.Debt) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Debt_invoices(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Debt().Invoices(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.DebtInvoice) graphql.Marshaler {
+			return ec.marshalNDebtInvoice2ᚕᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐDebtInvoiceᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Debt_invoices(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Debt",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DebtInvoice(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Debt_payments(ctx context.Context, field graphql.CollectedField, obj *ent.Debt) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Debt_payments(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Debt().Payments(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.Payment) graphql.Marshaler {
+			return ec.marshalNPayment2ᚕᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐPaymentᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Debt_payments(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Debt",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Payment(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Debt_originalAmount(ctx context.Context, field graphql.CollectedField, obj *ent.Debt) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Debt_originalAmount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OriginalAmount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v collection.Money) graphql.Marshaler {
+			return ec.marshalNDecimal2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐMoney(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Debt_originalAmount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Debt", field, false, false, errors.New("field of type Decimal does not have child fields"))
+}
+
+func (ec *executionContext) _Debt_paidAmount(ctx context.Context, field graphql.CollectedField, obj *ent.Debt) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Debt_paidAmount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PaidAmount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v collection.Money) graphql.Marshaler {
+			return ec.marshalNDecimal2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐMoney(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Debt_paidAmount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Debt", field, false, false, errors.New("field of type Decimal does not have child fields"))
+}
+
+func (ec *executionContext) _Debt_remainingAmount(ctx context.Context, field graphql.CollectedField, obj *ent.Debt) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Debt_remainingAmount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Debt().RemainingAmount(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v collection.Money) graphql.Marshaler {
+			return ec.marshalNDecimal2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐMoney(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Debt_remainingAmount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Debt", field, true, true, errors.New("field of type Decimal does not have child fields"))
+}
+
+func (ec *executionContext) _Debt_overpaidAmount(ctx context.Context, field graphql.CollectedField, obj *ent.Debt) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Debt_overpaidAmount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Debt().OverpaidAmount(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v collection.Money) graphql.Marshaler {
+			return ec.marshalNDecimal2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐMoney(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Debt_overpaidAmount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Debt", field, true, true, errors.New("field of type Decimal does not have child fields"))
+}
+
+func (ec *executionContext) _Debt_paymentStatus(ctx context.Context, field graphql.CollectedField, obj *ent.Debt) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Debt_paymentStatus(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Debt().PaymentStatus(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v collection.PaymentStatus) graphql.Marshaler {
+			return ec.marshalNPaymentStatus2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐPaymentStatus(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Debt_paymentStatus(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Debt", field, true, true, errors.New("field of type PaymentStatus does not have child fields"))
+}
+
+func (ec *executionContext) _Debt_mainStatus(ctx context.Context, field graphql.CollectedField, obj *ent.Debt) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Debt_mainStatus(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Debt().MainStatus(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v collection.CollectionStage) graphql.Marshaler {
+			return ec.marshalNCollectionStage2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐCollectionStage(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Debt_mainStatus(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Debt", field, true, true, errors.New("field of type CollectionStage does not have child fields"))
+}
+
+func (ec *executionContext) _Debt_underStatus(ctx context.Context, field graphql.CollectedField, obj *ent.Debt) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Debt_underStatus(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Debt().UnderStatus(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v collection.CollectionSubStatus) graphql.Marshaler {
+			return ec.marshalNCollectionSubStatus2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐCollectionSubStatus(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Debt_underStatus(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Debt", field, true, true, errors.New("field of type CollectionSubStatus does not have child fields"))
+}
+
+func (ec *executionContext) _Debt_activeStatus(ctx context.Context, field graphql.CollectedField, obj *ent.Debt) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Debt_activeStatus(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Debt().ActiveStatus(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v collection.ActiveStatus) graphql.Marshaler {
+			return ec.marshalNActiveStatus2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐActiveStatus(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Debt_activeStatus(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Debt", field, true, true, errors.New("field of type ActiveStatus does not have child fields"))
+}
+
+func (ec *executionContext) _Debt_isCompleted(ctx context.Context, field graphql.CollectedField, obj *ent.Debt) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Debt_isCompleted(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Debt().IsCompleted(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Debt_isCompleted(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Debt", field, true, true, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _Debt_withdrawnAt(ctx context.Context, field graphql.CollectedField, obj *ent.Debt) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Debt_withdrawnAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.WithdrawnAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalODateTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Debt_withdrawnAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Debt", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _Debt_withdrawComment(ctx context.Context, field graphql.CollectedField, obj *ent.Debt) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Debt_withdrawComment(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.WithdrawComment, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Debt_withdrawComment(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Debt", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Debt_createdAt(ctx context.Context, field graphql.CollectedField, obj *ent.Debt) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Debt_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Debt_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Debt", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _Debt_updatedAt(ctx context.Context, field graphql.CollectedField, obj *ent.Debt) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Debt_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Debt_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Debt", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _DebtConnection_edges(ctx context.Context, field graphql.CollectedField, obj *ent.DebtConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DebtConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.DebtEdge) graphql.Marshaler {
+			return ec.marshalODebtEdge2ᚕᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐDebtEdge(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_DebtConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DebtConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DebtEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DebtConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *ent.DebtConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DebtConnection_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.Debt) graphql.Marshaler {
+			return ec.marshalNDebt2ᚕᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐDebtᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DebtConnection_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DebtConnection",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Debt(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DebtConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *ent.DebtConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DebtConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v entgql.PageInfo[string]) graphql.Marshaler {
+			return ec.marshalNPageInfo2entgoᚗioᚋcontribᚋentgqlᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DebtConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DebtConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DebtConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *ent.DebtConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DebtConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DebtConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DebtConnection", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _DebtEdge_node(ctx context.Context, field graphql.CollectedField, obj *ent.DebtEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DebtEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Debt) graphql.Marshaler {
+			return ec.marshalODebt2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐDebt(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_DebtEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DebtEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Debt(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DebtEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *ent.DebtEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DebtEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v entgql.Cursor[string]) graphql.Marshaler {
+			return ec.marshalNString2entgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DebtEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DebtEdge", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _DebtInvoice_id(ctx context.Context, field graphql.CollectedField, obj *ent.DebtInvoice) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DebtInvoice_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v scalar.IntID) graphql.Marshaler {
+			return ec.marshalNInt2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋscalarᚐIntID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DebtInvoice_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DebtInvoice", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _DebtInvoice_invoiceNumber(ctx context.Context, field graphql.CollectedField, obj *ent.DebtInvoice) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DebtInvoice_invoiceNumber(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.InvoiceNumber, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DebtInvoice_invoiceNumber(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DebtInvoice", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _DebtInvoice_description(ctx context.Context, field graphql.CollectedField, obj *ent.DebtInvoice) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DebtInvoice_description(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Description, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_DebtInvoice_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DebtInvoice", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _DebtInvoice_invoiceDate(ctx context.Context, field graphql.CollectedField, obj *ent.DebtInvoice) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DebtInvoice_invoiceDate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.InvoiceDate, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DebtInvoice_invoiceDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DebtInvoice", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _DebtInvoice_dueDate(ctx context.Context, field graphql.CollectedField, obj *ent.DebtInvoice) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DebtInvoice_dueDate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DueDate, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DebtInvoice_dueDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DebtInvoice", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _DebtInvoice_reminderDate(ctx context.Context, field graphql.CollectedField, obj *ent.DebtInvoice) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DebtInvoice_reminderDate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ReminderDate, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalODateTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_DebtInvoice_reminderDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DebtInvoice", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _DebtInvoice_amount(ctx context.Context, field graphql.CollectedField, obj *ent.DebtInvoice) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DebtInvoice_amount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Amount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v collection.Money) graphql.Marshaler {
+			return ec.marshalNDecimal2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐMoney(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DebtInvoice_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DebtInvoice", field, false, false, errors.New("field of type Decimal does not have child fields"))
+}
+
+func (ec *executionContext) _DebtInvoice_paidAmount(ctx context.Context, field graphql.CollectedField, obj *ent.DebtInvoice) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DebtInvoice_paidAmount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PaidAmount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v collection.Money) graphql.Marshaler {
+			return ec.marshalNDecimal2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐMoney(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DebtInvoice_paidAmount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DebtInvoice", field, false, false, errors.New("field of type Decimal does not have child fields"))
+}
+
+func (ec *executionContext) _DebtInvoice_remainingAmount(ctx context.Context, field graphql.CollectedField, obj *ent.DebtInvoice) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DebtInvoice_remainingAmount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.DebtInvoice().RemainingAmount(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v collection.Money) graphql.Marshaler {
+			return ec.marshalNDecimal2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐMoney(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DebtInvoice_remainingAmount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DebtInvoice", field, true, true, errors.New("field of type Decimal does not have child fields"))
+}
+
+func (ec *executionContext) _DebtInvoice_payments(ctx context.Context, field graphql.CollectedField, obj *ent.DebtInvoice) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DebtInvoice_payments(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.DebtInvoice().Payments(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.Payment) graphql.Marshaler {
+			return ec.marshalNPayment2ᚕᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐPaymentᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DebtInvoice_payments(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DebtInvoice",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Payment(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DebtInvoice_invoice(ctx context.Context, field graphql.CollectedField, obj *ent.DebtInvoice) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DebtInvoice_invoice(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.DebtInvoice().Invoice(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Invoice) graphql.Marshaler {
+			return ec.marshalOInvoice2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐInvoice(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_DebtInvoice_invoice(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DebtInvoice",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Invoice(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DebtInvoice_createdAt(ctx context.Context, field graphql.CollectedField, obj *ent.DebtInvoice) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DebtInvoice_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DebtInvoice_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DebtInvoice", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
 func (ec *executionContext) _Debtor_id(ctx context.Context, field graphql.CollectedField, obj *ent.Debtor) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -5090,6 +7275,50 @@ func (ec *executionContext) _Debtor_isCompleted(ctx context.Context, field graph
 }
 func (ec *executionContext) fieldContext_Debtor_isCompleted(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Debtor", field, true, true, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _Debtor_debts(ctx context.Context, field graphql.CollectedField, obj *ent.Debtor) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Debtor_debts(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Debtor().Debts(ctx, obj, fc.Args["filter"].(*DebtFilter), fc.Args["orderBy"].(*ent.DebtOrder), fc.Args["page"].(*int), fc.Args["rowsPerPage"].(*int), fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["last"].(*int), fc.Args["before"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.DebtConnection) graphql.Marshaler {
+			return ec.marshalNDebtConnection2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐDebtConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Debtor_debts(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Debtor",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DebtConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Debtor_debts_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _Debtor_createdAt(ctx context.Context, field graphql.CollectedField, obj *ent.Debtor) (ret graphql.Marshaler) {
@@ -5673,6 +7902,38 @@ func (ec *executionContext) _Invoice_remainingAmount(ctx context.Context, field 
 }
 func (ec *executionContext) fieldContext_Invoice_remainingAmount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Invoice", field, true, true, errors.New("field of type Decimal does not have child fields"))
+}
+
+func (ec *executionContext) _Invoice_debt(ctx context.Context, field graphql.CollectedField, obj *ent.Invoice) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Invoice_debt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Invoice().Debt(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Debt) graphql.Marshaler {
+			return ec.marshalODebt2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐDebt(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Invoice_debt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Invoice",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Debt(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _Invoice_status(ctx context.Context, field graphql.CollectedField, obj *ent.Invoice) (ret graphql.Marshaler) {
@@ -6366,6 +8627,138 @@ func (ec *executionContext) fieldContext_Mutation_withdrawInvoice(ctx context.Co
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_createDebt(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_createDebt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreateDebt(ctx, fc.Args["clientId"].(string), fc.Args["input"].(collection.DebtorWithDebtsRecord))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Debt) graphql.Marshaler {
+			return ec.marshalNDebt2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐDebt(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_createDebt(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Debt(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_createDebt_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_addDebtPayment(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_addDebtPayment(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().AddDebtPayment(ctx, fc.Args["clientId"].(string), fc.Args["input"].(collection.PaymentRecord))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Payment) graphql.Marshaler {
+			return ec.marshalNPayment2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐPayment(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_addDebtPayment(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Payment(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_addDebtPayment_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_withdrawDebt(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_withdrawDebt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().WithdrawDebt(ctx, fc.Args["clientId"].(string), fc.Args["input"].(WithdrawDebtInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Debt) graphql.Marshaler {
+			return ec.marshalNDebt2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐDebt(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_withdrawDebt(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Debt(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_withdrawDebt_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Mutation_createApiKey(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -6544,6 +8937,208 @@ func (ec *executionContext) _PageInfo_endCursor(ctx context.Context, field graph
 }
 func (ec *executionContext) fieldContext_PageInfo_endCursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("PageInfo", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Payment_id(ctx context.Context, field graphql.CollectedField, obj *ent.Payment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Payment_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v scalar.IntID) graphql.Marshaler {
+			return ec.marshalNInt2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋscalarᚐIntID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Payment_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Payment", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Payment_debt(ctx context.Context, field graphql.CollectedField, obj *ent.Payment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Payment_debt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Debt(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Debt) graphql.Marshaler {
+			return ec.marshalNDebt2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐDebt(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Payment_debt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Payment",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Debt(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Payment_invoice(ctx context.Context, field graphql.CollectedField, obj *ent.Payment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Payment_invoice(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Invoice(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.DebtInvoice) graphql.Marshaler {
+			return ec.marshalNDebtInvoice2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐDebtInvoice(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Payment_invoice(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Payment",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DebtInvoice(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Payment_amount(ctx context.Context, field graphql.CollectedField, obj *ent.Payment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Payment_amount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Amount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v collection.Money) graphql.Marshaler {
+			return ec.marshalNDecimal2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐMoney(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Payment_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Payment", field, false, false, errors.New("field of type Decimal does not have child fields"))
+}
+
+func (ec *executionContext) _Payment_transactionDate(ctx context.Context, field graphql.CollectedField, obj *ent.Payment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Payment_transactionDate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TransactionDate, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v scalar.Date) graphql.Marshaler {
+			return ec.marshalNDate2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋscalarᚐDate(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Payment_transactionDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Payment", field, false, false, errors.New("field of type Date does not have child fields"))
+}
+
+func (ec *executionContext) _Payment_bookedDate(ctx context.Context, field graphql.CollectedField, obj *ent.Payment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Payment_bookedDate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BookedDate, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *scalar.Date) graphql.Marshaler {
+			return ec.marshalODate2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋscalarᚐDate(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Payment_bookedDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Payment", field, false, false, errors.New("field of type Date does not have child fields"))
+}
+
+func (ec *executionContext) _Payment_source(ctx context.Context, field graphql.CollectedField, obj *ent.Payment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Payment_source(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Source, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v payment.Source) graphql.Marshaler {
+			return ec.marshalNPaymentSource2githubᚗcomᚋdebtqlᚋdebtqlᚋentᚋpaymentᚐSource(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Payment_source(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Payment", field, false, false, errors.New("field of type PaymentSource does not have child fields"))
+}
+
+func (ec *executionContext) _Payment_createdAt(ctx context.Context, field graphql.CollectedField, obj *ent.Payment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Payment_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Payment_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Payment", field, false, false, errors.New("field of type DateTime does not have child fields"))
 }
 
 func (ec *executionContext) _Query_viewer(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
@@ -6836,6 +9431,94 @@ func (ec *executionContext) fieldContext_Query_invoices(ctx context.Context, fie
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Query_invoices_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_debt(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_debt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Debt(ctx, fc.Args["clientId"].(string), fc.Args["id"].(int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Debt) graphql.Marshaler {
+			return ec.marshalODebt2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐDebt(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_debt(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Debt(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_debt_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_debts(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_debts(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Debts(ctx, fc.Args["clientId"].(string), fc.Args["filter"].(*DebtFilter), fc.Args["orderBy"].(*ent.DebtOrder), fc.Args["page"].(*int), fc.Args["rowsPerPage"].(*int), fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["last"].(*int), fc.Args["before"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.DebtConnection) graphql.Marshaler {
+			return ec.marshalNDebtConnection2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐDebtConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_debts(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DebtConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_debts_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -8447,6 +11130,279 @@ func (ec *executionContext) unmarshalInputCreateApiKeyInput(ctx context.Context,
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputDebtFilter(ctx context.Context, obj any) (DebtFilter, error) {
+	var it DebtFilter
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"activeStatus", "mainStatus", "underStatus", "paymentStatus", "searchType", "searchTerm"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "activeStatus":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("activeStatus"))
+			data, err := ec.unmarshalOActiveStatus2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐActiveStatus(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ActiveStatus = data
+		case "mainStatus":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("mainStatus"))
+			data, err := ec.unmarshalOCollectionStage2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐCollectionStage(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MainStatus = data
+		case "underStatus":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("underStatus"))
+			data, err := ec.unmarshalOCollectionSubStatus2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐCollectionSubStatus(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UnderStatus = data
+		case "paymentStatus":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("paymentStatus"))
+			data, err := ec.unmarshalOPaymentStatus2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐPaymentStatus(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PaymentStatus = data
+		case "searchType":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("searchType"))
+			data, err := ec.unmarshalOSearchType2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋgraphᚐSearchType(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SearchType = data
+		case "searchTerm":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("searchTerm"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SearchTerm = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputDebtItemInput(ctx context.Context, obj any) (collection.DebtItemRecord, error) {
+	var it collection.DebtItemRecord
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"invoiceNumber", "description", "invoiceDate", "dueDate", "reminderDate", "amount", "payments"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "invoiceNumber":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("invoiceNumber"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.InvoiceNumber = data
+		case "description":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("description"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Description = data
+		case "invoiceDate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("invoiceDate"))
+			data, err := ec.unmarshalNDateTime2timeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.InvoiceDate = data
+		case "dueDate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("dueDate"))
+			data, err := ec.unmarshalNDateTime2timeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DueDate = data
+		case "reminderDate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("reminderDate"))
+			data, err := ec.unmarshalODateTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReminderDate = data
+		case "amount":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("amount"))
+			data, err := ec.unmarshalNDecimal2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐMoney(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Amount = data
+		case "payments":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("payments"))
+			data, err := ec.unmarshalODebtItemPaymentInput2ᚕgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐItemPaymentRecordᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Payments = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputDebtItemPaymentInput(ctx context.Context, obj any) (collection.ItemPaymentRecord, error) {
+	var it collection.ItemPaymentRecord
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"amount", "transactionDate", "bookedDate"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "amount":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("amount"))
+			data, err := ec.unmarshalNDecimal2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐMoney(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Amount = data
+		case "transactionDate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("transactionDate"))
+			data, err := ec.unmarshalNDateTime2timeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TransactionDate = data
+		case "bookedDate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("bookedDate"))
+			data, err := ec.unmarshalODateTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.BookedDate = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputDebtOrder(ctx context.Context, obj any) (ent.DebtOrder, error) {
+	var it ent.DebtOrder
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	if _, present := asMap["direction"]; !present {
+		asMap["direction"] = "ASC"
+	}
+
+	fieldsInOrder := [...]string{"field", "direction"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "field":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("field"))
+			data, err := ec.unmarshalNDebtOrderField2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐDebtOrderField(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Field = data
+		case "direction":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("direction"))
+			data, err := ec.unmarshalOOrderDirection2entgoᚗioᚋcontribᚋentgqlᚐOrderDirection(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Direction = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputDebtPaymentInput(ctx context.Context, obj any) (collection.PaymentRecord, error) {
+	var it collection.PaymentRecord
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"debtId", "amount", "transactionDate", "invoiceId"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "debtId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("debtId"))
+			data, err := ec.unmarshalNInt2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋscalarᚐIntID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DebtID = data
+		case "amount":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("amount"))
+			data, err := ec.unmarshalNDecimal2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐMoney(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Amount = data
+		case "transactionDate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("transactionDate"))
+			data, err := ec.unmarshalNDate2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋscalarᚐDate(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TransactionDate = data
+		case "invoiceId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("invoiceId"))
+			data, err := ec.unmarshalNInt2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋscalarᚐIntID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.InvoiceID = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputDebtorFilter(ctx context.Context, obj any) (DebtorFilter, error) {
 	var it DebtorFilter
 	if obj == nil {
@@ -8620,6 +11576,78 @@ func (ec *executionContext) unmarshalInputDebtorOrder(ctx context.Context, obj a
 				return it, err
 			}
 			it.Direction = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputDebtorWithDebtsInput(ctx context.Context, obj any) (collection.DebtorWithDebtsRecord, error) {
+	var it collection.DebtorWithDebtsRecord
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"isCorporation", "identificationNumber", "name", "address", "email", "phone", "debts"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "isCorporation":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("isCorporation"))
+			data, err := ec.unmarshalNBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IsCorporation = data
+		case "identificationNumber":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("identificationNumber"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IdentificationNumber = data
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "address":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("address"))
+			data, err := ec.unmarshalNAddressInput2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐAddressRecord(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Address = data
+		case "email":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("email"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Email = data
+		case "phone":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("phone"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Phone = data
+		case "debts":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("debts"))
+			data, err := ec.unmarshalODebtItemInput2ᚕgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐDebtItemRecordᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Debts = data
 		}
 	}
 	return it, nil
@@ -8861,6 +11889,50 @@ func (ec *executionContext) unmarshalInputInvoiceOrder(ctx context.Context, obj 
 				return it, err
 			}
 			it.Direction = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputWithdrawDebtInput(ctx context.Context, obj any) (WithdrawDebtInput, error) {
+	var it WithdrawDebtInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"id", "clientId", "comment"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalNInt2int(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		case "clientId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientId"))
+			data, err := ec.unmarshalOUUID2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ClientID = data
+		case "comment":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("comment"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Comment = data
 		}
 	}
 	return it, nil
@@ -9342,6 +12414,44 @@ func (ec *executionContext) _Client(ctx context.Context, sel ast.SelectionSet, o
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "debts":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Client_debts(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "invoices":
 			field := field
 
@@ -9561,6 +12671,780 @@ func (ec *executionContext) _CreatedApiKey(ctx context.Context, sel ast.Selectio
 			out.Values[i] = ec._CreatedApiKey_apiKey(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var debtImplementors = []string{"Debt"}
+
+func (ec *executionContext) _Debt(ctx context.Context, sel ast.SelectionSet, obj *ent.Debt) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, debtImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Debt")
+		case "id":
+			out.Values[i] = ec._Debt_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "client":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Debt_client(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "debtor":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Debt_debtor(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "invoices":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Debt_invoices(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "payments":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Debt_payments(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "originalAmount":
+			out.Values[i] = ec._Debt_originalAmount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "paidAmount":
+			out.Values[i] = ec._Debt_paidAmount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "remainingAmount":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Debt_remainingAmount(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "overpaidAmount":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Debt_overpaidAmount(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "paymentStatus":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Debt_paymentStatus(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "mainStatus":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Debt_mainStatus(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "underStatus":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Debt_underStatus(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "activeStatus":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Debt_activeStatus(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "isCompleted":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Debt_isCompleted(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "withdrawnAt":
+			out.Values[i] = ec._Debt_withdrawnAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "withdrawComment":
+			out.Values[i] = ec._Debt_withdrawComment(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "createdAt":
+			out.Values[i] = ec._Debt_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "updatedAt":
+			out.Values[i] = ec._Debt_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var debtConnectionImplementors = []string{"DebtConnection"}
+
+func (ec *executionContext) _DebtConnection(ctx context.Context, sel ast.SelectionSet, obj *ent.DebtConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, debtConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DebtConnection")
+		case "edges":
+			out.Values[i] = ec._DebtConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "nodes":
+			out.Values[i] = ec._DebtConnection_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._DebtConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalCount":
+			out.Values[i] = ec._DebtConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var debtEdgeImplementors = []string{"DebtEdge"}
+
+func (ec *executionContext) _DebtEdge(ctx context.Context, sel ast.SelectionSet, obj *ent.DebtEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, debtEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DebtEdge")
+		case "node":
+			out.Values[i] = ec._DebtEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "cursor":
+			out.Values[i] = ec._DebtEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var debtInvoiceImplementors = []string{"DebtInvoice"}
+
+func (ec *executionContext) _DebtInvoice(ctx context.Context, sel ast.SelectionSet, obj *ent.DebtInvoice) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, debtInvoiceImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DebtInvoice")
+		case "id":
+			out.Values[i] = ec._DebtInvoice_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "invoiceNumber":
+			out.Values[i] = ec._DebtInvoice_invoiceNumber(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "description":
+			out.Values[i] = ec._DebtInvoice_description(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "invoiceDate":
+			out.Values[i] = ec._DebtInvoice_invoiceDate(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "dueDate":
+			out.Values[i] = ec._DebtInvoice_dueDate(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "reminderDate":
+			out.Values[i] = ec._DebtInvoice_reminderDate(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "amount":
+			out.Values[i] = ec._DebtInvoice_amount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "paidAmount":
+			out.Values[i] = ec._DebtInvoice_paidAmount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "remainingAmount":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._DebtInvoice_remainingAmount(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "payments":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._DebtInvoice_payments(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "invoice":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._DebtInvoice_invoice(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "createdAt":
+			out.Values[i] = ec._DebtInvoice_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -9853,6 +13737,44 @@ func (ec *executionContext) _Debtor(ctx context.Context, sel ast.SelectionSet, o
 					}
 				}()
 				res = ec._Debtor_isCompleted(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "debts":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Debtor_debts(ctx, field, obj)
 				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
@@ -10200,6 +14122,44 @@ func (ec *executionContext) _Invoice(ctx context.Context, sel ast.SelectionSet, 
 				}()
 				res = ec._Invoice_remainingAmount(ctx, field, obj)
 				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "debt":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Invoice_debt(ctx, field, obj)
+				if res == graphql.RequiredNull {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
 				return res
@@ -10692,6 +14652,27 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "createDebt":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createDebt(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "addDebtPayment":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_addDebtPayment(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "withdrawDebt":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_withdrawDebt(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "createApiKey":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_createApiKey(ctx, field)
@@ -10758,6 +14739,145 @@ func (ec *executionContext) _PageInfo(ctx context.Context, sel ast.SelectionSet,
 			out.Values[i] = ec._PageInfo_endCursor(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var paymentImplementors = []string{"Payment"}
+
+func (ec *executionContext) _Payment(ctx context.Context, sel ast.SelectionSet, obj *ent.Payment) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, paymentImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Payment")
+		case "id":
+			out.Values[i] = ec._Payment_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "debt":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Payment_debt(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "invoice":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Payment_invoice(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "amount":
+			out.Values[i] = ec._Payment_amount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "transactionDate":
+			out.Values[i] = ec._Payment_transactionDate(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "bookedDate":
+			out.Values[i] = ec._Payment_bookedDate(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "source":
+			out.Values[i] = ec._Payment_source(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "createdAt":
+			out.Values[i] = ec._Payment_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -10942,6 +15062,50 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 					}
 				}()
 				res = ec._Query_invoices(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "debt":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_debt(ctx, field)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "debts":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_debts(ctx, field)
 				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
@@ -11675,6 +15839,99 @@ func (ec *executionContext) marshalNDateTime2timeᚐTime(ctx context.Context, se
 	return res
 }
 
+func (ec *executionContext) marshalNDebt2ᚕᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐDebtᚄ(ctx context.Context, sel ast.SelectionSet, v []*ent.Debt) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNDebt2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐDebt(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNDebt2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐDebt(ctx context.Context, sel ast.SelectionSet, v *ent.Debt) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Debt(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNDebtConnection2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐDebtConnection(ctx context.Context, sel ast.SelectionSet, v *ent.DebtConnection) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._DebtConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNDebtInvoice2ᚕᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐDebtInvoiceᚄ(ctx context.Context, sel ast.SelectionSet, v []*ent.DebtInvoice) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNDebtInvoice2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐDebtInvoice(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNDebtInvoice2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐDebtInvoice(ctx context.Context, sel ast.SelectionSet, v *ent.DebtInvoice) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._DebtInvoice(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNDebtItemInput2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐDebtItemRecord(ctx context.Context, v any) (collection.DebtItemRecord, error) {
+	res, err := ec.unmarshalInputDebtItemInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNDebtItemPaymentInput2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐItemPaymentRecord(ctx context.Context, v any) (collection.ItemPaymentRecord, error) {
+	res, err := ec.unmarshalInputDebtItemPaymentInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNDebtOrderField2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐDebtOrderField(ctx context.Context, v any) (*ent.DebtOrderField, error) {
+	var res = new(ent.DebtOrderField)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNDebtOrderField2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐDebtOrderField(ctx context.Context, sel ast.SelectionSet, v *ent.DebtOrderField) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return v
+}
+
+func (ec *executionContext) unmarshalNDebtPaymentInput2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐPaymentRecord(ctx context.Context, v any) (collection.PaymentRecord, error) {
+	res, err := ec.unmarshalInputDebtPaymentInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) marshalNDebtor2ᚕᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐDebtorᚄ(ctx context.Context, sel ast.SelectionSet, v []*ent.Debtor) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
@@ -11732,6 +15989,11 @@ func (ec *executionContext) marshalNDebtorOrderField2ᚖgithubᚗcomᚋdebtqlᚋ
 	return v
 }
 
+func (ec *executionContext) unmarshalNDebtorWithDebtsInput2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐDebtorWithDebtsRecord(ctx context.Context, v any) (collection.DebtorWithDebtsRecord, error) {
+	res, err := ec.unmarshalInputDebtorWithDebtsInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalNDecimal2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐMoney(ctx context.Context, v any) (collection.Money, error) {
 	var res collection.Money
 	err := res.UnmarshalGQL(v)
@@ -11749,6 +16011,16 @@ func (ec *executionContext) unmarshalNDecimal2githubᚗcomᚋdebtqlᚋdebtqlᚋi
 }
 
 func (ec *executionContext) marshalNDecimal2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐRate(ctx context.Context, sel ast.SelectionSet, v collection.Rate) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) unmarshalNInt2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋscalarᚐIntID(ctx context.Context, v any) (scalar.IntID, error) {
+	var res scalar.IntID
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNInt2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋscalarᚐIntID(ctx context.Context, sel ast.SelectionSet, v scalar.IntID) graphql.Marshaler {
 	return v
 }
 
@@ -11849,6 +16121,42 @@ func (ec *executionContext) marshalNPageInfo2entgoᚗioᚋcontribᚋentgqlᚐPag
 	return ec._PageInfo(ctx, sel, &v)
 }
 
+func (ec *executionContext) marshalNPayment2ᚕᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐPaymentᚄ(ctx context.Context, sel ast.SelectionSet, v []*ent.Payment) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNPayment2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐPayment(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNPayment2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐPayment(ctx context.Context, sel ast.SelectionSet, v *ent.Payment) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Payment(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNPaymentSource2githubᚗcomᚋdebtqlᚋdebtqlᚋentᚋpaymentᚐSource(ctx context.Context, v any) (payment.Source, error) {
+	var res payment.Source
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNPaymentSource2githubᚗcomᚋdebtqlᚋdebtqlᚋentᚋpaymentᚐSource(ctx context.Context, sel ast.SelectionSet, v payment.Source) graphql.Marshaler {
+	return v
+}
+
 func (ec *executionContext) unmarshalNPaymentStatus2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐPaymentStatus(ctx context.Context, v any) (collection.PaymentStatus, error) {
 	var res collection.PaymentStatus
 	err := res.UnmarshalGQL(v)
@@ -11919,6 +16227,11 @@ func (ec *executionContext) marshalNViewer2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋg
 		return graphql.Null
 	}
 	return ec._Viewer(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNWithdrawDebtInput2githubᚗcomᚋdebtqlᚋdebtqlᚋgraphᚐWithdrawDebtInput(ctx context.Context, v any) (WithdrawDebtInput, error) {
+	res, err := ec.unmarshalInputWithdrawDebtInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalN__Directive2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐDirective(ctx context.Context, sel ast.SelectionSet, v introspection.Directive) graphql.Marshaler {
@@ -12240,6 +16553,83 @@ func (ec *executionContext) marshalODateTime2ᚖtimeᚐTime(ctx context.Context,
 	_ = ctx
 	res := scalar.MarshalDateTime(*v)
 	return res
+}
+
+func (ec *executionContext) marshalODebt2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐDebt(ctx context.Context, sel ast.SelectionSet, v *ent.Debt) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Debt(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalODebtEdge2ᚕᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐDebtEdge(ctx context.Context, sel ast.SelectionSet, v []*ent.DebtEdge) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalODebtEdge2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐDebtEdge(ctx, sel, v[i])
+	})
+
+	return ret
+}
+
+func (ec *executionContext) marshalODebtEdge2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐDebtEdge(ctx context.Context, sel ast.SelectionSet, v *ent.DebtEdge) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._DebtEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalODebtFilter2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋgraphᚐDebtFilter(ctx context.Context, v any) (*DebtFilter, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputDebtFilter(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalODebtItemInput2ᚕgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐDebtItemRecordᚄ(ctx context.Context, v any) ([]collection.DebtItemRecord, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]collection.DebtItemRecord, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNDebtItemInput2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐDebtItemRecord(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) unmarshalODebtItemPaymentInput2ᚕgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐItemPaymentRecordᚄ(ctx context.Context, v any) ([]collection.ItemPaymentRecord, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]collection.ItemPaymentRecord, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNDebtItemPaymentInput2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐItemPaymentRecord(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) unmarshalODebtOrder2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐDebtOrder(ctx context.Context, v any) (*ent.DebtOrder, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputDebtOrder(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalODebtor2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐDebtor(ctx context.Context, sel ast.SelectionSet, v *ent.Debtor) graphql.Marshaler {

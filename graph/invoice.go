@@ -3,7 +3,6 @@ package graph
 import (
 	"context"
 	"sort"
-	"strings"
 	"time"
 
 	"entgo.io/contrib/entgql"
@@ -206,16 +205,13 @@ func sortArticles(a []*ent.InvoiceArticle) []*ent.InvoiceArticle {
 // withdrawInvoice withdraws an invoice of the client (api.md §8): a
 // withdrawn or paid invoice, or one an unwithdrawn debt holds, is CONFLICT.
 func (r *Resolver) withdrawInvoice(ctx context.Context, clientID, id string, comment *string) (*ent.Invoice, error) {
-	if comment != nil {
-		c := strings.TrimSpace(*comment)
-		switch {
-		case c == "":
-			comment = nil
-		case !collection.CheckLength(c, collection.MaxTextLength):
-			return nil, apierr.Invalid("comment", "must be at most %d characters", collection.MaxTextLength)
-		default:
-			comment = &c
-		}
+	comment, err := trimComment(comment, "comment")
+	if err != nil {
+		return nil, err
+	}
+	// Under the client's debt lock: no debt takes the invoice meanwhile.
+	if err := r.lockClient(ctx, clientID); err != nil {
+		return nil, err
 	}
 	db := r.db(ctx)
 	inv, err := db.Invoice.Query().Where(invoice.ClientID(clientID), invoice.ID(id)).Only(ctx)

@@ -2,11 +2,13 @@ package graph
 
 import (
 	"context"
+	"strconv"
 	"sync"
 
 	"github.com/debtql/debtql/ent"
 	"github.com/debtql/debtql/ent/debt"
 	"github.com/debtql/debtql/ent/debtinvoice"
+	"github.com/debtql/debtql/ent/invoice"
 	"github.com/debtql/debtql/internal/collection"
 )
 
@@ -72,6 +74,7 @@ func (b *batch[R, V]) get(ctx context.Context, r R) (V, error) {
 type loaders struct {
 	invoiceFacts *batch[*ent.Invoice, invoiceDebtFacts]
 	debtorDebts  *batch[*ent.Debtor, []collection.DebtFacts]
+	itemInvoice  *batch[*ent.DebtInvoice, *ent.Invoice]
 }
 
 type loadersKey struct{}
@@ -93,6 +96,7 @@ func (r *Resolver) newLoaders() *loaders {
 	return &loaders{
 		invoiceFacts: newBatch(func(i *ent.Invoice) string { return i.ID }, r.loadInvoiceFacts),
 		debtorDebts:  newBatch(func(d *ent.Debtor) string { return d.ID }, r.loadDebtorDebts),
+		itemInvoice:  newBatch(func(d *ent.DebtInvoice) string { return strconv.Itoa(int(d.ID)) }, r.loadItemInvoices),
 	}
 }
 
@@ -102,6 +106,9 @@ func (r *Resolver) newLoaders() *loaders {
 type invoiceDebtFacts struct {
 	paid    collection.Money
 	holding *collection.DebtFacts
+	// debt is the invoice's collection case: the unwithdrawn debt holding
+	// it, else the most recently created one (api.md §6).
+	debt *ent.Debt
 }
 
 func (r *Resolver) loadInvoiceFacts(ctx context.Context, invoices []*ent.Invoice) (map[string]invoiceDebtFacts, error) {
@@ -115,9 +122,7 @@ func (r *Resolver) loadInvoiceFacts(ctx context.Context, invoices []*ent.Invoice
 	}
 	items, err := r.db(ctx).DebtInvoice.Query().
 		Where(debtinvoice.ClientIDIn(keys(clients)...), debtinvoice.InvoiceNumberIn(keys(numbers)...)).
-		WithDebt(func(q *ent.DebtQuery) {
-			q.Select(debt.FieldOriginalAmount, debt.FieldPaidAmount, debt.FieldWithdrawnAt, debt.FieldCreatedAt)
-		}).
+		WithDebt().
 		All(ctx)
 	if err != nil {
 		return nil, err
@@ -127,8 +132,12 @@ func (r *Resolver) loadInvoiceFacts(ctx context.Context, invoices []*ent.Invoice
 		for _, id := range byNumber[clientNumber{it.ClientID, it.InvoiceNumber}] {
 			f := out[id]
 			f.paid += it.PaidAmount
-			if d := it.Edges.Debt; d != nil && d.WithdrawnAt == nil {
-				f.holding = debtFacts(d)
+			if d := it.Edges.Debt; d != nil {
+				if d.WithdrawnAt == nil {
+					f.holding, f.debt = debtFacts(d), d
+				} else if f.holding == nil && (f.debt == nil || later(d, f.debt)) {
+					f.debt = d
+				}
 			}
 			out[id] = f
 		}
@@ -172,4 +181,34 @@ func keys(m map[string]bool) []string {
 		out = append(out, k)
 	}
 	return out
+}
+
+// later reports whether debt a was created after b (ties: the higher id).
+func later(a, b *ent.Debt) bool {
+	return a.CreatedAt.After(b.CreatedAt) || (a.CreatedAt.Equal(b.CreatedAt) && a.ID > b.ID)
+}
+
+// loadItemInvoices finds the client's registered invoice of each debt
+// item's number.
+func (r *Resolver) loadItemInvoices(ctx context.Context, items []*ent.DebtInvoice) (map[string]*ent.Invoice, error) {
+	clients, numbers := map[string]bool{}, map[string]bool{}
+	for _, it := range items {
+		clients[it.ClientID], numbers[it.InvoiceNumber] = true, true
+	}
+	invoices, err := r.db(ctx).Invoice.Query().
+		Where(invoice.ClientIDIn(keys(clients)...), invoice.InvoiceNumberIn(keys(numbers)...)).
+		All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	byNumber := map[[2]string]*ent.Invoice{}
+	for _, inv := range invoices {
+		byNumber[[2]string{inv.ClientID, inv.InvoiceNumber}] = inv
+	}
+	out := make(map[string]*ent.Invoice, len(items))
+	for _, it := range items {
+		out[strconv.Itoa(int(it.ID))] = byNumber[[2]string{it.ClientID, it.InvoiceNumber}]
+	}
+	r.loaders(ctx).invoiceFacts.prime(invoices...)
+	return out, nil
 }

@@ -32,6 +32,22 @@ type CreatedAPIKey struct {
 	APIKey *ent.APIKey `json:"apiKey"`
 }
 
+// Which debts to list. Every given field must match.
+type DebtFilter struct {
+	// Debts whose activeStatus reads this.
+	ActiveStatus *collection.ActiveStatus `json:"activeStatus,omitempty"`
+	// Debts whose mainStatus reads this.
+	MainStatus *collection.CollectionStage `json:"mainStatus,omitempty"`
+	// Debts whose underStatus reads this.
+	UnderStatus *collection.CollectionSubStatus `json:"underStatus,omitempty"`
+	// Debts whose paymentStatus reads this.
+	PaymentStatus *collection.PaymentStatus `json:"paymentStatus,omitempty"`
+	// Which fields searchTerm looks at (default ALL): the debtor's NAME, IDENTIFICATION_NUMBER and EMAIL, the items' INVOICE_NUMBER, or the DEBT_ID exactly.
+	SearchType *SearchType `json:"searchType,omitempty"`
+	// Case-insensitive substring to search for; blank means no search.
+	SearchTerm *string `json:"searchTerm,omitempty"`
+}
+
 // Which debtors to list. Every given field must match.
 type DebtorFilter struct {
 	// Debtors whose paymentStatus reads this.
@@ -86,6 +102,16 @@ type Viewer struct {
 	Client *ent.Creditor `json:"client,omitempty"`
 	// The API key in use.
 	APIKey *ent.APIKey `json:"apiKey"`
+}
+
+// A debt to withdraw.
+type WithdrawDebtInput struct {
+	// The debt's id.
+	ID int `json:"id"`
+	// The client's id; when given, it must equal the clientId argument.
+	ClientID *string `json:"clientId,omitempty"`
+	// Why it is withdrawn (at most 2000 characters).
+	Comment *string `json:"comment,omitempty"`
 }
 
 // Which fields a search looks at.

@@ -6,6 +6,8 @@ package graph
 import (
 	"context"
 
+	"entgo.io/ent/dialect/sql"
+
 	"github.com/debtql/debtql/ent/creditor"
 	"github.com/debtql/debtql/internal/apierr"
 	"github.com/debtql/debtql/internal/auth"
@@ -42,6 +44,9 @@ func (c Clock) At() collection.Now {
 // out the next client number) within the current transaction.
 type Locker interface {
 	Lock(ctx context.Context, tx *ent.Tx, key int64) error
+	// LockRows makes a query lock the rows it reads for the rest of the
+	// transaction (SELECT ... FOR UPDATE where the database has it).
+	LockRows(s *sql.Selector)
 }
 
 // Resolver holds the dependencies of the resolvers. It is built once in

@@ -7,15 +7,17 @@ package graph
 
 import (
 	"context"
-	"github.com/debtql/debtql/ent/debtor"
-	"github.com/debtql/debtql/ent/invoice"
 
 	"entgo.io/contrib/entgql"
 	"github.com/debtql/debtql/ent"
 	"github.com/debtql/debtql/ent/creditor"
+	"github.com/debtql/debtql/ent/debt"
+	"github.com/debtql/debtql/ent/debtor"
+	"github.com/debtql/debtql/ent/invoice"
 	"github.com/debtql/debtql/internal/apierr"
 	"github.com/debtql/debtql/internal/auth"
 	"github.com/debtql/debtql/internal/collection"
+	"github.com/debtql/debtql/internal/scalar"
 )
 
 // Debtors is the resolver for the debtors field.
@@ -23,9 +25,77 @@ func (r *clientResolver) Debtors(ctx context.Context, obj *ent.Creditor, filter 
 	return r.debtors(ctx, obj.ID, filter, orderBy, pageArgs{page: page, rowsPerPage: rowsPerPage, first: first, after: after, last: last, before: before})
 }
 
+// Debts is the resolver for the debts field.
+func (r *clientResolver) Debts(ctx context.Context, obj *ent.Creditor, filter *DebtFilter, orderBy *ent.DebtOrder, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) (*ent.DebtConnection, error) {
+	return r.debts(ctx, obj.ID, "", filter, orderBy, pageArgs{page: page, rowsPerPage: rowsPerPage, first: first, after: after, last: last, before: before})
+}
+
 // Invoices is the resolver for the invoices field.
 func (r *clientResolver) Invoices(ctx context.Context, obj *ent.Creditor, filter *InvoiceFilter, orderBy *ent.InvoiceOrder, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) (*ent.InvoiceConnection, error) {
 	return r.invoices(ctx, obj.ID, filter, orderBy, pageArgs{page: page, rowsPerPage: rowsPerPage, first: first, after: after, last: last, before: before})
+}
+
+// Invoices is the resolver for the invoices field.
+func (r *debtResolver) Invoices(ctx context.Context, obj *ent.Debt) ([]*ent.DebtInvoice, error) {
+	items, err := obj.Invoices(ctx)
+	return sortItems(items), err
+}
+
+// Payments is the resolver for the payments field.
+func (r *debtResolver) Payments(ctx context.Context, obj *ent.Debt) ([]*ent.Payment, error) {
+	payments, err := obj.Payments(ctx)
+	return sortPayments(payments), err
+}
+
+// RemainingAmount is the resolver for the remainingAmount field.
+func (r *debtResolver) RemainingAmount(ctx context.Context, obj *ent.Debt) (collection.Money, error) {
+	return r.debtProjection(obj).Remaining, nil
+}
+
+// OverpaidAmount is the resolver for the overpaidAmount field.
+func (r *debtResolver) OverpaidAmount(ctx context.Context, obj *ent.Debt) (collection.Money, error) {
+	return r.debtProjection(obj).Overpaid, nil
+}
+
+// PaymentStatus is the resolver for the paymentStatus field.
+func (r *debtResolver) PaymentStatus(ctx context.Context, obj *ent.Debt) (collection.PaymentStatus, error) {
+	return r.debtProjection(obj).Payment, nil
+}
+
+// MainStatus is the resolver for the mainStatus field.
+func (r *debtResolver) MainStatus(ctx context.Context, obj *ent.Debt) (collection.CollectionStage, error) {
+	return r.debtProjection(obj).Main, nil
+}
+
+// UnderStatus is the resolver for the underStatus field.
+func (r *debtResolver) UnderStatus(ctx context.Context, obj *ent.Debt) (collection.CollectionSubStatus, error) {
+	return r.debtProjection(obj).Under, nil
+}
+
+// ActiveStatus is the resolver for the activeStatus field.
+func (r *debtResolver) ActiveStatus(ctx context.Context, obj *ent.Debt) (collection.ActiveStatus, error) {
+	return r.debtProjection(obj).Active, nil
+}
+
+// IsCompleted is the resolver for the isCompleted field.
+func (r *debtResolver) IsCompleted(ctx context.Context, obj *ent.Debt) (bool, error) {
+	return r.debtProjection(obj).IsCompleted, nil
+}
+
+// RemainingAmount is the resolver for the remainingAmount field.
+func (r *debtInvoiceResolver) RemainingAmount(ctx context.Context, obj *ent.DebtInvoice) (collection.Money, error) {
+	return max(obj.Amount-obj.PaidAmount, 0), nil
+}
+
+// Payments is the resolver for the payments field.
+func (r *debtInvoiceResolver) Payments(ctx context.Context, obj *ent.DebtInvoice) ([]*ent.Payment, error) {
+	payments, err := obj.Payments(ctx)
+	return sortPayments(payments), err
+}
+
+// Invoice is the resolver for the invoice field.
+func (r *debtInvoiceResolver) Invoice(ctx context.Context, obj *ent.DebtInvoice) (*ent.Invoice, error) {
+	return r.loaders(ctx).itemInvoice.get(ctx, obj)
 }
 
 // Address is the resolver for the address field.
@@ -68,6 +138,11 @@ func (r *debtorResolver) IsCompleted(ctx context.Context, obj *ent.Debtor) (bool
 	return p.IsCompleted, err
 }
 
+// Debts is the resolver for the debts field.
+func (r *debtorResolver) Debts(ctx context.Context, obj *ent.Debtor, filter *DebtFilter, orderBy *ent.DebtOrder, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) (*ent.DebtConnection, error) {
+	return r.debts(ctx, obj.ClientID, obj.ID, filter, orderBy, pageArgs{page: page, rowsPerPage: rowsPerPage, first: first, after: after, last: last, before: before})
+}
+
 // Articles is the resolver for the articles field.
 func (r *invoiceResolver) Articles(ctx context.Context, obj *ent.Invoice) ([]*ent.InvoiceArticle, error) {
 	articles, err := obj.Articles(ctx)
@@ -83,6 +158,12 @@ func (r *invoiceResolver) PaidAmount(ctx context.Context, obj *ent.Invoice) (col
 func (r *invoiceResolver) RemainingAmount(ctx context.Context, obj *ent.Invoice) (collection.Money, error) {
 	p, err := r.invoiceProjection(ctx, obj)
 	return p.Remaining, err
+}
+
+// Debt is the resolver for the debt field.
+func (r *invoiceResolver) Debt(ctx context.Context, obj *ent.Invoice) (*ent.Debt, error) {
+	facts, err := r.loaders(ctx).invoiceFacts.get(ctx, obj)
+	return facts.debt, err
 }
 
 // Status is the resolver for the status field.
@@ -219,6 +300,38 @@ func (r *mutationResolver) WithdrawInvoice(ctx context.Context, clientID string,
 	return r.withdrawInvoice(ctx, clientID, id, comment)
 }
 
+// CreateDebt is the resolver for the createDebt field.
+func (r *mutationResolver) CreateDebt(ctx context.Context, clientID string, input collection.DebtorWithDebtsRecord) (*ent.Debt, error) {
+	if err := r.forClient(ctx, clientID); err != nil {
+		return nil, err
+	}
+	d, err := r.createDebt(ctx, clientID, input)
+	if err != nil {
+		return nil, err
+	}
+	return r.reloadDebt(ctx, d.ID)
+}
+
+// AddDebtPayment is the resolver for the addDebtPayment field.
+func (r *mutationResolver) AddDebtPayment(ctx context.Context, clientID string, input collection.PaymentRecord) (*ent.Payment, error) {
+	if err := r.forClient(ctx, clientID); err != nil {
+		return nil, err
+	}
+	return r.addDebtPayment(ctx, clientID, input)
+}
+
+// WithdrawDebt is the resolver for the withdrawDebt field.
+func (r *mutationResolver) WithdrawDebt(ctx context.Context, clientID string, input WithdrawDebtInput) (*ent.Debt, error) {
+	if err := r.forClient(ctx, clientID); err != nil {
+		return nil, err
+	}
+	d, err := r.withdrawDebt(ctx, clientID, input)
+	if err != nil {
+		return nil, err
+	}
+	return r.reloadDebt(ctx, d.ID)
+}
+
 // CreateAPIKey is the resolver for the createApiKey field.
 func (r *mutationResolver) CreateAPIKey(ctx context.Context, input CreateAPIKeyInput) (*CreatedAPIKey, error) {
 	if err := auth.RequireAdmin(ctx); err != nil {
@@ -326,6 +439,26 @@ func (r *queryResolver) Invoices(ctx context.Context, clientID string, filter *I
 	return r.invoices(ctx, clientID, filter, orderBy, pageArgs{page: page, rowsPerPage: rowsPerPage, first: first, after: after, last: last, before: before})
 }
 
+// Debt is the resolver for the debt field.
+func (r *queryResolver) Debt(ctx context.Context, clientID string, id int) (*ent.Debt, error) {
+	if err := r.forClient(ctx, clientID); err != nil {
+		return nil, err
+	}
+	q, err := r.db(ctx).Debt.Query().Where(debt.ClientID(clientID), debt.ID(scalar.IntID(id))).CollectFields(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return onlyOrNil(q.Only(ctx))
+}
+
+// Debts is the resolver for the debts field.
+func (r *queryResolver) Debts(ctx context.Context, clientID string, filter *DebtFilter, orderBy *ent.DebtOrder, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) (*ent.DebtConnection, error) {
+	if err := r.forClient(ctx, clientID); err != nil {
+		return nil, err
+	}
+	return r.debts(ctx, clientID, "", filter, orderBy, pageArgs{page: page, rowsPerPage: rowsPerPage, first: first, after: after, last: last, before: before})
+}
+
 // APIKeys is the resolver for the apiKeys field.
 func (r *queryResolver) APIKeys(ctx context.Context, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) (*ent.APIKeyConnection, error) {
 	if err := auth.RequireAdmin(ctx); err != nil {
@@ -341,6 +474,12 @@ func (r *queryResolver) APIKeys(ctx context.Context, page *int, rowsPerPage *int
 // Client returns ClientResolver implementation.
 func (r *Resolver) Client() ClientResolver { return &clientResolver{r} }
 
+// Debt returns DebtResolver implementation.
+func (r *Resolver) Debt() DebtResolver { return &debtResolver{r} }
+
+// DebtInvoice returns DebtInvoiceResolver implementation.
+func (r *Resolver) DebtInvoice() DebtInvoiceResolver { return &debtInvoiceResolver{r} }
+
 // Debtor returns DebtorResolver implementation.
 func (r *Resolver) Debtor() DebtorResolver { return &debtorResolver{r} }
 
@@ -354,9 +493,11 @@ func (r *Resolver) Mutation() MutationResolver { return &mutationResolver{r} }
 func (r *Resolver) Query() QueryResolver { return &queryResolver{r} }
 
 type (
-	clientResolver   struct{ *Resolver }
-	debtorResolver   struct{ *Resolver }
-	invoiceResolver  struct{ *Resolver }
-	mutationResolver struct{ *Resolver }
-	queryResolver    struct{ *Resolver }
+	clientResolver      struct{ *Resolver }
+	debtResolver        struct{ *Resolver }
+	debtInvoiceResolver struct{ *Resolver }
+	debtorResolver      struct{ *Resolver }
+	invoiceResolver     struct{ *Resolver }
+	mutationResolver    struct{ *Resolver }
+	queryResolver       struct{ *Resolver }
 )

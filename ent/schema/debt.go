@@ -7,6 +7,7 @@ import (
 	"entgo.io/ent/schema/edge"
 	"entgo.io/ent/schema/field"
 	"entgo.io/ent/schema/index"
+	"github.com/debtql/debtql/internal/scalar"
 
 	"github.com/debtql/debtql/internal/collection"
 )
@@ -30,7 +31,7 @@ func (Debt) Mixin() []ent.Mixin { return []ent.Mixin{TimeMixin{}} }
 // without aggregating.
 func (Debt) Fields() []ent.Field {
 	return []ent.Field{
-		intID(),
+		field.Int("id").GoType(scalar.IntID(0)).Immutable().Annotations(entgql.OrderField("ID")),
 		field.String("client_id").SchemaType(uuidType).Immutable(),
 		field.String("debtor_id").SchemaType(uuidType).Immutable(),
 		field.Int64("original_amount").GoType(collection.Money(0)).Immutable().

@@ -166,3 +166,12 @@ func (d *DB) Lock(ctx context.Context, tx *ent.Tx, key int64) error {
 	}
 	return nil
 }
+
+// LockRows makes a query lock the rows it reads until the transaction ends:
+// FOR UPDATE on PostgreSQL. SQLite has no row locks; its write transactions
+// (BEGIN IMMEDIATE) already exclude every other writer.
+func (d *DB) LockRows(s *entsql.Selector) {
+	if d.IsPostgres() {
+		s.ForUpdate()
+	}
+}

@@ -1,0 +1,417 @@
+package graph
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"entgo.io/contrib/entgql"
+	"entgo.io/ent/dialect/sql"
+
+	"github.com/debtql/debtql/ent"
+	"github.com/debtql/debtql/ent/debt"
+	"github.com/debtql/debtql/ent/debtinvoice"
+	"github.com/debtql/debtql/ent/debtor"
+	"github.com/debtql/debtql/ent/payment"
+	"github.com/debtql/debtql/ent/predicate"
+	"github.com/debtql/debtql/internal/apierr"
+	"github.com/debtql/debtql/internal/collection"
+	"github.com/debtql/debtql/internal/scalar"
+)
+
+// defaultDebtOrder is newest first (api.md §7).
+var defaultDebtOrder = &ent.DebtOrder{Direction: entgql.OrderDirectionDesc, Field: ent.DebtOrderFieldCreatedAt}
+
+// debtCursorValues are the cursor value types of the debt orders.
+var debtCursorValues = map[string]cursorValue{
+	"CREATED_AT":      timeValue,
+	"ID":              intIDValue,
+	"ORIGINAL_AMOUNT": moneyValue,
+}
+
+// debts lists a client's debts (of one debtor when debtorID is set); the
+// caller has authorized the client.
+func (r *Resolver) debts(ctx context.Context, clientID, debtorID string, filter *DebtFilter, orderBy *ent.DebtOrder, args pageArgs) (*ent.DebtConnection, error) {
+	order := defaultDebtOrder
+	if orderBy != nil {
+		order = orderBy
+	}
+	p, err := args.paging(debtCursorValues[order.Field.String()], false)
+	if err != nil {
+		return nil, err
+	}
+	preds, err := debtFilter(filter, r.clock.At())
+	if err != nil {
+		return nil, err
+	}
+	q := r.db(ctx).Debt.Query().Where(debt.ClientID(clientID)).Where(preds...)
+	if debtorID != "" {
+		q.Where(debt.DebtorID(debtorID))
+	}
+	return q.Page(ctx, p, ent.WithDebtOrder(order))
+}
+
+// debtFilter builds the predicates of a DebtFilter (api.md §7).
+func debtFilter(f *DebtFilter, now collection.Now) ([]predicate.Debt, error) {
+	if f == nil {
+		return nil, nil
+	}
+	var preds []predicate.Debt
+	status := func(value func(collection.DebtSQL) collection.Expr, code int) {
+		preds = append(preds, func(s *sql.Selector) {
+			s.Where(collection.Is(value(collection.NewDebtSQL(s, now)), code))
+		})
+	}
+	if f.ActiveStatus != nil {
+		status(collection.DebtSQL.Active, int(*f.ActiveStatus))
+	}
+	if f.MainStatus != nil {
+		status(collection.DebtSQL.Main, int(*f.MainStatus))
+	}
+	if f.UnderStatus != nil {
+		status(collection.DebtSQL.Under, int(*f.UnderStatus))
+	}
+	if f.PaymentStatus != nil {
+		status(collection.DebtSQL.Payment, int(*f.PaymentStatus))
+	}
+	if s := newSearch(f.SearchType, f.SearchTerm); s != nil {
+		p, err := debtSearch(s)
+		if err != nil {
+			return nil, err
+		}
+		preds = append(preds, p)
+	}
+	return preds, nil
+}
+
+// debtSearch matches debts by their debtor's name, identification number or
+// e-mail, their items' invoice numbers, or their id.
+func debtSearch(s *searchTerm) (predicate.Debt, error) {
+	key := collection.SearchKey(s.term)
+	byName := debt.HasDebtorWith(debtor.NameKeyContains(key))
+	byEmail := debt.HasDebtorWith(debtor.EmailKeyContains(key))
+	byInvoice := debt.HasInvoicesWith(debtinvoice.InvoiceNumberKeyContains(collection.NumberKey(s.term)))
+	byIdent := func() predicate.Debt {
+		if d, ok := s.identDigits(); ok {
+			return debt.HasDebtorWith(debtor.IdentificationDigitsContains(d))
+		}
+		return nothing[predicate.Debt]()
+	}
+	switch s.typ {
+	case SearchTypeName:
+		return byName, nil
+	case SearchTypeEmail:
+		return byEmail, nil
+	case SearchTypeIdentificationNumber:
+		return byIdent(), nil
+	case SearchTypeInvoiceNumber:
+		return byInvoice, nil
+	case SearchTypeDebtID:
+		id, err := s.needDebtID()
+		if err != nil {
+			return nil, err
+		}
+		return debt.ID(scalar.IntID(id)), nil
+	}
+	alts := []predicate.Debt{byName, byEmail, byInvoice, byIdent()}
+	if id, ok := s.debtID(); ok {
+		alts = append(alts, debt.ID(scalar.IntID(id)))
+	}
+	return debt.Or(alts...), nil
+}
+
+// intIDValue accepts cursors of lists ordered by an integer id.
+func intIDValue(v any) (any, bool) {
+	m, ok := moneyValue(v)
+	if !ok {
+		return nil, false
+	}
+	return scalar.IntID(m.(collection.Money)), true
+}
+
+// debtProjection is the debt's statuses at the current date.
+func (r *Resolver) debtProjection(d *ent.Debt) collection.DebtProjection {
+	return collection.ProjectDebt(*debtFacts(d), r.clock.At())
+}
+
+// clientLock names the lock under which a client's debts are created and
+// its invoices withdrawn, so that an invoice number is never held by two
+// unwithdrawn debts and a new debtor is created once.
+func clientLock(clientID string) int64 {
+	sum := sha256.Sum256([]byte("debts:" + clientID))
+	return int64(binary.BigEndian.Uint64(sum[:8]))
+}
+
+// lockClient takes the client's lock for the rest of the transaction.
+func (r *Resolver) lockClient(ctx context.Context, clientID string) error {
+	if tx := ent.TxFromContext(ctx); tx != nil {
+		return r.locker.Lock(ctx, tx, clientLock(clientID))
+	}
+	return nil
+}
+
+// createDebt hands a debtor's receivables over (api.md §5, §6): reuse or
+// create the debtor, then write the debt, its items and opening payments.
+// The mutation's transaction makes it all or nothing.
+func (r *Resolver) createDebt(ctx context.Context, clientID string, in collection.DebtorWithDebtsRecord) (*ent.Debt, error) {
+	if err := in.Normalize(); err != nil {
+		return nil, apierr.Prefix(err, "input")
+	}
+	if err := r.lockClient(ctx, clientID); err != nil {
+		return nil, err
+	}
+	if err := r.checkNumbersFree(ctx, clientID, in.Debts); err != nil {
+		return nil, err
+	}
+	db := r.db(ctx)
+	debtorID, err := r.reuseDebtor(ctx, clientID, in)
+	if err != nil {
+		return nil, err
+	}
+	var original, paid collection.Money
+	for _, it := range in.Debts {
+		original += it.Amount
+		paid += it.Paid()
+	}
+	d, err := db.Debt.Create().
+		SetClientID(clientID).
+		SetDebtorID(debtorID).
+		SetOriginalAmount(original).
+		SetPaidAmount(paid).
+		Save(ctx)
+	if err != nil {
+		return nil, err
+	}
+	items := make([]*ent.DebtInvoiceCreate, len(in.Debts))
+	for i, it := range in.Debts {
+		var reminder *time.Time
+		if it.ReminderDate != nil {
+			u := it.ReminderDate.UTC()
+			reminder = &u
+		}
+		items[i] = db.DebtInvoice.Create().
+			SetClientID(clientID).
+			SetDebtID(d.ID).
+			SetPosition(i).
+			SetInvoiceNumber(it.InvoiceNumber).
+			SetNillableDescription(it.Description).
+			SetInvoiceDate(it.InvoiceDate.UTC()).
+			SetDueDate(it.DueDate.UTC()).
+			SetNillableReminderDate(reminder).
+			SetAmount(it.Amount).
+			SetPaidAmount(it.Paid())
+	}
+	saved, err := db.DebtInvoice.CreateBulk(items...).Save(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var payments []*ent.PaymentCreate
+	for i, it := range in.Debts {
+		for _, p := range it.Payments {
+			var booked *scalar.Date
+			if p.BookedDate != nil {
+				b := scalar.DateOf(*p.BookedDate)
+				booked = &b
+			}
+			payments = append(payments, db.Payment.Create().
+				SetClientID(clientID).
+				SetDebtID(d.ID).
+				SetDebtInvoiceID(saved[i].ID).
+				SetAmount(p.Amount).
+				SetTransactionDate(scalar.DateOf(p.TransactionDate)).
+				SetNillableBookedDate(booked).
+				SetSource(payment.SourceBEFORE_HANDOVER))
+		}
+	}
+	// Bulk inserts stay below the databases' parameter limits.
+	for start := 0; start < len(payments); start += 1000 {
+		if _, err := db.Payment.CreateBulk(payments[start:min(start+1000, len(payments))]...).Save(ctx); err != nil {
+			return nil, err
+		}
+	}
+	return d, nil
+}
+
+// checkNumbersFree refuses items whose invoice number an unwithdrawn debt of
+// the client already holds: no invoice is collected twice.
+func (r *Resolver) checkNumbersFree(ctx context.Context, clientID string, items []collection.DebtItemRecord) error {
+	numbers := make([]string, len(items))
+	for i, it := range items {
+		numbers[i] = it.InvoiceNumber
+	}
+	held, err := r.db(ctx).DebtInvoice.Query().
+		Where(debtinvoice.ClientID(clientID), debtinvoice.InvoiceNumberIn(numbers...),
+			debtinvoice.HasDebtWith(debt.WithdrawnAtIsNil())).
+		Select(debtinvoice.FieldInvoiceNumber, debtinvoice.FieldDebtID).
+		All(ctx)
+	if err != nil || len(held) == 0 {
+		return err
+	}
+	byNumber := map[string]scalar.IntID{}
+	for _, h := range held {
+		byNumber[h.InvoiceNumber] = h.DebtID
+	}
+	var errs apierr.List
+	for i, it := range items {
+		if id, ok := byNumber[it.InvoiceNumber]; ok {
+			errs = append(errs, &apierr.Error{Code: apierr.Conflict, Field: "input.debts." + strconv.Itoa(i) + ".invoiceNumber",
+				Message: "invoice " + it.InvoiceNumber + " is already in collection in debt " + strconv.Itoa(int(id))})
+		}
+	}
+	return errs.Err()
+}
+
+// reuseDebtor returns the client's debtor with the input's identification
+// number, refreshed with the input's name, address and contact details
+// (contact details not given are kept), or a new debtor.
+func (r *Resolver) reuseDebtor(ctx context.Context, clientID string, in collection.DebtorWithDebtsRecord) (string, error) {
+	db := r.db(ctx)
+	existing, err := db.Debtor.Query().
+		Where(debtor.ClientID(clientID), debtor.IdentificationDigits(collection.Digits(in.IdentificationNumber))).
+		Only(ctx)
+	switch {
+	case ent.IsNotFound(err):
+		create := db.Debtor.Create().SetClientID(clientID)
+		setDebtor(create.Mutation(), in.Debtor())
+		d, err := create.Save(ctx)
+		if err != nil {
+			return "", err
+		}
+		return d.ID, nil
+	case err != nil:
+		return "", err
+	}
+	update := db.Debtor.UpdateOne(existing).
+		SetIsCorporation(in.IsCorporation).
+		SetIdentificationNumber(in.IdentificationNumber).
+		SetName(in.Name).
+		SetAddress1(in.Address.Address1).
+		SetZipCode(in.Address.ZipCode).
+		SetCity(in.Address.City).
+		SetCountryCode(in.Address.CountryCode).
+		SetNillableEmail(in.Email).
+		SetNillablePhone(in.Phone)
+	m := update.Mutation()
+	setOrClear(in.Address.Address2, m.SetAddress2, m.ClearAddress2)
+	setOrClear(in.Address.CareOf, m.SetCareOf, m.ClearCareOf)
+	if err := update.Exec(ctx); err != nil {
+		return "", err
+	}
+	return existing.ID, nil
+}
+
+// lockedDebt reads a debt of the client and locks its row for the rest of
+// the transaction (on PostgreSQL), so that payments and withdrawals on one
+// debt happen one after the other.
+func (r *Resolver) lockedDebt(ctx context.Context, clientID string, id scalar.IntID) (*ent.Debt, error) {
+	d, err := r.db(ctx).Debt.Query().
+		Where(debt.ClientID(clientID), debt.ID(id)).
+		Modify(r.locker.LockRows).
+		Only(ctx)
+	if ent.IsNotFound(err) {
+		return nil, apierr.New(apierr.NotFound, "debt %d does not exist", id)
+	}
+	return d, err
+}
+
+// addDebtPayment records a payment on a debt item (api.md §5).
+func (r *Resolver) addDebtPayment(ctx context.Context, clientID string, in collection.PaymentRecord) (*ent.Payment, error) {
+	if err := in.Check(r.clock.At()); err != nil {
+		return nil, apierr.Prefix(err, "input")
+	}
+	d, err := r.lockedDebt(ctx, clientID, in.DebtID)
+	if err != nil {
+		return nil, err
+	}
+	if d.WithdrawnAt != nil {
+		return nil, apierr.New(apierr.Conflict, "debt %d is withdrawn: payments cannot be added", d.ID)
+	}
+	db := r.db(ctx)
+	n, err := db.DebtInvoice.Update().
+		Where(debtinvoice.ID(in.InvoiceID), debtinvoice.DebtID(d.ID)).
+		AddPaidAmount(in.Amount).
+		Save(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if n == 0 {
+		return nil, apierr.Invalid("input.invoiceId", "must be the id of an item (DebtInvoice) of debt %d", d.ID)
+	}
+	if err := db.Debt.UpdateOne(d).AddPaidAmount(in.Amount).Exec(ctx); err != nil {
+		return nil, err
+	}
+	return db.Payment.Create().
+		SetClientID(clientID).
+		SetDebtID(d.ID).
+		SetDebtInvoiceID(in.InvoiceID).
+		SetAmount(in.Amount).
+		SetTransactionDate(in.TransactionDate).
+		SetSource(payment.SourceREPORTED).
+		Save(ctx)
+}
+
+// withdrawDebt withdraws a debt (api.md §5, §8): a closed debt is CONFLICT.
+func (r *Resolver) withdrawDebt(ctx context.Context, clientID string, in WithdrawDebtInput) (*ent.Debt, error) {
+	if in.ClientID != nil && *in.ClientID != clientID {
+		return nil, apierr.Invalid("input.clientId", "must be the clientId argument (%s) when given", clientID)
+	}
+	comment, err := trimComment(in.Comment, "input.comment")
+	if err != nil {
+		return nil, err
+	}
+	d, err := r.lockedDebt(ctx, clientID, scalar.IntID(in.ID))
+	if err != nil {
+		return nil, err
+	}
+	switch p := r.debtProjection(d); {
+	case d.WithdrawnAt != nil:
+		return nil, apierr.New(apierr.Conflict, "debt %d is already withdrawn", d.ID)
+	case p.Main == collection.StageClosed:
+		return nil, apierr.New(apierr.Conflict, "debt %d is paid in full and closed: it cannot be withdrawn", d.ID)
+	}
+	return r.db(ctx).Debt.UpdateOne(d).
+		SetWithdrawnAt(time.Now().UTC().Truncate(time.Microsecond)).
+		SetNillableWithdrawComment(comment).
+		Save(ctx)
+}
+
+// trimComment trims a comment; blank is none; at most 2000 characters.
+func trimComment(comment *string, field string) (*string, error) {
+	if comment == nil {
+		return nil, nil
+	}
+	c := strings.TrimSpace(*comment)
+	switch {
+	case c == "":
+		return nil, nil
+	case !collection.CheckLength(c, collection.MaxTextLength):
+		return nil, apierr.Invalid(field, "must be at most %d characters", collection.MaxTextLength)
+	}
+	return &c, nil
+}
+
+// sortItems puts a debt's items in the order they were given.
+func sortItems(items []*ent.DebtInvoice) []*ent.DebtInvoice {
+	sort.Slice(items, func(i, j int) bool { return items[i].Position < items[j].Position })
+	return items
+}
+
+// sortPayments puts payments oldest first.
+func sortPayments(p []*ent.Payment) []*ent.Payment {
+	sort.Slice(p, func(i, j int) bool { return p[i].ID < p[j].ID })
+	return p
+}
+
+// reloadDebt reads a debt just written, with the fields the mutation's
+// selection asks for eager-loaded.
+func (r *Resolver) reloadDebt(ctx context.Context, id scalar.IntID) (*ent.Debt, error) {
+	q, err := r.db(ctx).Debt.Query().Where(debt.ID(id)).CollectFields(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return q.Only(ctx)
+}

@@ -1,0 +1,149 @@
+package collection
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/debtql/debtql/internal/scalar"
+)
+
+// MaxDebtItems is how many items one debt may hold (api.md §5).
+const MaxDebtItems = 1000
+
+// DebtorWithDebtsRecord is the payload of "Create a debt": a debtor (with
+// e-mail and phone at the top level) and the items handed over.
+type DebtorWithDebtsRecord struct {
+	IsCorporation        bool             `json:"isCorporation"`
+	IdentificationNumber string           `json:"identificationNumber"`
+	Name                 string           `json:"name"`
+	Address              AddressRecord    `json:"address"`
+	Email                *string          `json:"email,omitempty"`
+	Phone                *string          `json:"phone,omitempty"`
+	Debts                []DebtItemRecord `json:"debts"`
+}
+
+// DebtItemRecord is one receivable handed over. Its dates are instants; the
+// calendar date in the offset given is what counts where a date counts.
+type DebtItemRecord struct {
+	InvoiceNumber string              `json:"invoiceNumber"`
+	Description   *string             `json:"description,omitempty"`
+	InvoiceDate   time.Time           `json:"invoiceDate"`
+	DueDate       time.Time           `json:"dueDate"`
+	ReminderDate  *time.Time          `json:"reminderDate,omitempty"`
+	Amount        Money               `json:"amount"`
+	Payments      []ItemPaymentRecord `json:"payments,omitempty"`
+}
+
+// ItemPaymentRecord is a payment received before hand-over.
+type ItemPaymentRecord struct {
+	Amount          Money      `json:"amount"`
+	TransactionDate time.Time  `json:"transactionDate"`
+	BookedDate      *time.Time `json:"bookedDate,omitempty"`
+}
+
+// Debtor returns the debtor part as a DebtorRecord.
+func (r *DebtorWithDebtsRecord) Debtor() DebtorRecord {
+	d := DebtorRecord{IsCorporation: r.IsCorporation, IdentificationNumber: r.IdentificationNumber, Name: r.Name, Address: r.Address}
+	if r.Email != nil || r.Phone != nil {
+		d.ContactInformation = &ContactRecord{Email: r.Email, Phone: r.Phone}
+	}
+	return d
+}
+
+// Normalize trims the record and checks the rules of api.md §5: the
+// debtor's rules (e-mail and phone at the top level), 1 to 1,000 items with
+// unique invoice numbers (a repeat is refused on the later item), amounts
+// above 0 with at most 2 decimals, a due date not before the invoice date,
+// and opening payments above 0 that together leave something to collect.
+func (r *DebtorWithDebtsRecord) Normalize() error {
+	var c fieldCheck
+	d := r.Debtor()
+	d.check(&c, "")
+	// Map the debtor's paths back to this payload's shape.
+	for _, e := range c.errs {
+		switch e.Field {
+		case "contactInformation.email":
+			e.Field = "email"
+		case "contactInformation.phone":
+			e.Field = "phone"
+		}
+	}
+	r.IdentificationNumber, r.Name, r.Address = d.IdentificationNumber, d.Name, d.Address
+	r.Email, r.Phone = nil, nil
+	if d.ContactInformation != nil {
+		r.Email, r.Phone = d.ContactInformation.Email, d.ContactInformation.Phone
+	}
+	switch {
+	case len(r.Debts) == 0:
+		c.errs.Add("debts", "must hold at least one item")
+	case len(r.Debts) > MaxDebtItems:
+		c.errs.Add("debts", "must hold at most %d items, not %d", MaxDebtItems, len(r.Debts))
+	}
+	seen := make(map[string]int, len(r.Debts))
+	for i := range r.Debts {
+		prefix := "debts." + strconv.Itoa(i) + "."
+		it := &r.Debts[i]
+		it.check(&c, prefix)
+		if it.InvoiceNumber == "" {
+			continue
+		}
+		if first, dup := seen[it.InvoiceNumber]; dup {
+			c.errs.Add(prefix+"invoiceNumber", "repeats the invoice number of item %d: invoice numbers are unique within a debt", first)
+		} else {
+			seen[it.InvoiceNumber] = i
+		}
+	}
+	return c.err()
+}
+
+func (it *DebtItemRecord) check(c *fieldCheck, prefix string) {
+	c.required(prefix+"invoiceNumber", &it.InvoiceNumber, MaxStringLength)
+	c.optional(prefix+"description", &it.Description, MaxTextLength)
+	if scalar.DateOf(it.DueDate).Before(scalar.DateOf(it.InvoiceDate)) {
+		c.errs.Add(prefix+"dueDate", "must not be before invoiceDate")
+	}
+	if it.Amount <= 0 {
+		c.errs.Add(prefix+"amount", "must be more than 0")
+	}
+	var paid Money
+	for j, p := range it.Payments {
+		if p.Amount <= 0 {
+			c.errs.Add(prefix+"payments."+strconv.Itoa(j)+".amount", "must be more than 0")
+		}
+		paid += p.Amount
+	}
+	if it.Amount > 0 && paid >= it.Amount {
+		c.errs.Add(prefix+"payments", "must together be less than the item's amount (%s), since a debt handed over must leave something to collect; they are %s", it.Amount, paid)
+	}
+}
+
+// Paid is the sum of the item's opening payments.
+func (it *DebtItemRecord) Paid() Money {
+	var paid Money
+	for _, p := range it.Payments {
+		paid += p.Amount
+	}
+	return paid
+}
+
+// PaymentRecord is the payload of "Add payment to a debt".
+type PaymentRecord struct {
+	DebtID          scalar.IntID `json:"debtId"`
+	Amount          Money        `json:"amount"`
+	TransactionDate scalar.Date  `json:"transactionDate"`
+	InvoiceID       scalar.IntID `json:"invoiceId"`
+}
+
+// Check checks the rules of api.md §5 that need no database: an amount
+// above 0 and a transaction date not after tomorrow (the payer's bank may
+// be a time zone ahead).
+func (r *PaymentRecord) Check(now Now) error {
+	var c fieldCheck
+	if r.Amount <= 0 {
+		c.errs.Add("amount", "must be more than 0")
+	}
+	if tomorrow := now.Today.AddDays(1); r.TransactionDate.After(tomorrow) {
+		c.errs.Add("transactionDate", "must not be after tomorrow (%s)", tomorrow)
+	}
+	return c.err()
+}
