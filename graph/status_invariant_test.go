@@ -159,6 +159,7 @@ func TestStatusFiltersMatchFields(t *testing.T) {
 		t.Run("today "+scalar.DateOf(today).String(), func(t *testing.T) {
 			checkInvoiceFilters(t, env, clientID)
 			checkDebtorFilters(t, env, clientID)
+			checkDebtFilters(t, env, clientID)
 		})
 	}
 }
@@ -198,6 +199,16 @@ func checkDebtorFilters(t *testing.T, env *apitest.Env, clientID string) {
 		{"isCompleted", "isCompleted", boolValues},
 	}
 	checkFilters(t, env, clientID, "debtors", "DebtorFilter", "name", checks)
+}
+
+func checkDebtFilters(t *testing.T, env *apitest.Env, clientID string) {
+	checks := []filterCheck{
+		{"paymentStatus", "paymentStatus", paymentValues},
+		{"mainStatus", "mainStatus", stageValues},
+		{"underStatus", "underStatus", subValues},
+		{"activeStatus", "activeStatus", []string{"ACTIVE", "INACTIVE"}},
+	}
+	checkFilters(t, env, clientID, "debts", "DebtFilter", "id", checks)
 }
 
 // checkFilters reads every record with its fields, then asks each filter for
@@ -309,5 +320,83 @@ func TestStatusFixturesReachEveryValue(t *testing.T) {
 		if !seen[v] {
 			t.Errorf("no fixture reads %s", v)
 		}
+	}
+}
+
+// TestStatusInvariantThroughTheAPI builds its facts only through the API
+// (createDebt, addDebtPayment, withdrawDebt, withdrawInvoice) and checks the
+// invariant on both sides of the 8-day demand boundary.
+func TestStatusInvariantThroughTheAPI(t *testing.T) {
+	env := apitest.New(t)
+	clientID, _ := env.NewClient(t, "Flows AB")
+	admin := env.Admin()
+	today := time.Now().In(apitest.Stockholm)
+	date := func(days int) string { return scalar.DateOf(today.AddDate(0, 0, days)).String() }
+	instant := func(days int) string { return today.AddDate(0, 0, days).Format(time.RFC3339) }
+
+	invoice := func(number string, due int) string {
+		var out struct{ CreateInvoice struct{ ID string } }
+		admin.Do(t, `mutation($c: UUID!, $i: InvoiceInput!) { createInvoice(clientId: $c, input: $i) { id } }`, apitest.Vars{"c": clientID, "i": apitest.Vars{
+			"invoiceNumber": number, "invoiceDate": date(-40), "daysUntilExpiration": 30, "dueDate": date(due),
+			"totalExcludingVAT": "500", "totalVATAmount": "0", "totalAmountIncludingVAT": "500",
+			"articles": []apitest.Vars{{"name": "Vara", "priceExcludingVAT": 500, "totalVATAmount": 0, "totalAmountIncludingVAT": 500, "totalAmountExcludingVAT": 500, "quantity": 1, "vatPercentage": 0, "discount": 0}},
+		}}).OK(t, &out)
+		return out.CreateInvoice.ID
+	}
+	type created struct {
+		CreateDebt struct {
+			ID       int
+			Invoices []struct{ ID int }
+		}
+	}
+	debt := func(ident, name string, numbers ...string) created {
+		var items []apitest.Vars
+		for _, n := range numbers {
+			items = append(items, apitest.Vars{"invoiceNumber": n, "invoiceDate": instant(-40), "dueDate": instant(-10), "amount": "500"})
+		}
+		var out created
+		admin.Do(t, `mutation($c: UUID!, $i: DebtorWithDebtsInput!) { createDebt(clientId: $c, input: $i) { id invoices { id } } }`, apitest.Vars{"c": clientID, "i": apitest.Vars{
+			"isCorporation": false, "identificationNumber": ident, "name": name,
+			"address": apitest.Vars{"address1": "Gate 1", "zipCode": "0150", "city": "Oslo", "countryCode": "NO"}, "debts": items,
+		}}).OK(t, &out)
+		return out
+	}
+	pay := func(d created, item int, amount string) {
+		admin.Do(t, `mutation($c: UUID!, $i: DebtPaymentInput!) { addDebtPayment(clientId: $c, input: $i) { id } }`, apitest.Vars{"c": clientID,
+			"i": apitest.Vars{"debtId": d.CreateDebt.ID, "invoiceId": d.CreateDebt.Invoices[item].ID, "amount": amount, "transactionDate": date(0)}}).OK(t, nil)
+	}
+	withdraw := func(d created) {
+		admin.Do(t, `mutation($c: UUID!, $i: WithdrawDebtInput!) { withdrawDebt(clientId: $c, input: $i) { id } }`, apitest.Vars{"c": clientID,
+			"i": apitest.Vars{"id": d.CreateDebt.ID}}).OK(t, nil)
+	}
+
+	invoice("A", -10)
+	invoice("B", -10)
+	invoice("C", 5)
+	withdrawnInvoice := invoice("D", 3)
+	admin.Do(t, `mutation($c: UUID!, $id: UUID!) { withdrawInvoice(clientId: $c, id: $id, comment: "sent by mistake") { id } }`,
+		apitest.Vars{"c": clientID, "id": withdrawnInvoice}).OK(t, nil)
+	invoice("E", -2)
+
+	open := debt("P-1", "Open Partial", "A", "X1")
+	pay(open, 0, "100.00")
+	paid := debt("P-2", "Paid Off", "B")
+	pay(paid, 0, "500.00")
+	gone := debt("P-3", "Withdrawn", "E")
+	pay(gone, 0, "50.00")
+	withdraw(gone)
+	over := debt("P-4", "Overpaid", "X2")
+	pay(over, 0, "600.00")
+	again := debt("P-1", "Open Partial", "X3") // the same debtor: two open debts
+	_ = again
+	debt("P-5", "Untouched", "C")
+
+	for _, offset := range []int{0, 1, 8, 9, 10, 40} {
+		env.Clock.Set(today.AddDate(0, 0, offset))
+		t.Run(fmt.Sprintf("day +%d", offset), func(t *testing.T) {
+			checkInvoiceFilters(t, env, clientID)
+			checkDebtorFilters(t, env, clientID)
+			checkDebtFilters(t, env, clientID)
+		})
 	}
 }

@@ -1,0 +1,175 @@
+package graph_test
+
+import (
+	"bytes"
+	"fmt"
+	"net/http"
+	"sync"
+	"testing"
+
+	"github.com/debtql/debtql/internal/apitest"
+)
+
+// paymentDebt creates a client, and a debt of one item of amount for a
+// Swedish private debtor; it returns the client id, the debt id and the
+// item id.
+func paymentDebt(t *testing.T, env *apitest.Env, amount string) (clientID string, debtID, itemID int) {
+	t.Helper()
+	clientID, _ = env.NewClient(t, "Payments AB")
+	var out struct {
+		CreateDebt struct {
+			ID       int
+			Invoices []struct{ ID int }
+		}
+	}
+	env.Admin().Do(t, `mutation($c: UUID!, $i: DebtorWithDebtsInput!) { createDebt(clientId: $c, input: $i) { id invoices { id } } }`,
+		apitest.Vars{"c": clientID, "i": apitest.Vars{
+			"isCorporation": false, "identificationNumber": apitest.Personnr, "name": "Sven Svensson",
+			"address": apitest.Vars{"address1": "Vägen 1", "zipCode": "111 22", "city": "Stockholm", "countryCode": "SE"},
+			"debts": []apitest.Vars{{"invoiceNumber": "F-1", "invoiceDate": "2026-01-01T00:00:00+01:00", "dueDate": "2026-01-31T00:00:00+01:00", "amount": amount}},
+		}}).OK(t, &out)
+	return clientID, out.CreateDebt.ID, out.CreateDebt.Invoices[0].ID
+}
+
+const addPayment = `mutation($c: UUID!, $i: DebtPaymentInput!) {
+  addDebtPayment(clientId: $c, input: $i) { id amount debt { paidAmount remainingAmount paymentStatus } }
+}`
+
+func paymentInput(debtID, itemID int, amount any) apitest.Vars {
+	return apitest.Vars{"debtId": debtID, "invoiceId": itemID, "amount": amount, "transactionDate": "2026-11-20"}
+}
+
+type debtAmounts struct {
+	OriginalAmount, PaidAmount, RemainingAmount, OverpaidAmount, PaymentStatus string
+	Payments                                                                   []struct{ Amount string }
+	Invoices                                                                   []struct{ PaidAmount string }
+}
+
+func readDebt(t *testing.T, env *apitest.Env, clientID string, id int) debtAmounts {
+	t.Helper()
+	var d debtAmounts
+	env.Admin().Do(t, `query($c: UUID!, $id: Int!) { debt(clientId: $c, id: $id) {
+	  originalAmount paidAmount remainingAmount overpaidAmount paymentStatus payments { amount } invoices { paidAmount } } }`,
+		apitest.Vars{"c": clientID, "id": id}).Field(t, "debt", &d)
+	return d
+}
+
+// TestPaymentsAreExact: 0.10 + 0.20 is 0.30, integers are amounts too.
+func TestPaymentsAreExact(t *testing.T) {
+	env := apitest.New(t)
+	clientID, debtID, itemID := paymentDebt(t, env, "1.00")
+	for _, amount := range []any{"0.10", 0.2, 0} {
+		if amount == 0 {
+			continue
+		}
+		env.Admin().Do(t, addPayment, apitest.Vars{"c": clientID, "i": paymentInput(debtID, itemID, amount)}).OK(t, nil)
+	}
+	d := readDebt(t, env, clientID, debtID)
+	if d.PaidAmount != "0.30" || d.RemainingAmount != "0.70" || d.Invoices[0].PaidAmount != "0.30" || d.PaymentStatus != "PARTIALLY_PAID" {
+		t.Fatalf("after 0.10 + 0.20: %+v", d)
+	}
+	env.Admin().Do(t, addPayment, apitest.Vars{"c": clientID, "i": paymentInput(debtID, itemID, 1)}).OK(t, nil)
+	d = readDebt(t, env, clientID, debtID)
+	if d.PaidAmount != "1.30" || d.RemainingAmount != "0.00" || d.OverpaidAmount != "0.30" || d.PaymentStatus != "OVERPAID" {
+		t.Fatalf("after an integer payment of 1: %+v", d)
+	}
+}
+
+// TestConcurrentPaymentsSumExactly: 20 concurrent payments of 1.00 on one
+// debt sum to exactly 20.00 (the debt row is locked while a payment books).
+func TestConcurrentPaymentsSumExactly(t *testing.T) {
+	env := apitest.New(t)
+	clientID, debtID, itemID := paymentDebt(t, env, "100.00")
+	const n = 20
+	var wg sync.WaitGroup
+	failures := make(chan string, n)
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := env.Admin().Do(t, addPayment, apitest.Vars{"c": clientID, "i": paymentInput(debtID, itemID, "1.00")})
+			if r.Status != http.StatusOK {
+				failures <- r.String()
+			}
+		}()
+	}
+	wg.Wait()
+	close(failures)
+	for f := range failures {
+		t.Errorf("a concurrent payment failed: %s", f)
+	}
+	d := readDebt(t, env, clientID, debtID)
+	if d.PaidAmount != "20.00" || d.Invoices[0].PaidAmount != "20.00" || len(d.Payments) != n || d.RemainingAmount != "80.00" {
+		t.Fatalf("after %d concurrent payments of 1.00: paid %s, item paid %s, %d payments, remaining %s",
+			n, d.PaidAmount, d.Invoices[0].PaidAmount, len(d.Payments), d.RemainingAmount)
+	}
+}
+
+// TestRetriedPaymentIsBookedOnce: a payment sent with an Idempotency-Key is
+// booked once however often it is retried, also when retries race.
+func TestRetriedPaymentIsBookedOnce(t *testing.T) {
+	env := apitest.New(t)
+	clientID, debtID, itemID := paymentDebt(t, env, "100.00")
+	vars := apitest.Vars{"c": clientID, "i": paymentInput(debtID, itemID, "12.50")}
+
+	first := env.Admin().Do(t, addPayment, vars, "Idempotency-Key", "pay-1")
+	first.OK(t, nil)
+	for range 3 {
+		again := env.Admin().Do(t, addPayment, vars, "Idempotency-Key", "pay-1")
+		if again.Status != first.Status || !bytes.Equal(again.Body, first.Body) {
+			t.Fatalf("retry answered %s, not the first response %s", again, first)
+		}
+	}
+	if d := readDebt(t, env, clientID, debtID); d.PaidAmount != "12.50" || len(d.Payments) != 1 {
+		t.Fatalf("a retried payment was booked again: %+v", d)
+	}
+
+	// Racing retries of another payment: booked once.
+	vars2 := apitest.Vars{"c": clientID, "i": paymentInput(debtID, itemID, "7.50")}
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := env.Admin().Do(t, addPayment, vars2, "Idempotency-Key", "pay-2")
+			if r.Status != http.StatusOK && r.Status != http.StatusConflict {
+				t.Errorf("racing retry: %s", r)
+			}
+		}()
+	}
+	wg.Wait()
+	if d := readDebt(t, env, clientID, debtID); d.PaidAmount != "20.00" || len(d.Payments) != 2 {
+		t.Fatalf("racing retries booked %s in %d payments, want 20.00 in 2", d.PaidAmount, len(d.Payments))
+	}
+
+	// The same key with another amount is a different request.
+	env.Admin().Do(t, addPayment, apitest.Vars{"c": clientID, "i": paymentInput(debtID, itemID, "1.00")}, "Idempotency-Key", "pay-1").
+		Refused(t, http.StatusConflict, "CONFLICT", "")
+	// A refused payment is replayed as refused, without booking.
+	bad := apitest.Vars{"c": clientID, "i": paymentInput(debtID, itemID, "0")}
+	r1 := env.Admin().Do(t, addPayment, bad, "Idempotency-Key", "pay-bad")
+	r1.Refused(t, http.StatusBadRequest, "BAD_USER_INPUT", "input.amount")
+	r2 := env.Admin().Do(t, addPayment, bad, "Idempotency-Key", "pay-bad")
+	if !bytes.Equal(r1.Body, r2.Body) || r2.Status != r1.Status {
+		t.Fatalf("refusal replay differs: %s / %s", r1, r2)
+	}
+}
+
+// TestPaymentsOnSQLite: the same guarantees on the embedded database,
+// where write transactions are serialised instead of rows locked.
+func TestPaymentsOnSQLite(t *testing.T) {
+	env := apitest.NewSQLite(t)
+	clientID, debtID, itemID := paymentDebt(t, env, "100.00")
+	var wg sync.WaitGroup
+	for i := range 10 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			env.Admin().Do(t, addPayment, apitest.Vars{"c": clientID, "i": paymentInput(debtID, itemID, "1.00")}, "Idempotency-Key", fmt.Sprint("sq-", i%5)).OK(t, nil)
+		}()
+	}
+	wg.Wait()
+	if d := readDebt(t, env, clientID, debtID); d.PaidAmount != "5.00" || len(d.Payments) != 5 {
+		t.Fatalf("on SQLite: paid %s in %d payments, want 5.00 in 5", d.PaidAmount, len(d.Payments))
+	}
+}
