@@ -28,6 +28,7 @@ type ClientRecord struct {
 // number. Errors name the fields as the input does ("countryCode").
 func (r *ClientRecord) Normalize() error {
 	var c fieldCheck
+	valid := map[string]bool{}
 	for _, f := range []struct {
 		name  string
 		value *string
@@ -45,22 +46,24 @@ func (r *ClientRecord) Normalize() error {
 		{"contactEmail", &r.ContactEmail},
 		{"contactPhone", &r.ContactPhone},
 	} {
-		c.required(f.name, f.value, MaxStringLength)
+		valid[f.name] = c.required(f.name, f.value, MaxStringLength)
 	}
-	if r.CountryCode != "" {
+	// Format rules apply to fields that passed the required and length
+	// rules, so that each broken field is reported once.
+	if valid["countryCode"] {
 		c.country("countryCode", &r.CountryCode)
 	}
-	if r.Email != "" {
+	if valid["email"] {
 		c.email("email", r.Email)
 	}
-	if r.ContactEmail != "" {
+	if valid["contactEmail"] {
 		c.email("contactEmail", r.ContactEmail)
 	}
 	if r.CountryCode == CountrySweden {
-		if r.OrganizationNumber != "" {
+		if valid["organizationNumber"] {
 			c.rule("organizationNumber", ValidateOrganisationsnummer(r.OrganizationNumber))
 		}
-		if r.BankNumber != "" {
+		if valid["bankNumber"] {
 			c.rule("bankNumber", ValidateBankNumber(r.BankNumber))
 		}
 	}

@@ -39,7 +39,7 @@ func (r *DebtorRecord) Normalize() error {
 }
 
 func (r *DebtorRecord) check(c *fieldCheck, prefix string) {
-	c.required(prefix+"identificationNumber", &r.IdentificationNumber, MaxStringLength)
+	numberOK := c.required(prefix+"identificationNumber", &r.IdentificationNumber, MaxStringLength)
 	c.required(prefix+"name", &r.Name, MaxStringLength)
 	r.Address.check(c, prefix+"address.")
 	if ci := r.ContactInformation; ci != nil {
@@ -48,7 +48,7 @@ func (r *DebtorRecord) check(c *fieldCheck, prefix string) {
 			r.ContactInformation = nil
 		}
 	}
-	if r.Address.CountryCode == CountrySweden && r.IdentificationNumber != "" {
+	if r.Address.CountryCode == CountrySweden && numberOK {
 		if r.IsCorporation {
 			c.rule(prefix+"identificationNumber", ValidateCorporateIdentity(r.IdentificationNumber))
 		} else {

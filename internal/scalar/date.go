@@ -56,10 +56,15 @@ func (d Date) After(e Date) bool { return d.t.After(e.t) }
 // IsZero reports whether d is the zero Date.
 func (d Date) IsZero() bool { return d.t.IsZero() }
 
-// Start returns the first instant of the date in loc.
+// Start returns the first instant of the date in loc. Where a zone change
+// skips midnight, the day starts when the change does.
 func (d Date) Start(loc *time.Location) time.Time {
 	y, m, day := d.t.Date()
-	return time.Date(y, m, day, 0, 0, 0, 0, loc)
+	t := time.Date(y, m, day, 0, 0, 0, 0, loc)
+	if t.Day() != day {
+		_, t = t.ZoneBounds()
+	}
+	return t
 }
 
 // MarshalGQL writes the date as a JSON string.
