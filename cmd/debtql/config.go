@@ -6,11 +6,13 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/mattn/go-isatty"
 
+	"github.com/debtql/debtql/internal/server"
 	"github.com/debtql/debtql/internal/store"
 )
 
@@ -24,6 +26,9 @@ type config struct {
 	logLevel      string
 	logFormat     string
 	introspection bool
+	limits        server.Limits
+	// badEnv lists environment variables whose values did not parse.
+	badEnv []string
 }
 
 func env(name, fallback string) string {
@@ -59,6 +64,65 @@ func (c *config) registerServe(fs *flag.FlagSet) {
 		"time zone in which statuses are evaluated (\"today\") (env TZ)")
 	fs.BoolVar(&c.introspection, "introspection", env("DEBTQL_INTROSPECTION", "true") != "false",
 		"answer GraphQL introspection (env DEBTQL_INTROSPECTION=false turns it off)")
+	d := server.DefaultLimits
+	fs.IntVar(&c.limits.MaxDepth, "max-depth", c.envInt("DEBTQL_MAX_DEPTH", d.MaxDepth),
+		"deepest field nesting of a query, introspection aside; 0 = no limit (env DEBTQL_MAX_DEPTH)")
+	fs.IntVar(&c.limits.MaxComplexity, "max-complexity", c.envInt("DEBTQL_MAX_COMPLEXITY", d.MaxComplexity),
+		"largest query complexity, lists weighted by page size; 0 = no limit (env DEBTQL_MAX_COMPLEXITY)")
+	fs.IntVar(&c.limits.MaxRootFields, "max-root-fields", c.envInt("DEBTQL_MAX_ROOT_FIELDS", d.MaxRootFields),
+		"most root fields (aliases included) per operation; 0 = no limit (env DEBTQL_MAX_ROOT_FIELDS)")
+	fs.IntVar(&c.limits.MaxDocumentBytes, "max-document-bytes", c.envInt("DEBTQL_MAX_DOCUMENT_BYTES", d.MaxDocumentBytes),
+		"largest query document in bytes; 0 = no limit (env DEBTQL_MAX_DOCUMENT_BYTES)")
+	fs.Float64Var(&c.limits.RatePerSecond, "rate-limit", c.envFloat("DEBTQL_RATE_LIMIT", d.RatePerSecond),
+		"requests per second per API key (token bucket); 0 = no limit (env DEBTQL_RATE_LIMIT)")
+	fs.IntVar(&c.limits.RateBurst, "rate-burst", c.envInt("DEBTQL_RATE_BURST", d.RateBurst),
+		"burst of the per-key token bucket (env DEBTQL_RATE_BURST)")
+	fs.DurationVar(&c.limits.RequestTimeout, "request-timeout", c.envDuration("DEBTQL_REQUEST_TIMEOUT", d.RequestTimeout),
+		"deadline of each GraphQL request; its SQL is cancelled when it passes (env DEBTQL_REQUEST_TIMEOUT)")
+}
+
+// envInt, envFloat and envDuration read a default from the environment; a
+// value that does not parse is reported by validate, not silently ignored.
+func (c *config) envInt(name string, fallback int) int {
+	if v := os.Getenv(name); v != "" {
+		if n, err := strconv.Atoi(v); err == nil {
+			return n
+		}
+		c.badEnv = append(c.badEnv, name)
+	}
+	return fallback
+}
+
+func (c *config) envFloat(name string, fallback float64) float64 {
+	if v := os.Getenv(name); v != "" {
+		if n, err := strconv.ParseFloat(v, 64); err == nil {
+			return n
+		}
+		c.badEnv = append(c.badEnv, name)
+	}
+	return fallback
+}
+
+func (c *config) envDuration(name string, fallback time.Duration) time.Duration {
+	if v := os.Getenv(name); v != "" {
+		if d, err := time.ParseDuration(v); err == nil {
+			return d
+		}
+		c.badEnv = append(c.badEnv, name)
+	}
+	return fallback
+}
+
+// validate refuses settings that cannot work.
+func (c *config) validate() error {
+	if len(c.badEnv) > 0 {
+		return fmt.Errorf("cannot read %s: use a number (or a duration such as 10s)", strings.Join(c.badEnv, ", "))
+	}
+	l := c.limits
+	if l.MaxDepth < 0 || l.MaxComplexity < 0 || l.MaxRootFields < 0 || l.MaxDocumentBytes < 0 || l.RatePerSecond < 0 || l.RateBurst < 0 || l.RequestTimeout < 0 {
+		return fmt.Errorf("limits cannot be negative")
+	}
+	return nil
 }
 
 // dsn is the database the configuration names.

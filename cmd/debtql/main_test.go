@@ -120,7 +120,9 @@ func TestServeHelpListsEveryFlagWithItsEnvironmentVariable(t *testing.T) {
 			}
 			// Every flag's entry names its environment variable.
 			flags := flagEntries(stderr)
-			for _, name := range []string{"addr", "database-url", "sqlite", "tz", "log-level", "log-format", "introspection"} {
+			names := []string{"addr", "database-url", "sqlite", "tz", "log-level", "log-format", "introspection",
+				"max-depth", "max-complexity", "max-root-fields", "max-document-bytes", "rate-limit", "rate-burst", "request-timeout"}
+			for _, name := range names {
 				entry, ok := flags[name]
 				if !ok {
 					t.Errorf("serve --help does not list -%s:\n%s", name, stderr)
@@ -130,8 +132,8 @@ func TestServeHelpListsEveryFlagWithItsEnvironmentVariable(t *testing.T) {
 					t.Errorf("-%s does not name its environment variable: %q", name, entry)
 				}
 			}
-			if len(flags) != 7 {
-				t.Errorf("serve --help lists %d flags, want 7: %v", len(flags), flags)
+			if len(flags) != len(names) {
+				t.Errorf("serve --help lists %d flags, want %d: %v", len(flags), len(names), flags)
 			}
 			if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
 				t.Errorf("--help touched the database file (stat: %v)", err)

@@ -36,6 +36,9 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		fs.Usage()
 		return errUsage
 	}
+	if err := c.validate(); err != nil {
+		return err
+	}
 	log, err := c.logger(stderr)
 	if err != nil {
 		return err
@@ -62,6 +65,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		Logger:               log,
 		Location:             loc,
 		DisableIntrospection: !c.introspection,
+		Limits:               &c.limits,
 	})
 	srv := &http.Server{
 		Addr:              c.addr,

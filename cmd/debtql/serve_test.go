@@ -490,3 +490,17 @@ func uniq(ss []string) []string {
 	}
 	return out
 }
+
+func TestServeRefusesUnreadableLimits(t *testing.T) {
+	cleanEnv(t)
+	t.Setenv("DEBTQL_RATE_LIMIT", "fast")
+	_, _, err := runCLI(t, "serve", "--sqlite", dbPath(t), "--max-depth", "5")
+	if err == nil || !strings.Contains(err.Error(), "DEBTQL_RATE_LIMIT") {
+		t.Fatalf("err = %v, want one naming DEBTQL_RATE_LIMIT", err)
+	}
+	t.Setenv("DEBTQL_RATE_LIMIT", "")
+	_, _, err = runCLI(t, "serve", "--sqlite", dbPath(t), "--max-depth", "-1")
+	if err == nil || !strings.Contains(err.Error(), "negative") {
+		t.Fatalf("err = %v, want a refusal of a negative limit", err)
+	}
+}

@@ -164,21 +164,35 @@ var Stockholm = mustLocation("Europe/Stockholm")
 // ADMIN key AdminKey, and stops it when the test ends.
 func New(t testing.TB) *Env {
 	t.Helper()
+	return NewWithLimits(t, TestLimits())
+}
+
+// TestLimits are the server's default limits without the rate limit, which
+// the tests' bursts of requests would trip.
+func TestLimits() server.Limits {
+	l := server.DefaultLimits
+	l.RatePerSecond = 0
+	return l
+}
+
+// NewWithLimits is New with the given abuse limits.
+func NewWithLimits(t testing.TB, limits server.Limits) *Env {
+	t.Helper()
 	b, err := setup()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return start(t, b)
+	return start(t, b, limits)
 }
 
 // NewSQLite starts a server over a fresh embedded SQLite database, whatever
 // the package's backend: the smoke tests of the default database.
 func NewSQLite(t testing.TB) *Env {
 	t.Helper()
-	return start(t, &backend{})
+	return start(t, &backend{}, TestLimits())
 }
 
-func start(t testing.TB, b *backend) *Env {
+func start(t testing.TB, b *backend, limits server.Limits) *Env {
 	t.Helper()
 	ctx := context.Background()
 	var dsn string
@@ -214,6 +228,7 @@ func start(t testing.TB, b *backend) *Env {
 		Logger:   logger,
 		Now:      clock.Now,
 		Location: Stockholm,
+		Limits:   &limits,
 	})
 	srv := httptest.NewServer(handler)
 	t.Cleanup(srv.Close)

@@ -33,6 +33,10 @@ func statusOf(code apierr.Code) int {
 		return http.StatusConflict
 	case codeServiceUnavailable:
 		return http.StatusServiceUnavailable
+	case codeRateLimited:
+		return statusRateLimited
+	case codeTooDeep, codeTooComplex, codeTooWide, codeTooLarge:
+		return http.StatusBadRequest
 	default:
 		return http.StatusInternalServerError
 	}

@@ -67,11 +67,21 @@ type graphqlHandler struct {
 }
 
 func (h *graphqlHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	ctx := graphql.StartOperationTrace(r.Context())
+	ctx := r.Context()
+	if t := h.s.limits.RequestTimeout; t > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, t)
+		defer cancel()
+	}
+	ctx = graphql.StartOperationTrace(ctx)
 	ex := &exchange{contentType: negotiate(r.Header.Get("Accept"))}
 	params, err := readParams(w, r)
 	if err != nil {
 		h.writeRefusal(w, ex, err)
+		return
+	}
+	if max := h.s.limits.MaxDocumentBytes; max > 0 && len(params.Query) > max {
+		h.writeRefusal(w, ex, apierr.New(codeTooLarge, "the query document has %d bytes; at most %d are allowed", len(params.Query), max))
 		return
 	}
 	if keys := r.Header.Values(idempotencyHeader); len(keys) > 0 {
@@ -101,6 +111,15 @@ func (h *graphqlHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	responses, ctx := h.exec.DispatchOperation(ctx, opCtx)
 	resp := responses(ctx)
+	if resp == nil {
+		// The executor gives up without a response when the request's
+		// deadline has passed.
+		err := ctx.Err()
+		if err == nil {
+			err = errors.New("executor returned no response")
+		}
+		resp = &graphql.Response{Errors: gqlerror.List{h.s.presenter(ctx, err)}}
+	}
 	if l := requestLogFrom(ctx); l != nil {
 		l.codes = errorCodes(resp.Errors)
 	}
@@ -186,7 +205,8 @@ func encodeResponse(data json.RawMessage, errs gqlerror.List, extensions map[str
 }
 
 // requestErrors gives errors found before execution (syntax, validation,
-// variables) the contract's code and, for variables, the path.
+// variables, limits) the contract's code and, for variables, the path.
+// Every one of them is a request error: HTTP 400.
 func requestErrors(errs gqlerror.List) gqlerror.List {
 	out := make(gqlerror.List, len(errs))
 	for i, e := range errs {
@@ -194,7 +214,11 @@ func requestErrors(errs gqlerror.List) gqlerror.List {
 		if len(e.Path) > 1 && e.Path[0] == ast.PathName("variable") {
 			field = pathString(e.Path[1:])
 		}
-		ae := &apierr.Error{Code: apierr.BadUserInput, Message: e.Message, Field: field}
+		code := apierr.BadUserInput
+		if c := codeOfGQL(e); limitCodes[c] {
+			code = c
+		}
+		ae := &apierr.Error{Code: code, Message: e.Message, Field: field}
 		out[i] = &gqlerror.Error{Message: e.Message, Locations: e.Locations, Extensions: map[string]any{"code": string(ae.Code)}, Err: ae}
 		if field != "" {
 			out[i].Extensions["field"] = field

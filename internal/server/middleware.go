@@ -175,6 +175,12 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 				&apierr.Error{Code: codeServiceUnavailable, Message: "the service cannot check API keys right now; try again shortly"})
 			return
 		}
+		if ok, wait := s.rate.allow(v.Key.ID); !ok {
+			w.Header().Set("Retry-After", retryAfter(wait))
+			writeErrors(w, negotiate(r.Header.Get("Accept")), statusRateLimited,
+				apierr.New(codeRateLimited, "too many requests with this API key; retry after %s seconds", retryAfter(wait)))
+			return
+		}
 		next.ServeHTTP(w, r.WithContext(auth.WithViewer(r.Context(), v)))
 	})
 }

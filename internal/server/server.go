@@ -39,6 +39,8 @@ type Options struct {
 	MaxBodyBytes int64
 	// DisableIntrospection turns GraphQL introspection off.
 	DisableIntrospection bool
+	// Limits are the abuse limits; DefaultLimits when zero.
+	Limits *Limits
 }
 
 // Server is the HTTP handler of DebtQL.
@@ -48,6 +50,8 @@ type Server struct {
 	handler http.Handler
 	// replays counts idempotent replays, for the metrics to come.
 	replays atomic.Int64
+	limits  Limits
+	rate    *rateLimiter
 }
 
 // New builds the server. It installs the tenant filter on the database
@@ -59,17 +63,22 @@ func New(opts Options) *Server {
 	if opts.MaxBodyBytes == 0 {
 		opts.MaxBodyBytes = DefaultMaxBodyBytes
 	}
-	s := &Server{db: opts.DB, log: opts.Logger}
+	limits := DefaultLimits
+	if opts.Limits != nil {
+		limits = *opts.Limits
+	}
+	s := &Server{db: opts.DB, log: opts.Logger, limits: limits, rate: newRateLimiter(limits.RatePerSecond, limits.RateBurst)}
 	auth.RegisterTenancy(opts.DB.Client)
 
 	resolver := graph.NewResolver(opts.DB.Client, graph.Clock{Now: opts.Now, Location: opts.Location}, opts.DB)
-	exec := executor.New(graph.NewExecutableSchema(graph.Config{Resolvers: resolver}))
+	exec := executor.New(graph.NewExecutableSchema(graph.Config{Resolvers: resolver, Complexity: graph.Complexity()}))
 	exec.SetQueryCache(lru.New[*ast.QueryDocument](1000))
 	exec.SetErrorPresenter(s.presenter)
 	exec.SetRecoverFunc(s.recoverFunc)
 	if !opts.DisableIntrospection {
 		exec.Use(extension.Introspection{})
 	}
+	exec.Use(&limitsExtension{limits: limits})
 	exec.Use(txn{s: s})
 	exec.AroundOperations(func(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
 		return next(resolver.WithLoaders(ctx))

@@ -1,0 +1,76 @@
+package graph
+
+import (
+	"github.com/debtql/debtql/ent"
+)
+
+// ListWeight is the cost factor of a list that has no page size of its own
+// (a debt's items and payments, an invoice's articles): a typical length.
+const ListWeight = 10
+
+// pageSize is the number of rows a list field asks for: its page size, or
+// the default page.
+func pageSize(rowsPerPage, first, last *int) int {
+	for _, n := range []*int{rowsPerPage, first, last} {
+		if n != nil && *n > 0 {
+			return *n
+		}
+	}
+	return defaultRowsPerPage
+}
+
+// paged is the cost of a connection: its selection once per row.
+func paged(child int, rowsPerPage, first, last *int) int {
+	return times(pageSize(rowsPerPage, first, last), child)
+}
+
+// times is 1 + n*child, saturating instead of overflowing, so that no query
+// can wrap its cost around to a small number.
+func times(n, child int) int {
+	const maxInt = int(^uint(0) >> 1)
+	if child > 0 && n > (maxInt-1)/child {
+		return maxInt
+	}
+	return 1 + n*child
+}
+
+// Complexity weights every list field by the rows it can return, so that a
+// query's complexity grows with what it makes the server load: a page of
+// 100 debts with their debtors costs about 100 times one debt (api.md's
+// abuse limits are set on this figure).
+func Complexity() ComplexityRoot {
+	var c ComplexityRoot
+	c.Query.Clients = func(child int, _ *string, page, rows, first *int, _ *string, last *int, _ *string) int {
+		return paged(child, rows, first, last)
+	}
+	c.Query.APIKeys = func(child int, page, rows, first *int, _ *string, last *int, _ *string) int {
+		return paged(child, rows, first, last)
+	}
+	c.Query.Debtors = func(child int, _ string, _ *DebtorFilter, _ *ent.DebtorOrder, page, rows, first *int, _ *string, last *int, _ *string) int {
+		return paged(child, rows, first, last)
+	}
+	c.Query.Invoices = func(child int, _ string, _ *InvoiceFilter, _ *ent.InvoiceOrder, page, rows, first *int, _ *string, last *int, _ *string) int {
+		return paged(child, rows, first, last)
+	}
+	c.Query.Debts = func(child int, _ string, _ *DebtFilter, _ *ent.DebtOrder, page, rows, first *int, _ *string, last *int, _ *string) int {
+		return paged(child, rows, first, last)
+	}
+	c.Client.Debtors = func(child int, _ *DebtorFilter, _ *ent.DebtorOrder, page, rows, first *int, _ *string, last *int, _ *string) int {
+		return paged(child, rows, first, last)
+	}
+	c.Client.Invoices = func(child int, _ *InvoiceFilter, _ *ent.InvoiceOrder, page, rows, first *int, _ *string, last *int, _ *string) int {
+		return paged(child, rows, first, last)
+	}
+	c.Client.Debts = func(child int, _ *DebtFilter, _ *ent.DebtOrder, page, rows, first *int, _ *string, last *int, _ *string) int {
+		return paged(child, rows, first, last)
+	}
+	c.Debtor.Debts = func(child int, _ *DebtFilter, _ *ent.DebtOrder, page, rows, first *int, _ *string, last *int, _ *string) int {
+		return paged(child, rows, first, last)
+	}
+	list := func(child int) int { return times(ListWeight, child) }
+	c.Debt.Invoices = list
+	c.Debt.Payments = list
+	c.DebtInvoice.Payments = list
+	c.Invoice.Articles = list
+	return c
+}

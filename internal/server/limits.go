@@ -1,0 +1,168 @@
+package server
+
+import (
+	"context"
+	"math"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/99designs/gqlgen/complexity"
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/vektah/gqlparser/v2/ast"
+	"github.com/vektah/gqlparser/v2/gqlerror"
+	"golang.org/x/time/rate"
+
+	"github.com/debtql/debtql/internal/apierr"
+)
+
+// Limits protect the service from queries that would make it do far more
+// work than any screen needs (the OWASP GraphQL cheat sheet). Each is
+// refused as a request error: HTTP 400, no data, and its own code.
+type Limits struct {
+	// MaxDepth is how deeply fields may nest (introspection not counted).
+	MaxDepth int
+	// MaxComplexity bounds a query's cost, where every list field is
+	// weighted by the rows it may return (see graph.Complexity).
+	MaxComplexity int
+	// MaxRootFields bounds the root fields (aliases included) of an operation.
+	MaxRootFields int
+	// MaxDocumentBytes bounds the size of the query document.
+	MaxDocumentBytes int
+	// RatePerSecond and RateBurst size the token bucket of each API key.
+	RatePerSecond float64
+	RateBurst     int
+	// RequestTimeout is each GraphQL request's deadline; its SQL is
+	// cancelled when it passes.
+	RequestTimeout time.Duration
+}
+
+// DefaultLimits: two nested pages of 100 (about 100 × 100 rows) stay well
+// within MaxComplexity, three (a million rows) do not.
+var DefaultLimits = Limits{
+	MaxDepth:         12,
+	MaxComplexity:    250_000,
+	MaxRootFields:    20,
+	MaxDocumentBytes: 32 << 10,
+	RatePerSecond:    50,
+	RateBurst:        100,
+	RequestTimeout:   10 * time.Second,
+}
+
+// The codes of the limits.
+const (
+	codeTooDeep       apierr.Code = "QUERY_TOO_DEEP"
+	codeTooComplex    apierr.Code = "QUERY_TOO_COMPLEX"
+	codeTooWide       apierr.Code = "TOO_MANY_ROOT_FIELDS"
+	codeTooLarge      apierr.Code = "DOCUMENT_TOO_LARGE"
+	codeRateLimited   apierr.Code = "RATE_LIMITED"
+	statusRateLimited             = http.StatusTooManyRequests
+)
+
+// limitCodes are the codes a request error keeps instead of BAD_USER_INPUT.
+var limitCodes = map[apierr.Code]bool{codeTooDeep: true, codeTooComplex: true, codeTooWide: true, codeTooLarge: true}
+
+// limitsExtension checks an operation's shape before it runs.
+type limitsExtension struct {
+	limits Limits
+	schema graphql.ExecutableSchema
+}
+
+func (limitsExtension) ExtensionName() string { return "DebtQLLimits" }
+
+func (l *limitsExtension) Validate(es graphql.ExecutableSchema) error {
+	l.schema = es
+	return nil
+}
+
+func (l *limitsExtension) MutateOperationContext(ctx context.Context, opCtx *graphql.OperationContext) *gqlerror.Error {
+	op := opCtx.Operation
+	if n := len(graphql.CollectFields(opCtx, op.SelectionSet, nil)); l.limits.MaxRootFields > 0 && n > l.limits.MaxRootFields {
+		return limitError(codeTooWide, "the operation has %d root fields (aliases included); at most %d are allowed", n, l.limits.MaxRootFields)
+	}
+	if d := depth(opCtx.Doc, op.SelectionSet, map[string]bool{}); l.limits.MaxDepth > 0 && d > l.limits.MaxDepth {
+		return limitError(codeTooDeep, "the query nests %d levels deep; at most %d are allowed", d, l.limits.MaxDepth)
+	}
+	if l.limits.MaxComplexity > 0 {
+		if c := complexity.Calculate(ctx, l.schema, op, opCtx.Variables); c > l.limits.MaxComplexity {
+			return limitError(codeTooComplex, "the query could load about %d rows (its complexity, with each list weighted by its page size); at most %d are allowed: ask for smaller pages or fewer nested lists", c, l.limits.MaxComplexity)
+		}
+	}
+	return nil
+}
+
+func limitError(code apierr.Code, format string, args ...any) *gqlerror.Error {
+	e := gqlerror.Errorf(format, args...)
+	e.Extensions = map[string]any{"code": string(code)}
+	return e
+}
+
+// depth is how deeply a selection set nests, following fragments.
+// Introspection fields are not counted: their shape is fixed.
+func depth(doc *ast.QueryDocument, set ast.SelectionSet, seen map[string]bool) int {
+	deepest := 0
+	for _, sel := range set {
+		d := 0
+		switch sel := sel.(type) {
+		case *ast.Field:
+			if len(sel.Name) > 1 && sel.Name[:2] == "__" {
+				continue
+			}
+			d = 1 + depth(doc, sel.SelectionSet, seen)
+		case *ast.InlineFragment:
+			d = depth(doc, sel.SelectionSet, seen)
+		case *ast.FragmentSpread:
+			if seen[sel.Name] {
+				continue // validation refuses cycles; never loop on one
+			}
+			if f := doc.Fragments.ForName(sel.Name); f != nil {
+				seen[sel.Name] = true
+				d = depth(doc, f.SelectionSet, seen)
+				delete(seen, sel.Name)
+			}
+		}
+		deepest = max(deepest, d)
+	}
+	return deepest
+}
+
+// rateLimiter keeps a token bucket per API key.
+type rateLimiter struct {
+	perSecond rate.Limit
+	burst     int
+	mu        sync.Mutex
+	buckets   map[string]*rate.Limiter
+}
+
+func newRateLimiter(perSecond float64, burst int) *rateLimiter {
+	if perSecond <= 0 {
+		return nil
+	}
+	return &rateLimiter{perSecond: rate.Limit(perSecond), burst: max(burst, 1), buckets: map[string]*rate.Limiter{}}
+}
+
+// allow takes a token of key's bucket, or says how long to wait for one.
+func (r *rateLimiter) allow(key string) (bool, time.Duration) {
+	if r == nil {
+		return true, 0
+	}
+	r.mu.Lock()
+	b, ok := r.buckets[key]
+	if !ok {
+		b = rate.NewLimiter(r.perSecond, r.burst)
+		r.buckets[key] = b
+	}
+	r.mu.Unlock()
+	res := b.Reserve()
+	if d := res.Delay(); d > 0 {
+		res.Cancel()
+		return false, d
+	}
+	return true, 0
+}
+
+// retryAfter is a Retry-After value: whole seconds, at least 1.
+func retryAfter(d time.Duration) string {
+	return strconv.Itoa(int(math.Max(1, math.Ceil(d.Seconds()))))
+}
