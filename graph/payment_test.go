@@ -26,7 +26,7 @@ func paymentDebt(t *testing.T, env *apitest.Env, amount string) (clientID string
 		apitest.Vars{"c": clientID, "i": apitest.Vars{
 			"isCorporation": false, "identificationNumber": apitest.Personnr, "name": "Sven Svensson",
 			"address": apitest.Vars{"address1": "Vägen 1", "zipCode": "111 22", "city": "Stockholm", "countryCode": "SE"},
-			"debts": []apitest.Vars{{"invoiceNumber": "F-1", "invoiceDate": "2026-01-01T00:00:00+01:00", "dueDate": "2026-01-31T00:00:00+01:00", "amount": amount}},
+			"debts":   []apitest.Vars{{"invoiceNumber": "F-1", "invoiceDate": "2026-01-01T00:00:00+01:00", "dueDate": "2026-01-31T00:00:00+01:00", "amount": amount}},
 		}}).OK(t, &out)
 	return clientID, out.CreateDebt.ID, out.CreateDebt.Invoices[0].ID
 }
