@@ -27,6 +27,7 @@ type config struct {
 	logFormat     string
 	introspection bool
 	limits        server.Limits
+	corsOrigins   string
 	// badEnv lists environment variables whose values did not parse.
 	badEnv []string
 }
@@ -64,6 +65,8 @@ func (c *config) registerServe(fs *flag.FlagSet) {
 		"time zone in which statuses are evaluated (\"today\") (env TZ)")
 	fs.BoolVar(&c.introspection, "introspection", env("DEBTQL_INTROSPECTION", "true") != "false",
 		"answer GraphQL introspection (env DEBTQL_INTROSPECTION=false turns it off)")
+	fs.StringVar(&c.corsOrigins, "cors-origins", env("DEBTQL_CORS_ORIGINS", ""),
+		"browser origins allowed to call the API, comma-separated (https://app.example.se), or *; none by default (env DEBTQL_CORS_ORIGINS)")
 	d := server.DefaultLimits
 	fs.IntVar(&c.limits.MaxDepth, "max-depth", c.envInt("DEBTQL_MAX_DEPTH", d.MaxDepth),
 		"deepest field nesting of a query, introspection aside; 0 = no limit (env DEBTQL_MAX_DEPTH)")

@@ -39,6 +39,10 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err := c.validate(); err != nil {
 		return err
 	}
+	origins, err := server.ParseOrigins(c.corsOrigins)
+	if err != nil {
+		return fmt.Errorf("--cors-origins: %w", err)
+	}
 	log, err := c.logger(stderr)
 	if err != nil {
 		return err
@@ -66,6 +70,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		Location:             loc,
 		DisableIntrospection: !c.introspection,
 		Limits:               &c.limits,
+		AllowedOrigins:       origins,
 	})
 	srv := &http.Server{
 		Addr:              c.addr,

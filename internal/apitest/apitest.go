@@ -164,7 +164,7 @@ var Stockholm = mustLocation("Europe/Stockholm")
 // ADMIN key AdminKey, and stops it when the test ends.
 func New(t testing.TB) *Env {
 	t.Helper()
-	return NewWithLimits(t, TestLimits())
+	return NewWith(t, nil)
 }
 
 // TestLimits are the server's default limits without the rate limit, which
@@ -178,21 +178,27 @@ func TestLimits() server.Limits {
 // NewWithLimits is New with the given abuse limits.
 func NewWithLimits(t testing.TB, limits server.Limits) *Env {
 	t.Helper()
+	return NewWith(t, func(o *server.Options) { o.Limits = &limits })
+}
+
+// NewWith is New with server options changed by configure.
+func NewWith(t testing.TB, configure func(*server.Options)) *Env {
+	t.Helper()
 	b, err := setup()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return start(t, b, limits)
+	return start(t, b, configure)
 }
 
 // NewSQLite starts a server over a fresh embedded SQLite database, whatever
 // the package's backend: the smoke tests of the default database.
 func NewSQLite(t testing.TB) *Env {
 	t.Helper()
-	return start(t, &backend{}, TestLimits())
+	return start(t, &backend{}, nil)
 }
 
-func start(t testing.TB, b *backend, limits server.Limits) *Env {
+func start(t testing.TB, b *backend, configure func(*server.Options)) *Env {
 	t.Helper()
 	ctx := context.Background()
 	var dsn string
@@ -223,13 +229,18 @@ func start(t testing.TB, b *backend, limits server.Limits) *Env {
 	}
 	clock := &Clock{}
 	logger := slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	handler := server.New(server.Options{
+	limits := TestLimits()
+	opts := server.Options{
 		DB:       db,
 		Logger:   logger,
 		Now:      clock.Now,
 		Location: Stockholm,
 		Limits:   &limits,
-	})
+	}
+	if configure != nil {
+		configure(&opts)
+	}
+	handler := server.New(opts)
 	srv := httptest.NewServer(handler)
 	t.Cleanup(srv.Close)
 	return &Env{URL: srv.URL, DB: db, Server: handler, Clock: clock, Postgres: b.postgres}

@@ -90,12 +90,17 @@ func (h *graphqlHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		ex.idempotencyKey = keys[0]
-		ex.requestHash = requestHash(params)
 	}
 	ctx = context.WithValue(ctx, exchangeKey{}, ex)
 	params.Headers = r.Header
 
 	opCtx, errs := h.exec.CreateOperationContext(ctx, params)
+	if ex.idempotencyKey != "" {
+		// After CreateOperationContext, so that a persisted query is hashed
+		// by its document, not by its absence.
+		params.Query = opCtx.RawQuery
+		ex.requestHash = requestHash(params)
+	}
 	if errs != nil {
 		h.write(w, rendered{status: http.StatusBadRequest, contentType: ex.contentType, body: encodeResponse(nil, requestErrors(errs), nil)})
 		return
@@ -204,6 +209,14 @@ func encodeResponse(data json.RawMessage, errs gqlerror.List, extensions map[str
 	return b
 }
 
+// keptCodes are the codes of request errors that say more than
+// BAD_USER_INPUT: the limits', and the persisted-query protocol's, which
+// clients act on.
+var keptCodes = map[apierr.Code]bool{
+	codeTooDeep: true, codeTooComplex: true, codeTooWide: true, codeTooLarge: true,
+	"PERSISTED_QUERY_NOT_FOUND": true, "PERSISTED_QUERY_NOT_SUPPORTED": true,
+}
+
 // requestErrors gives errors found before execution (syntax, validation,
 // variables, limits) the contract's code and, for variables, the path.
 // Every one of them is a request error: HTTP 400.
@@ -215,7 +228,7 @@ func requestErrors(errs gqlerror.List) gqlerror.List {
 			field = pathString(e.Path[1:])
 		}
 		code := apierr.BadUserInput
-		if c := codeOfGQL(e); limitCodes[c] {
+		if c := codeOfGQL(e); keptCodes[c] {
 			code = c
 		}
 		ae := &apierr.Error{Code: code, Message: e.Message, Field: field}
@@ -294,7 +307,7 @@ func readParams(w http.ResponseWriter, r *http.Request) (*graphql.RawParams, err
 		w.Header().Set("Allow", "GET, POST")
 		return nil, &statusError{apierr.New(apierr.BadUserInput, "use POST (or GET for queries)"), http.StatusMethodNotAllowed}
 	}
-	if strings.TrimSpace(params.Query) == "" {
+	if _, persisted := params.Extensions["persistedQuery"]; !persisted && strings.TrimSpace(params.Query) == "" {
 		return nil, apierr.New(apierr.BadUserInput, "the request has no query")
 	}
 	return params, nil

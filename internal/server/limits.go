@@ -60,9 +60,6 @@ const (
 	statusRateLimited             = http.StatusTooManyRequests
 )
 
-// limitCodes are the codes a request error keeps instead of BAD_USER_INPUT.
-var limitCodes = map[apierr.Code]bool{codeTooDeep: true, codeTooComplex: true, codeTooWide: true, codeTooLarge: true}
-
 // limitsExtension checks an operation's shape before it runs.
 type limitsExtension struct {
 	limits Limits

@@ -39,9 +39,15 @@ type Options struct {
 	MaxBodyBytes int64
 	// DisableIntrospection turns GraphQL introspection off.
 	DisableIntrospection bool
-	// Limits are the abuse limits; DefaultLimits when zero.
+	// Limits are the abuse limits; DefaultLimits when nil.
 	Limits *Limits
+	// AllowedOrigins are the browser origins allowed to call the API
+	// (CORS); "*" allows any. None by default.
+	AllowedOrigins []string
 }
+
+// persistedQueries bounds the cache of automatic persisted queries.
+const persistedQueries = 1000
 
 // Server is the HTTP handler of DebtQL.
 type Server struct {
@@ -78,6 +84,9 @@ func New(opts Options) *Server {
 	if !opts.DisableIntrospection {
 		exec.Use(extension.Introspection{})
 	}
+	// Automatic persisted queries (Apollo's protocol): clients send a hash
+	// instead of a known document.
+	exec.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](persistedQueries)})
 	exec.Use(&limitsExtension{limits: limits})
 	exec.Use(txn{s: s})
 	exec.AroundOperations(func(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
@@ -87,7 +96,7 @@ func New(opts Options) *Server {
 
 	gql := &graphqlHandler{exec: exec, s: s}
 	mux := http.NewServeMux()
-	mux.Handle("/graphql", s.limitBody(opts.MaxBodyBytes, s.authenticate(gql)))
+	mux.Handle("/graphql", cors(opts.AllowedOrigins, s.limitBody(opts.MaxBodyBytes, s.authenticate(gql))))
 	mux.HandleFunc("GET /healthz", s.healthz)
 	mux.HandleFunc("GET /readyz", s.readyz)
 	mux.Handle("/", graphiql.Handler("/graphql"))
