@@ -116,7 +116,9 @@ func TestStatusFiltersMatchFields(t *testing.T) {
 	f.invoice(t, "WITHDRAWN", -3, 0, "1000")
 	var w struct{ WithdrawInvoice struct{ ID string } }
 	var all struct {
-		Invoices struct{ Nodes []struct{ ID, InvoiceNumber string } }
+		Invoices struct {
+			Nodes []struct{ ID, InvoiceNumber string }
+		}
 	}
 	env.Admin().Do(t, `query($c: UUID!) { invoices(clientId: $c, rowsPerPage: 100) { nodes { id invoiceNumber } } }`, apitest.Vars{"c": clientID}).OK(t, &all)
 	for _, n := range all.Invoices.Nodes {
