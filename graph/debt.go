@@ -40,7 +40,8 @@ func (r *Resolver) debts(ctx context.Context, clientID, debtorID string, filter 
 	if orderBy != nil {
 		order = orderBy
 	}
-	p, err := args.paging(debtCursorValues[order.Field.String()], false)
+	lo := newListOrder("debts", order.Field.String(), order.Direction, debtCursorValues[order.Field.String()], false)
+	p, err := args.paging(lo)
 	if err != nil {
 		return nil, err
 	}
@@ -52,7 +53,14 @@ func (r *Resolver) debts(ctx context.Context, clientID, debtorID string, filter 
 	if debtorID != "" {
 		q.Where(debt.DebtorID(debtorID))
 	}
-	return q.Page(ctx, p, ent.WithDebtOrder(order))
+	conn, err := q.Page(ctx, p, ent.WithDebtOrder(order))
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range conn.Edges {
+		lo.tagCursors(&e.Cursor)
+	}
+	return conn, nil
 }
 
 // debtFilter builds the predicates of a DebtFilter (api.md §7).
