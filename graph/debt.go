@@ -104,8 +104,8 @@ func debtSearch(s *searchTerm) (predicate.Debt, error) {
 	byEmail := debt.HasDebtorWith(debtor.EmailKeyContains(key))
 	byInvoice := debt.HasInvoicesWith(debtinvoice.InvoiceNumberKeyContains(collection.NumberKey(s.term)))
 	byIdent := func() predicate.Debt {
-		if d, ok := s.identDigits(); ok {
-			return debt.HasDebtorWith(debtor.IdentificationDigitsContains(d))
+		if k, ok := s.identKey(); ok {
+			return debt.HasDebtorWith(debtor.IdentificationKeyContains(k))
 		}
 		return nothing[predicate.Debt]()
 	}
@@ -279,7 +279,7 @@ func (r *Resolver) checkNumbersFree(ctx context.Context, clientID string, items 
 func (r *Resolver) reuseDebtor(ctx context.Context, clientID string, in collection.DebtorWithDebtsRecord) (string, error) {
 	db := r.db(ctx)
 	existing, err := db.Debtor.Query().
-		Where(debtor.ClientID(clientID), debtor.IdentificationDigits(collection.Digits(in.IdentificationNumber))).
+		Where(debtor.ClientID(clientID), debtor.IdentificationKey(collection.IdentificationKey(in.IdentificationNumber))).
 		Only(ctx)
 	switch {
 	case ent.IsNotFound(err):

@@ -1856,3 +1856,38 @@ func TestDebtCaseTextLengthsCountCharacters(t *testing.T) {
 		t.Errorf("withdrawDebt with a comment of 2,000 characters of 2 bytes each: %s", r)
 	}
 }
+
+// TestDebtCaseForeignNumbersWithLettersStayApart: numbers with letters are
+// compared as written (case, spaces and hyphens aside), not by their
+// digits, so two people are never merged into one debtor.
+func TestDebtCaseForeignNumbersWithLettersStayApart(t *testing.T) {
+	env := apitest.New(t)
+	clientID, _ := env.NewClient(t, "Utland AB")
+	create := func(number, name, invoice string) string {
+		var out struct {
+			CreateDebt struct{ Debtor struct{ ID, Name string } }
+		}
+		env.Admin().Do(t, `mutation($c: UUID!, $i: DebtorWithDebtsInput!) { createDebt(clientId: $c, input: $i) { debtor { id name } } }`,
+			apitest.Vars{"c": clientID, "i": apitest.Vars{"isCorporation": false, "identificationNumber": number, "name": name,
+				"address": apitest.Vars{"address1": "Gate 1", "zipCode": "0150", "city": "Oslo", "countryCode": "NO"},
+				"debts": []apitest.Vars{{"invoiceNumber": invoice, "invoiceDate": "2026-01-01T00:00:00Z", "dueDate": "2026-01-31T00:00:00Z", "amount": 10}}}}).
+			OK(t, &out)
+		return out.CreateDebt.Debtor.ID
+	}
+	abc := create("ABC", "Alfa", "U-1")
+	xyz := create("XYZ", "Beta", "U-2")
+	ab123 := create("AB-123", "Gamma", "U-3")
+	cd123 := create("CD-123", "Delta", "U-4")
+	again := create("ab 123", "Gamma Again", "U-5")
+	if abc == xyz || ab123 == cd123 {
+		t.Fatalf("different numbers were merged into one debtor: %s %s %s %s", abc, xyz, ab123, cd123)
+	}
+	if again != ab123 {
+		t.Errorf("\"ab 123\" did not reuse the debtor of \"AB-123\"")
+	}
+	var alfa struct{ Name string }
+	env.Admin().Do(t, `query($c: UUID!, $id: UUID!) { debtor(clientId: $c, id: $id) { name } }`, apitest.Vars{"c": clientID, "id": abc}).Field(t, "debtor", &alfa)
+	if alfa.Name != "Alfa" {
+		t.Errorf("the debtor of ABC was renamed to %q", alfa.Name)
+	}
+}

@@ -102,8 +102,8 @@ func debtorSearch(s *searchTerm) (predicate.Debtor, error) {
 	byEmail := debtor.EmailKeyContains(key)
 	byInvoice := debtor.HasDebtsWith(debt.HasInvoicesWith(debtinvoice.InvoiceNumberKeyContains(collection.NumberKey(s.term))))
 	byIdent := func() predicate.Debtor {
-		if d, ok := s.identDigits(); ok {
-			return debtor.IdentificationDigitsContains(d)
+		if k, ok := s.identKey(); ok {
+			return debtor.IdentificationKeyContains(k)
 		}
 		return nothing[predicate.Debtor]()
 	}
@@ -185,7 +185,7 @@ func setOrClear(v *string, set func(string), clear func()) {
 // checkDebtorNumberFree refuses a second debtor of the client with the same
 // identification number (compared by digits).
 func (r *Resolver) checkDebtorNumberFree(ctx context.Context, clientID, number, exceptID string) error {
-	q := r.db(ctx).Debtor.Query().Where(debtor.ClientID(clientID), debtor.IdentificationDigits(collection.Digits(number)))
+	q := r.db(ctx).Debtor.Query().Where(debtor.ClientID(clientID), debtor.IdentificationKey(collection.IdentificationKey(number)))
 	if exceptID != "" {
 		q.Where(debtor.IDNEQ(exceptID))
 	}
