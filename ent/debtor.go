@@ -28,8 +28,8 @@ type Debtor struct {
 	IsCorporation bool `json:"is_corporation,omitempty"`
 	// IdentificationNumber holds the value of the "identification_number" field.
 	IdentificationNumber string `json:"identification_number,omitempty"`
-	// digits of identification_number: reuse and search compare these
-	IdentificationDigits string `json:"identification_digits,omitempty"`
+	// identification number as compared: its digits, or (with letters) lower case without spaces and hyphens
+	IdentificationKey string `json:"identification_key,omitempty"`
 	// Name holds the value of the "name" field.
 	Name string `json:"name,omitempty"`
 	// name in lower case, for search
@@ -100,7 +100,7 @@ func (*Debtor) scanValues(columns []string) ([]any, error) {
 		switch columns[i] {
 		case debtor.FieldIsCorporation:
 			values[i] = new(sql.NullBool)
-		case debtor.FieldID, debtor.FieldClientID, debtor.FieldIdentificationNumber, debtor.FieldIdentificationDigits, debtor.FieldName, debtor.FieldNameKey, debtor.FieldAddress1, debtor.FieldAddress2, debtor.FieldCareOf, debtor.FieldZipCode, debtor.FieldCity, debtor.FieldCountryCode, debtor.FieldEmail, debtor.FieldEmailKey, debtor.FieldPhone:
+		case debtor.FieldID, debtor.FieldClientID, debtor.FieldIdentificationNumber, debtor.FieldIdentificationKey, debtor.FieldName, debtor.FieldNameKey, debtor.FieldAddress1, debtor.FieldAddress2, debtor.FieldCareOf, debtor.FieldZipCode, debtor.FieldCity, debtor.FieldCountryCode, debtor.FieldEmail, debtor.FieldEmailKey, debtor.FieldPhone:
 			values[i] = new(sql.NullString)
 		case debtor.FieldCreatedAt, debtor.FieldUpdatedAt:
 			values[i] = new(sql.NullTime)
@@ -155,11 +155,11 @@ func (_m *Debtor) assignValues(columns []string, values []any) error {
 			} else if value.Valid {
 				_m.IdentificationNumber = value.String
 			}
-		case debtor.FieldIdentificationDigits:
+		case debtor.FieldIdentificationKey:
 			if value, ok := values[i].(*sql.NullString); !ok {
-				return fmt.Errorf("unexpected type %T for field identification_digits", values[i])
+				return fmt.Errorf("unexpected type %T for field identification_key", values[i])
 			} else if value.Valid {
-				_m.IdentificationDigits = value.String
+				_m.IdentificationKey = value.String
 			}
 		case debtor.FieldName:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -293,8 +293,8 @@ func (_m *Debtor) String() string {
 	builder.WriteString("identification_number=")
 	builder.WriteString(_m.IdentificationNumber)
 	builder.WriteString(", ")
-	builder.WriteString("identification_digits=")
-	builder.WriteString(_m.IdentificationDigits)
+	builder.WriteString("identification_key=")
+	builder.WriteString(_m.IdentificationKey)
 	builder.WriteString(", ")
 	builder.WriteString("name=")
 	builder.WriteString(_m.Name)

@@ -72,9 +72,9 @@ func (_c *DebtorCreate) SetIdentificationNumber(v string) *DebtorCreate {
 	return _c
 }
 
-// SetIdentificationDigits sets the "identification_digits" field.
-func (_c *DebtorCreate) SetIdentificationDigits(v string) *DebtorCreate {
-	_c.mutation.SetIdentificationDigits(v)
+// SetIdentificationKey sets the "identification_key" field.
+func (_c *DebtorCreate) SetIdentificationKey(v string) *DebtorCreate {
+	_c.mutation.SetIdentificationKey(v)
 	return _c
 }
 
@@ -301,8 +301,8 @@ func (_c *DebtorCreate) check() error {
 			return &ValidationError{Name: "identification_number", err: fmt.Errorf(`ent: validator failed for field "Debtor.identification_number": %w`, err)}
 		}
 	}
-	if _, ok := _c.mutation.IdentificationDigits(); !ok {
-		return &ValidationError{Name: "identification_digits", err: errors.New(`ent: missing required field "Debtor.identification_digits"`)}
+	if _, ok := _c.mutation.IdentificationKey(); !ok {
+		return &ValidationError{Name: "identification_key", err: errors.New(`ent: missing required field "Debtor.identification_key"`)}
 	}
 	if _, ok := _c.mutation.Name(); !ok {
 		return &ValidationError{Name: "name", err: errors.New(`ent: missing required field "Debtor.name"`)}
@@ -422,9 +422,9 @@ func (_c *DebtorCreate) createSpec() (*Debtor, *sqlgraph.CreateSpec) {
 		_spec.SetField(debtor.FieldIdentificationNumber, field.TypeString, value)
 		_node.IdentificationNumber = value
 	}
-	if value, ok := _c.mutation.IdentificationDigits(); ok {
-		_spec.SetField(debtor.FieldIdentificationDigits, field.TypeString, value)
-		_node.IdentificationDigits = value
+	if value, ok := _c.mutation.IdentificationKey(); ok {
+		_spec.SetField(debtor.FieldIdentificationKey, field.TypeString, value)
+		_node.IdentificationKey = value
 	}
 	if value, ok := _c.mutation.Name(); ok {
 		_spec.SetField(debtor.FieldName, field.TypeString, value)
@@ -591,15 +591,15 @@ func (u *DebtorUpsert) UpdateIdentificationNumber() *DebtorUpsert {
 	return u
 }
 
-// SetIdentificationDigits sets the "identification_digits" field.
-func (u *DebtorUpsert) SetIdentificationDigits(v string) *DebtorUpsert {
-	u.Set(debtor.FieldIdentificationDigits, v)
+// SetIdentificationKey sets the "identification_key" field.
+func (u *DebtorUpsert) SetIdentificationKey(v string) *DebtorUpsert {
+	u.Set(debtor.FieldIdentificationKey, v)
 	return u
 }
 
-// UpdateIdentificationDigits sets the "identification_digits" field to the value that was provided on create.
-func (u *DebtorUpsert) UpdateIdentificationDigits() *DebtorUpsert {
-	u.SetExcluded(debtor.FieldIdentificationDigits)
+// UpdateIdentificationKey sets the "identification_key" field to the value that was provided on create.
+func (u *DebtorUpsert) UpdateIdentificationKey() *DebtorUpsert {
+	u.SetExcluded(debtor.FieldIdentificationKey)
 	return u
 }
 
@@ -861,17 +861,17 @@ func (u *DebtorUpsertOne) UpdateIdentificationNumber() *DebtorUpsertOne {
 	})
 }
 
-// SetIdentificationDigits sets the "identification_digits" field.
-func (u *DebtorUpsertOne) SetIdentificationDigits(v string) *DebtorUpsertOne {
+// SetIdentificationKey sets the "identification_key" field.
+func (u *DebtorUpsertOne) SetIdentificationKey(v string) *DebtorUpsertOne {
 	return u.Update(func(s *DebtorUpsert) {
-		s.SetIdentificationDigits(v)
+		s.SetIdentificationKey(v)
 	})
 }
 
-// UpdateIdentificationDigits sets the "identification_digits" field to the value that was provided on create.
-func (u *DebtorUpsertOne) UpdateIdentificationDigits() *DebtorUpsertOne {
+// UpdateIdentificationKey sets the "identification_key" field to the value that was provided on create.
+func (u *DebtorUpsertOne) UpdateIdentificationKey() *DebtorUpsertOne {
 	return u.Update(func(s *DebtorUpsert) {
-		s.UpdateIdentificationDigits()
+		s.UpdateIdentificationKey()
 	})
 }
 
@@ -1327,17 +1327,17 @@ func (u *DebtorUpsertBulk) UpdateIdentificationNumber() *DebtorUpsertBulk {
 	})
 }
 
-// SetIdentificationDigits sets the "identification_digits" field.
-func (u *DebtorUpsertBulk) SetIdentificationDigits(v string) *DebtorUpsertBulk {
+// SetIdentificationKey sets the "identification_key" field.
+func (u *DebtorUpsertBulk) SetIdentificationKey(v string) *DebtorUpsertBulk {
 	return u.Update(func(s *DebtorUpsert) {
-		s.SetIdentificationDigits(v)
+		s.SetIdentificationKey(v)
 	})
 }
 
-// UpdateIdentificationDigits sets the "identification_digits" field to the value that was provided on create.
-func (u *DebtorUpsertBulk) UpdateIdentificationDigits() *DebtorUpsertBulk {
+// UpdateIdentificationKey sets the "identification_key" field to the value that was provided on create.
+func (u *DebtorUpsertBulk) UpdateIdentificationKey() *DebtorUpsertBulk {
 	return u.Update(func(s *DebtorUpsert) {
-		s.UpdateIdentificationDigits()
+		s.UpdateIdentificationKey()
 	})
 }
 

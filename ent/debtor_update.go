@@ -65,16 +65,16 @@ func (_u *DebtorUpdate) SetNillableIdentificationNumber(v *string) *DebtorUpdate
 	return _u
 }
 
-// SetIdentificationDigits sets the "identification_digits" field.
-func (_u *DebtorUpdate) SetIdentificationDigits(v string) *DebtorUpdate {
-	_u.mutation.SetIdentificationDigits(v)
+// SetIdentificationKey sets the "identification_key" field.
+func (_u *DebtorUpdate) SetIdentificationKey(v string) *DebtorUpdate {
+	_u.mutation.SetIdentificationKey(v)
 	return _u
 }
 
-// SetNillableIdentificationDigits sets the "identification_digits" field if the given value is not nil.
-func (_u *DebtorUpdate) SetNillableIdentificationDigits(v *string) *DebtorUpdate {
+// SetNillableIdentificationKey sets the "identification_key" field if the given value is not nil.
+func (_u *DebtorUpdate) SetNillableIdentificationKey(v *string) *DebtorUpdate {
 	if v != nil {
-		_u.SetIdentificationDigits(*v)
+		_u.SetIdentificationKey(*v)
 	}
 	return _u
 }
@@ -431,8 +431,8 @@ func (_u *DebtorUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	if value, ok := _u.mutation.IdentificationNumber(); ok {
 		_spec.SetField(debtor.FieldIdentificationNumber, field.TypeString, value)
 	}
-	if value, ok := _u.mutation.IdentificationDigits(); ok {
-		_spec.SetField(debtor.FieldIdentificationDigits, field.TypeString, value)
+	if value, ok := _u.mutation.IdentificationKey(); ok {
+		_spec.SetField(debtor.FieldIdentificationKey, field.TypeString, value)
 	}
 	if value, ok := _u.mutation.Name(); ok {
 		_spec.SetField(debtor.FieldName, field.TypeString, value)
@@ -583,16 +583,16 @@ func (_u *DebtorUpdateOne) SetNillableIdentificationNumber(v *string) *DebtorUpd
 	return _u
 }
 
-// SetIdentificationDigits sets the "identification_digits" field.
-func (_u *DebtorUpdateOne) SetIdentificationDigits(v string) *DebtorUpdateOne {
-	_u.mutation.SetIdentificationDigits(v)
+// SetIdentificationKey sets the "identification_key" field.
+func (_u *DebtorUpdateOne) SetIdentificationKey(v string) *DebtorUpdateOne {
+	_u.mutation.SetIdentificationKey(v)
 	return _u
 }
 
-// SetNillableIdentificationDigits sets the "identification_digits" field if the given value is not nil.
-func (_u *DebtorUpdateOne) SetNillableIdentificationDigits(v *string) *DebtorUpdateOne {
+// SetNillableIdentificationKey sets the "identification_key" field if the given value is not nil.
+func (_u *DebtorUpdateOne) SetNillableIdentificationKey(v *string) *DebtorUpdateOne {
 	if v != nil {
-		_u.SetIdentificationDigits(*v)
+		_u.SetIdentificationKey(*v)
 	}
 	return _u
 }
@@ -979,8 +979,8 @@ func (_u *DebtorUpdateOne) sqlSave(ctx context.Context) (_node *Debtor, err erro
 	if value, ok := _u.mutation.IdentificationNumber(); ok {
 		_spec.SetField(debtor.FieldIdentificationNumber, field.TypeString, value)
 	}
-	if value, ok := _u.mutation.IdentificationDigits(); ok {
-		_spec.SetField(debtor.FieldIdentificationDigits, field.TypeString, value)
+	if value, ok := _u.mutation.IdentificationKey(); ok {
+		_spec.SetField(debtor.FieldIdentificationKey, field.TypeString, value)
 	}
 	if value, ok := _u.mutation.Name(); ok {
 		_spec.SetField(debtor.FieldName, field.TypeString, value)

@@ -717,10 +717,10 @@ func (_q *DebtorQuery) collectField(ctx context.Context, oneNode bool, opCtx *gr
 				selectedFields = append(selectedFields, debtor.FieldIdentificationNumber)
 				fieldSeen[debtor.FieldIdentificationNumber] = struct{}{}
 			}
-		case "identificationDigits":
-			if _, ok := fieldSeen[debtor.FieldIdentificationDigits]; !ok {
-				selectedFields = append(selectedFields, debtor.FieldIdentificationDigits)
-				fieldSeen[debtor.FieldIdentificationDigits] = struct{}{}
+		case "identificationKey":
+			if _, ok := fieldSeen[debtor.FieldIdentificationKey]; !ok {
+				selectedFields = append(selectedFields, debtor.FieldIdentificationKey)
+				fieldSeen[debtor.FieldIdentificationKey] = struct{}{}
 			}
 		case "name":
 			if _, ok := fieldSeen[debtor.FieldName]; !ok {

@@ -4695,7 +4695,7 @@ type DebtorMutation struct {
 	updated_at            *time.Time
 	is_corporation        *bool
 	identification_number *string
-	identification_digits *string
+	identification_key    *string
 	name                  *string
 	name_key              *string
 	address1              *string
@@ -5002,40 +5002,40 @@ func (m *DebtorMutation) ResetIdentificationNumber() {
 	m.identification_number = nil
 }
 
-// SetIdentificationDigits sets the "identification_digits" field.
-func (m *DebtorMutation) SetIdentificationDigits(s string) {
-	m.identification_digits = &s
+// SetIdentificationKey sets the "identification_key" field.
+func (m *DebtorMutation) SetIdentificationKey(s string) {
+	m.identification_key = &s
 }
 
-// IdentificationDigits returns the value of the "identification_digits" field in the mutation.
-func (m *DebtorMutation) IdentificationDigits() (r string, exists bool) {
-	v := m.identification_digits
+// IdentificationKey returns the value of the "identification_key" field in the mutation.
+func (m *DebtorMutation) IdentificationKey() (r string, exists bool) {
+	v := m.identification_key
 	if v == nil {
 		return
 	}
 	return *v, true
 }
 
-// OldIdentificationDigits returns the old "identification_digits" field's value of the Debtor entity.
+// OldIdentificationKey returns the old "identification_key" field's value of the Debtor entity.
 // If the Debtor object wasn't provided to the builder, the object is fetched from the database.
 // An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *DebtorMutation) OldIdentificationDigits(ctx context.Context) (v string, err error) {
+func (m *DebtorMutation) OldIdentificationKey(ctx context.Context) (v string, err error) {
 	if !m.op.Is(OpUpdateOne) {
-		return v, errors.New("OldIdentificationDigits is only allowed on UpdateOne operations")
+		return v, errors.New("OldIdentificationKey is only allowed on UpdateOne operations")
 	}
 	if m.id == nil || m.oldValue == nil {
-		return v, errors.New("OldIdentificationDigits requires an ID field in the mutation")
+		return v, errors.New("OldIdentificationKey requires an ID field in the mutation")
 	}
 	oldValue, err := m.oldValue(ctx)
 	if err != nil {
-		return v, fmt.Errorf("querying old value for OldIdentificationDigits: %w", err)
+		return v, fmt.Errorf("querying old value for OldIdentificationKey: %w", err)
 	}
-	return oldValue.IdentificationDigits, nil
+	return oldValue.IdentificationKey, nil
 }
 
-// ResetIdentificationDigits resets all changes to the "identification_digits" field.
-func (m *DebtorMutation) ResetIdentificationDigits() {
-	m.identification_digits = nil
+// ResetIdentificationKey resets all changes to the "identification_key" field.
+func (m *DebtorMutation) ResetIdentificationKey() {
+	m.identification_key = nil
 }
 
 // SetName sets the "name" field.
@@ -5630,8 +5630,8 @@ func (m *DebtorMutation) Fields() []string {
 	if m.identification_number != nil {
 		fields = append(fields, debtor.FieldIdentificationNumber)
 	}
-	if m.identification_digits != nil {
-		fields = append(fields, debtor.FieldIdentificationDigits)
+	if m.identification_key != nil {
+		fields = append(fields, debtor.FieldIdentificationKey)
 	}
 	if m.name != nil {
 		fields = append(fields, debtor.FieldName)
@@ -5684,8 +5684,8 @@ func (m *DebtorMutation) Field(name string) (ent.Value, bool) {
 		return m.IsCorporation()
 	case debtor.FieldIdentificationNumber:
 		return m.IdentificationNumber()
-	case debtor.FieldIdentificationDigits:
-		return m.IdentificationDigits()
+	case debtor.FieldIdentificationKey:
+		return m.IdentificationKey()
 	case debtor.FieldName:
 		return m.Name()
 	case debtor.FieldNameKey:
@@ -5727,8 +5727,8 @@ func (m *DebtorMutation) OldField(ctx context.Context, name string) (ent.Value, 
 		return m.OldIsCorporation(ctx)
 	case debtor.FieldIdentificationNumber:
 		return m.OldIdentificationNumber(ctx)
-	case debtor.FieldIdentificationDigits:
-		return m.OldIdentificationDigits(ctx)
+	case debtor.FieldIdentificationKey:
+		return m.OldIdentificationKey(ctx)
 	case debtor.FieldName:
 		return m.OldName(ctx)
 	case debtor.FieldNameKey:
@@ -5795,12 +5795,12 @@ func (m *DebtorMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetIdentificationNumber(v)
 		return nil
-	case debtor.FieldIdentificationDigits:
+	case debtor.FieldIdentificationKey:
 		v, ok := value.(string)
 		if !ok {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
-		m.SetIdentificationDigits(v)
+		m.SetIdentificationKey(v)
 		return nil
 	case debtor.FieldName:
 		v, ok := value.(string)
@@ -5976,8 +5976,8 @@ func (m *DebtorMutation) ResetField(name string) error {
 	case debtor.FieldIdentificationNumber:
 		m.ResetIdentificationNumber()
 		return nil
-	case debtor.FieldIdentificationDigits:
-		m.ResetIdentificationDigits()
+	case debtor.FieldIdentificationKey:
+		m.ResetIdentificationKey()
 		return nil
 	case debtor.FieldName:
 		m.ResetName()

@@ -40,7 +40,8 @@ func (r *Resolver) debts(ctx context.Context, clientID, debtorID string, filter 
 	if orderBy != nil {
 		order = orderBy
 	}
-	p, err := args.paging(debtCursorValues[order.Field.String()], false)
+	lo := newListOrder("debts", order.Field.String(), order.Direction, debtCursorValues[order.Field.String()], false)
+	p, err := args.paging(lo)
 	if err != nil {
 		return nil, err
 	}
@@ -52,7 +53,14 @@ func (r *Resolver) debts(ctx context.Context, clientID, debtorID string, filter 
 	if debtorID != "" {
 		q.Where(debt.DebtorID(debtorID))
 	}
-	return q.Page(ctx, p, ent.WithDebtOrder(order))
+	conn, err := q.Page(ctx, p, ent.WithDebtOrder(order))
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range conn.Edges {
+		lo.tagCursors(&e.Cursor)
+	}
+	return conn, nil
 }
 
 // debtFilter builds the predicates of a DebtFilter (api.md §7).
@@ -96,8 +104,8 @@ func debtSearch(s *searchTerm) (predicate.Debt, error) {
 	byEmail := debt.HasDebtorWith(debtor.EmailKeyContains(key))
 	byInvoice := debt.HasInvoicesWith(debtinvoice.InvoiceNumberKeyContains(collection.NumberKey(s.term)))
 	byIdent := func() predicate.Debt {
-		if d, ok := s.identDigits(); ok {
-			return debt.HasDebtorWith(debtor.IdentificationDigitsContains(d))
+		if k, ok := s.identKey(); ok {
+			return debt.HasDebtorWith(debtor.IdentificationKeyContains(k))
 		}
 		return nothing[predicate.Debt]()
 	}
@@ -271,7 +279,7 @@ func (r *Resolver) checkNumbersFree(ctx context.Context, clientID string, items 
 func (r *Resolver) reuseDebtor(ctx context.Context, clientID string, in collection.DebtorWithDebtsRecord) (string, error) {
 	db := r.db(ctx)
 	existing, err := db.Debtor.Query().
-		Where(debtor.ClientID(clientID), debtor.IdentificationDigits(collection.Digits(in.IdentificationNumber))).
+		Where(debtor.ClientID(clientID), debtor.IdentificationKey(collection.IdentificationKey(in.IdentificationNumber))).
 		Only(ctx)
 	switch {
 	case ent.IsNotFound(err):

@@ -29,7 +29,8 @@ func (r *Resolver) debtors(ctx context.Context, clientID string, filter *DebtorF
 			value = stringValue
 		}
 	}
-	p, err := args.paging(value, true)
+	lo := newListOrder("debtors", order.Field.String(), order.Direction, value, true)
+	p, err := args.paging(lo)
 	if err != nil {
 		return nil, err
 	}
@@ -41,6 +42,9 @@ func (r *Resolver) debtors(ctx context.Context, clientID string, filter *DebtorF
 		Page(ctx, p, ent.WithDebtorOrder(order))
 	if err != nil {
 		return nil, err
+	}
+	for _, e := range conn.Edges {
+		lo.tagCursors(&e.Cursor)
 	}
 	r.loaders(ctx).debtorDebts.prime(conn.Nodes()...)
 	return conn, nil
@@ -98,8 +102,8 @@ func debtorSearch(s *searchTerm) (predicate.Debtor, error) {
 	byEmail := debtor.EmailKeyContains(key)
 	byInvoice := debtor.HasDebtsWith(debt.HasInvoicesWith(debtinvoice.InvoiceNumberKeyContains(collection.NumberKey(s.term))))
 	byIdent := func() predicate.Debtor {
-		if d, ok := s.identDigits(); ok {
-			return debtor.IdentificationDigitsContains(d)
+		if k, ok := s.identKey(); ok {
+			return debtor.IdentificationKeyContains(k)
 		}
 		return nothing[predicate.Debtor]()
 	}
@@ -181,7 +185,7 @@ func setOrClear(v *string, set func(string), clear func()) {
 // checkDebtorNumberFree refuses a second debtor of the client with the same
 // identification number (compared by digits).
 func (r *Resolver) checkDebtorNumberFree(ctx context.Context, clientID, number, exceptID string) error {
-	q := r.db(ctx).Debtor.Query().Where(debtor.ClientID(clientID), debtor.IdentificationDigits(collection.Digits(number)))
+	q := r.db(ctx).Debtor.Query().Where(debtor.ClientID(clientID), debtor.IdentificationKey(collection.IdentificationKey(number)))
 	if exceptID != "" {
 		q.Where(debtor.IDNEQ(exceptID))
 	}
@@ -190,11 +194,14 @@ func (r *Resolver) checkDebtorNumberFree(ctx context.Context, clientID, number, 
 		return err
 	}
 	if taken {
-		return &apierr.Error{Code: apierr.Conflict, Field: "input.identificationNumber",
-			Message: "the client already has a debtor with this identification number"}
+		return errDebtorNumberTaken
 	}
 	return nil
 }
+
+// errDebtorNumberTaken refuses a second debtor with a client's number.
+var errDebtorNumberTaken = &apierr.Error{Code: apierr.Conflict, Field: "input.identificationNumber",
+	Message: "the client already has a debtor with this identification number"}
 
 // debtorProjection is the debtor's statuses over its debts.
 func (r *Resolver) debtorProjection(ctx context.Context, d *ent.Debtor) (collection.DebtorProjection, error) {

@@ -35,7 +35,8 @@ func (r *Resolver) invoices(ctx context.Context, clientID string, filter *Invoic
 	if orderBy != nil {
 		order = orderBy
 	}
-	p, err := args.paging(invoiceCursorValues[order.Field.String()], true)
+	lo := newListOrder("invoices", order.Field.String(), order.Direction, invoiceCursorValues[order.Field.String()], true)
+	p, err := args.paging(lo)
 	if err != nil {
 		return nil, err
 	}
@@ -47,6 +48,9 @@ func (r *Resolver) invoices(ctx context.Context, clientID string, filter *Invoic
 		Page(ctx, p, ent.WithInvoiceOrder(order))
 	if err != nil {
 		return nil, err
+	}
+	for _, e := range conn.Edges {
+		lo.tagCursors(&e.Cursor)
 	}
 	r.loaders(ctx).invoiceFacts.prime(conn.Nodes()...)
 	return conn, nil
@@ -147,11 +151,14 @@ func (r *Resolver) checkInvoiceNumberFree(ctx context.Context, clientID, number 
 		return err
 	}
 	if taken {
-		return &apierr.Error{Code: apierr.Conflict, Field: "input.invoiceNumber",
-			Message: "the client already has an invoice with this number"}
+		return errInvoiceNumberTaken
 	}
 	return nil
 }
+
+// errInvoiceNumberTaken refuses a second invoice with a client's number.
+var errInvoiceNumberTaken = &apierr.Error{Code: apierr.Conflict, Field: "input.invoiceNumber",
+	Message: "the client already has an invoice with this number"}
 
 // createInvoice writes an invoice and its articles.
 func (r *Resolver) createInvoice(ctx context.Context, clientID string, in collection.InvoiceRecord) (*ent.Invoice, error) {
@@ -169,6 +176,9 @@ func (r *Resolver) createInvoice(ctx context.Context, clientID string, in collec
 		SetNillableReminderDate(in.ReminderDate).
 		SetNillableReminderFee(in.ReminderFee).
 		Save(ctx)
+	if ent.IsConstraintError(err) { // a concurrent createInvoice took the number
+		return nil, errInvoiceNumberTaken
+	}
 	if err != nil {
 		return nil, err
 	}

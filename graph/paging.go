@@ -1,7 +1,10 @@
 package graph
 
 import (
+	"strings"
 	"time"
+
+	"entgo.io/contrib/entgql"
 
 	"github.com/debtql/debtql/ent"
 	"github.com/debtql/debtql/internal/apierr"
@@ -85,9 +88,42 @@ func moneyValue(v any) (any, bool) {
 	return nil, false
 }
 
+// listOrder identifies a list and its order, so that a cursor is accepted
+// only by the list and order that issued it.
+type listOrder struct {
+	tag     string      // e.g. "invoices:DUE_DATE:ASC"
+	value   cursorValue // the type of the order's values
+	uuidIDs bool        // whether the list's ids are UUIDs (else integers)
+}
+
+// newListOrder names the order of a list.
+func newListOrder(list, field string, direction entgql.OrderDirection, value cursorValue, uuidIDs bool) listOrder {
+	return listOrder{tag: list + ":" + field + ":" + string(direction), value: value, uuidIDs: uuidIDs}
+}
+
+// tagCursors stamps the cursors a page hands out with the list and order.
+// The stamp rides in the cursor's id, before a separator no id contains.
+func (o listOrder) tagCursors(cursors ...*ent.Cursor) {
+	for _, c := range cursors {
+		c.ID = o.tag + cursorTagSeparator + c.ID
+	}
+}
+
+const cursorTagSeparator = "|"
+
+// untag checks a cursor's stamp and removes it.
+func (o listOrder) untag(c *ent.Cursor) bool {
+	tag, id, ok := strings.Cut(c.ID, cursorTagSeparator)
+	if !ok || tag != o.tag {
+		return false
+	}
+	c.ID = id
+	return true
+}
+
 // paging checks the paging arguments and returns the page to load: by page
 // number (the default: page 1 of 25) or by cursors, never both.
-func (a pageArgs) paging(value cursorValue, uuidIDs bool) (ent.Paging, error) {
+func (a pageArgs) paging(order listOrder) (ent.Paging, error) {
 	byCursor := a.first != nil || a.last != nil || a.after != nil || a.before != nil
 	if byCursor && (a.page != nil || a.rowsPerPage != nil) {
 		field := "page"
@@ -149,8 +185,9 @@ func (a pageArgs) paging(value cursorValue, uuidIDs bool) (ent.Paging, error) {
 		}
 		var cur ent.Cursor
 		err := cur.UnmarshalGQL(*c.raw)
-		v, ok := value(cur.Value)
-		if err != nil || !ok || !validID(cur.ID, uuidIDs) {
+		tagged := err == nil && order.untag(&cur)
+		v, ok := order.value(cur.Value)
+		if !tagged || !ok || !validID(cur.ID, order.uuidIDs) {
 			errs.Add(c.name, "is not a cursor of this list and order")
 			continue
 		}

@@ -255,7 +255,11 @@ func (r *mutationResolver) CreateDebtor(ctx context.Context, clientID string, in
 	}
 	create := r.db(ctx).Debtor.Create().SetClientID(clientID)
 	setDebtor(create.Mutation(), input)
-	return create.Save(ctx)
+	d, err := create.Save(ctx)
+	if ent.IsConstraintError(err) { // a concurrent createDebtor took the number
+		return nil, errDebtorNumberTaken
+	}
+	return d, err
 }
 
 // UpdateDebtor is the resolver for the updateDebtor field.
@@ -266,14 +270,24 @@ func (r *mutationResolver) UpdateDebtor(ctx context.Context, clientID string, id
 	if err := input.Normalize(); err != nil {
 		return nil, apierr.Prefix(err, "input")
 	}
+	exists, err := r.db(ctx).Debtor.Query().Where(debtor.ClientID(clientID), debtor.ID(id)).Exist(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if !exists {
+		return nil, apierr.New(apierr.NotFound, "debtor %s does not exist", id)
+	}
 	if err := r.checkDebtorNumberFree(ctx, clientID, input.IdentificationNumber, id); err != nil {
 		return nil, err
 	}
 	update := r.db(ctx).Debtor.UpdateOneID(id).Where(debtor.ClientID(clientID))
 	setDebtor(update.Mutation(), input)
 	d, err := update.Save(ctx)
-	if ent.IsNotFound(err) {
+	switch {
+	case ent.IsNotFound(err):
 		return nil, apierr.New(apierr.NotFound, "debtor %s does not exist", id)
+	case ent.IsConstraintError(err):
+		return nil, errDebtorNumberTaken
 	}
 	return d, err
 }
@@ -386,7 +400,8 @@ func (r *queryResolver) Clients(ctx context.Context, search *string, page *int, 
 	if err := auth.RequireAdmin(ctx); err != nil {
 		return nil, err
 	}
-	p, err := pageArgs{page: page, rowsPerPage: rowsPerPage, first: first, after: after, last: last, before: before}.paging(timeValue, true)
+	lo := newListOrder("clients", "CREATED_AT", entgql.OrderDirectionDesc, timeValue, true)
+	p, err := pageArgs{page: page, rowsPerPage: rowsPerPage, first: first, after: after, last: last, before: before}.paging(lo)
 	if err != nil {
 		return nil, err
 	}
@@ -396,7 +411,14 @@ func (r *queryResolver) Clients(ctx context.Context, search *string, page *int, 
 			q.Where(pred)
 		}
 	}
-	return q.Page(ctx, p, ent.WithCreditorOrder(&ent.CreditorOrder{Direction: entgql.OrderDirectionDesc, Field: ent.CreditorOrderFieldCreatedAt}))
+	conn, err := q.Page(ctx, p, ent.WithCreditorOrder(&ent.CreditorOrder{Direction: entgql.OrderDirectionDesc, Field: ent.CreditorOrderFieldCreatedAt}))
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range conn.Edges {
+		lo.tagCursors(&e.Cursor)
+	}
+	return conn, nil
 }
 
 // Debtor is the resolver for the debtor field.
@@ -464,11 +486,19 @@ func (r *queryResolver) APIKeys(ctx context.Context, page *int, rowsPerPage *int
 	if err := auth.RequireAdmin(ctx); err != nil {
 		return nil, err
 	}
-	p, err := pageArgs{page: page, rowsPerPage: rowsPerPage, first: first, after: after, last: last, before: before}.paging(timeValue, true)
+	lo := newListOrder("apiKeys", "CREATED_AT", entgql.OrderDirectionDesc, timeValue, true)
+	p, err := pageArgs{page: page, rowsPerPage: rowsPerPage, first: first, after: after, last: last, before: before}.paging(lo)
 	if err != nil {
 		return nil, err
 	}
-	return r.db(ctx).APIKey.Query().Page(ctx, p, ent.WithAPIKeyOrder(&ent.APIKeyOrder{Direction: entgql.OrderDirectionDesc, Field: ent.APIKeyOrderFieldCreatedAt}))
+	conn, err := r.db(ctx).APIKey.Query().Page(ctx, p, ent.WithAPIKeyOrder(&ent.APIKeyOrder{Direction: entgql.OrderDirectionDesc, Field: ent.APIKeyOrderFieldCreatedAt}))
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range conn.Edges {
+		lo.tagCursors(&e.Cursor)
+	}
+	return conn, nil
 }
 
 // Client returns ClientResolver implementation.

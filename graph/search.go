@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/debtql/debtql/internal/collection"
+
 	"github.com/debtql/debtql/internal/apierr"
 )
 
@@ -25,17 +27,12 @@ func newSearch(typ *SearchType, term *string) *searchTerm {
 	return s
 }
 
-// identDigits is the term as an identification number: without spaces,
-// hyphens and the century '+', and only when what is left is digits
-// (identification numbers are compared by their digits).
-func (s *searchTerm) identDigits() (string, bool) {
-	d := strings.NewReplacer(" ", "", "-", "", "+", "").Replace(s.term)
-	for _, c := range d {
-		if c < '0' || c > '9' {
-			return "", false
-		}
-	}
-	return d, d != ""
+// identKey is the term as an identification number is compared (see
+// collection.IdentificationKey): its digits, ignoring spaces, hyphens and
+// the century '+'; a term with letters searches numbers with letters.
+func (s *searchTerm) identKey() (string, bool) {
+	k := collection.IdentificationKey(s.term)
+	return k, k != ""
 }
 
 // debtID is the term as a debt id.

@@ -25,8 +25,8 @@ const (
 	FieldIsCorporation = "is_corporation"
 	// FieldIdentificationNumber holds the string denoting the identification_number field in the database.
 	FieldIdentificationNumber = "identification_number"
-	// FieldIdentificationDigits holds the string denoting the identification_digits field in the database.
-	FieldIdentificationDigits = "identification_digits"
+	// FieldIdentificationKey holds the string denoting the identification_key field in the database.
+	FieldIdentificationKey = "identification_key"
 	// FieldName holds the string denoting the name field in the database.
 	FieldName = "name"
 	// FieldNameKey holds the string denoting the name_key field in the database.
@@ -79,7 +79,7 @@ var Columns = []string{
 	FieldClientID,
 	FieldIsCorporation,
 	FieldIdentificationNumber,
-	FieldIdentificationDigits,
+	FieldIdentificationKey,
 	FieldName,
 	FieldNameKey,
 	FieldAddress1,
@@ -173,9 +173,9 @@ func ByIdentificationNumber(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldIdentificationNumber, opts...).ToFunc()
 }
 
-// ByIdentificationDigits orders the results by the identification_digits field.
-func ByIdentificationDigits(opts ...sql.OrderTermOption) OrderOption {
-	return sql.OrderByField(FieldIdentificationDigits, opts...).ToFunc()
+// ByIdentificationKey orders the results by the identification_key field.
+func ByIdentificationKey(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldIdentificationKey, opts...).ToFunc()
 }
 
 // ByName orders the results by the name field.

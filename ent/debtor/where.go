@@ -90,9 +90,9 @@ func IdentificationNumber(v string) predicate.Debtor {
 	return predicate.Debtor(sql.FieldEQ(FieldIdentificationNumber, v))
 }
 
-// IdentificationDigits applies equality check predicate on the "identification_digits" field. It's identical to IdentificationDigitsEQ.
-func IdentificationDigits(v string) predicate.Debtor {
-	return predicate.Debtor(sql.FieldEQ(FieldIdentificationDigits, v))
+// IdentificationKey applies equality check predicate on the "identification_key" field. It's identical to IdentificationKeyEQ.
+func IdentificationKey(v string) predicate.Debtor {
+	return predicate.Debtor(sql.FieldEQ(FieldIdentificationKey, v))
 }
 
 // Name applies equality check predicate on the "name" field. It's identical to NameEQ.
@@ -370,69 +370,69 @@ func IdentificationNumberContainsFold(v string) predicate.Debtor {
 	return predicate.Debtor(sql.FieldContainsFold(FieldIdentificationNumber, v))
 }
 
-// IdentificationDigitsEQ applies the EQ predicate on the "identification_digits" field.
-func IdentificationDigitsEQ(v string) predicate.Debtor {
-	return predicate.Debtor(sql.FieldEQ(FieldIdentificationDigits, v))
+// IdentificationKeyEQ applies the EQ predicate on the "identification_key" field.
+func IdentificationKeyEQ(v string) predicate.Debtor {
+	return predicate.Debtor(sql.FieldEQ(FieldIdentificationKey, v))
 }
 
-// IdentificationDigitsNEQ applies the NEQ predicate on the "identification_digits" field.
-func IdentificationDigitsNEQ(v string) predicate.Debtor {
-	return predicate.Debtor(sql.FieldNEQ(FieldIdentificationDigits, v))
+// IdentificationKeyNEQ applies the NEQ predicate on the "identification_key" field.
+func IdentificationKeyNEQ(v string) predicate.Debtor {
+	return predicate.Debtor(sql.FieldNEQ(FieldIdentificationKey, v))
 }
 
-// IdentificationDigitsIn applies the In predicate on the "identification_digits" field.
-func IdentificationDigitsIn(vs ...string) predicate.Debtor {
-	return predicate.Debtor(sql.FieldIn(FieldIdentificationDigits, vs...))
+// IdentificationKeyIn applies the In predicate on the "identification_key" field.
+func IdentificationKeyIn(vs ...string) predicate.Debtor {
+	return predicate.Debtor(sql.FieldIn(FieldIdentificationKey, vs...))
 }
 
-// IdentificationDigitsNotIn applies the NotIn predicate on the "identification_digits" field.
-func IdentificationDigitsNotIn(vs ...string) predicate.Debtor {
-	return predicate.Debtor(sql.FieldNotIn(FieldIdentificationDigits, vs...))
+// IdentificationKeyNotIn applies the NotIn predicate on the "identification_key" field.
+func IdentificationKeyNotIn(vs ...string) predicate.Debtor {
+	return predicate.Debtor(sql.FieldNotIn(FieldIdentificationKey, vs...))
 }
 
-// IdentificationDigitsGT applies the GT predicate on the "identification_digits" field.
-func IdentificationDigitsGT(v string) predicate.Debtor {
-	return predicate.Debtor(sql.FieldGT(FieldIdentificationDigits, v))
+// IdentificationKeyGT applies the GT predicate on the "identification_key" field.
+func IdentificationKeyGT(v string) predicate.Debtor {
+	return predicate.Debtor(sql.FieldGT(FieldIdentificationKey, v))
 }
 
-// IdentificationDigitsGTE applies the GTE predicate on the "identification_digits" field.
-func IdentificationDigitsGTE(v string) predicate.Debtor {
-	return predicate.Debtor(sql.FieldGTE(FieldIdentificationDigits, v))
+// IdentificationKeyGTE applies the GTE predicate on the "identification_key" field.
+func IdentificationKeyGTE(v string) predicate.Debtor {
+	return predicate.Debtor(sql.FieldGTE(FieldIdentificationKey, v))
 }
 
-// IdentificationDigitsLT applies the LT predicate on the "identification_digits" field.
-func IdentificationDigitsLT(v string) predicate.Debtor {
-	return predicate.Debtor(sql.FieldLT(FieldIdentificationDigits, v))
+// IdentificationKeyLT applies the LT predicate on the "identification_key" field.
+func IdentificationKeyLT(v string) predicate.Debtor {
+	return predicate.Debtor(sql.FieldLT(FieldIdentificationKey, v))
 }
 
-// IdentificationDigitsLTE applies the LTE predicate on the "identification_digits" field.
-func IdentificationDigitsLTE(v string) predicate.Debtor {
-	return predicate.Debtor(sql.FieldLTE(FieldIdentificationDigits, v))
+// IdentificationKeyLTE applies the LTE predicate on the "identification_key" field.
+func IdentificationKeyLTE(v string) predicate.Debtor {
+	return predicate.Debtor(sql.FieldLTE(FieldIdentificationKey, v))
 }
 
-// IdentificationDigitsContains applies the Contains predicate on the "identification_digits" field.
-func IdentificationDigitsContains(v string) predicate.Debtor {
-	return predicate.Debtor(sql.FieldContains(FieldIdentificationDigits, v))
+// IdentificationKeyContains applies the Contains predicate on the "identification_key" field.
+func IdentificationKeyContains(v string) predicate.Debtor {
+	return predicate.Debtor(sql.FieldContains(FieldIdentificationKey, v))
 }
 
-// IdentificationDigitsHasPrefix applies the HasPrefix predicate on the "identification_digits" field.
-func IdentificationDigitsHasPrefix(v string) predicate.Debtor {
-	return predicate.Debtor(sql.FieldHasPrefix(FieldIdentificationDigits, v))
+// IdentificationKeyHasPrefix applies the HasPrefix predicate on the "identification_key" field.
+func IdentificationKeyHasPrefix(v string) predicate.Debtor {
+	return predicate.Debtor(sql.FieldHasPrefix(FieldIdentificationKey, v))
 }
 
-// IdentificationDigitsHasSuffix applies the HasSuffix predicate on the "identification_digits" field.
-func IdentificationDigitsHasSuffix(v string) predicate.Debtor {
-	return predicate.Debtor(sql.FieldHasSuffix(FieldIdentificationDigits, v))
+// IdentificationKeyHasSuffix applies the HasSuffix predicate on the "identification_key" field.
+func IdentificationKeyHasSuffix(v string) predicate.Debtor {
+	return predicate.Debtor(sql.FieldHasSuffix(FieldIdentificationKey, v))
 }
 
-// IdentificationDigitsEqualFold applies the EqualFold predicate on the "identification_digits" field.
-func IdentificationDigitsEqualFold(v string) predicate.Debtor {
-	return predicate.Debtor(sql.FieldEqualFold(FieldIdentificationDigits, v))
+// IdentificationKeyEqualFold applies the EqualFold predicate on the "identification_key" field.
+func IdentificationKeyEqualFold(v string) predicate.Debtor {
+	return predicate.Debtor(sql.FieldEqualFold(FieldIdentificationKey, v))
 }
 
-// IdentificationDigitsContainsFold applies the ContainsFold predicate on the "identification_digits" field.
-func IdentificationDigitsContainsFold(v string) predicate.Debtor {
-	return predicate.Debtor(sql.FieldContainsFold(FieldIdentificationDigits, v))
+// IdentificationKeyContainsFold applies the ContainsFold predicate on the "identification_key" field.
+func IdentificationKeyContainsFold(v string) predicate.Debtor {
+	return predicate.Debtor(sql.FieldContainsFold(FieldIdentificationKey, v))
 }
 
 // NameEQ applies the EQ predicate on the "name" field.

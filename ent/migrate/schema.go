@@ -178,7 +178,7 @@ var (
 		{Name: "updated_at", Type: field.TypeTime},
 		{Name: "is_corporation", Type: field.TypeBool},
 		{Name: "identification_number", Type: field.TypeString, Size: 255},
-		{Name: "identification_digits", Type: field.TypeString},
+		{Name: "identification_key", Type: field.TypeString},
 		{Name: "name", Type: field.TypeString, Size: 255},
 		{Name: "name_key", Type: field.TypeString},
 		{Name: "address1", Type: field.TypeString, Size: 255},
@@ -207,7 +207,7 @@ var (
 		},
 		Indexes: []*schema.Index{
 			{
-				Name:    "debtor_client_id_identification_digits",
+				Name:    "debtor_client_id_identification_key",
 				Unique:  true,
 				Columns: []*schema.Column{DebtorsColumns[17], DebtorsColumns[5]},
 			},

@@ -30,7 +30,7 @@ func (APIKey) Mixin() []ent.Mixin { return []ent.Mixin{CreatedMixin{}} }
 func (APIKey) Fields() []ent.Field {
 	return []ent.Field{
 		uuidID(),
-		field.String("name").MaxLen(255),
+		field.String("name").MaxRuneLen(255),
 		field.Enum("role").Values("ADMIN", "CLIENT").Immutable(),
 		field.String("client_id").SchemaType(uuidType).Optional().Nillable().Immutable(),
 		field.String("secret_hash").Unique().Immutable().Sensitive(),

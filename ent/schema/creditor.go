@@ -38,21 +38,21 @@ func (Creditor) Fields() []ent.Field {
 		uuidID(),
 		field.Int("client_number").Unique().Immutable().
 			Comment("sequential, human-friendly number; the lists' clientNumber filter"),
-		field.String("name").MaxLen(collection.MaxStringLength),
+		field.String("name").MaxRuneLen(collection.MaxStringLength),
 		field.String("name_key").Comment("name in lower case, for search"),
-		field.String("organization_number").MaxLen(collection.MaxStringLength),
+		field.String("organization_number").MaxRuneLen(collection.MaxStringLength),
 		field.String("organization_number_digits").
 			Comment("digits of organization_number, for search"),
-		field.String("adress1").MaxLen(collection.MaxStringLength),
-		field.String("address2").MaxLen(collection.MaxStringLength),
-		field.String("zip_code").MaxLen(collection.MaxStringLength),
-		field.String("city").MaxLen(collection.MaxStringLength),
-		field.String("country_code").MaxLen(2),
-		field.String("bank_number").MaxLen(collection.MaxStringLength),
-		field.String("email").MaxLen(collection.MaxStringLength),
-		field.String("contact_name").MaxLen(collection.MaxStringLength),
-		field.String("contact_email").MaxLen(collection.MaxStringLength),
-		field.String("contact_phone").MaxLen(collection.MaxStringLength),
+		field.String("adress1").MaxRuneLen(collection.MaxStringLength),
+		field.String("address2").MaxRuneLen(collection.MaxStringLength),
+		field.String("zip_code").MaxRuneLen(collection.MaxStringLength),
+		field.String("city").MaxRuneLen(collection.MaxStringLength),
+		field.String("country_code").MaxRuneLen(2),
+		field.String("bank_number").MaxRuneLen(collection.MaxStringLength),
+		field.String("email").MaxRuneLen(collection.MaxStringLength),
+		field.String("contact_name").MaxRuneLen(collection.MaxStringLength),
+		field.String("contact_email").MaxRuneLen(collection.MaxStringLength),
+		field.String("contact_phone").MaxRuneLen(collection.MaxStringLength),
 	}
 }
 

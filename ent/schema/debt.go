@@ -38,7 +38,7 @@ func (Debt) Fields() []ent.Field {
 			Annotations(entgql.OrderField("ORIGINAL_AMOUNT")),
 		field.Int64("paid_amount").GoType(collection.Money(0)).Default(0),
 		field.Time("withdrawn_at").Optional().Nillable(),
-		field.String("withdraw_comment").MaxLen(collection.MaxTextLength).Optional().Nillable(),
+		field.String("withdraw_comment").MaxRuneLen(collection.MaxTextLength).Optional().Nillable(),
 	}
 }
 

@@ -26,10 +26,10 @@ func (DebtInvoice) Fields() []ent.Field {
 		field.String("client_id").SchemaType(uuidType).Immutable(),
 		field.Int("debt_id").GoType(scalar.IntID(0)).Immutable(),
 		field.Int("position").Immutable().Comment("0-based order within the debt"),
-		field.String("invoice_number").MaxLen(collection.MaxStringLength).Immutable(),
+		field.String("invoice_number").MaxRuneLen(collection.MaxStringLength).Immutable(),
 		field.String("invoice_number_key").Immutable().
 			Comment("invoice number without spaces and hyphens, lower case, for search"),
-		field.String("description").MaxLen(collection.MaxTextLength).Optional().Nillable().Immutable(),
+		field.String("description").MaxRuneLen(collection.MaxTextLength).Optional().Nillable().Immutable(),
 		field.Time("invoice_date").Immutable(),
 		field.Time("due_date").Immutable(),
 		field.Time("reminder_date").Optional().Nillable().Immutable(),

@@ -31,21 +31,21 @@ func (Debtor) Fields() []ent.Field {
 		uuidID(),
 		field.String("client_id").SchemaType(uuidType).Immutable(),
 		field.Bool("is_corporation"),
-		field.String("identification_number").MaxLen(collection.MaxStringLength),
-		field.String("identification_digits").
-			Comment("digits of identification_number: reuse and search compare these"),
-		field.String("name").MaxLen(collection.MaxStringLength).
+		field.String("identification_number").MaxRuneLen(collection.MaxStringLength),
+		field.String("identification_key").
+			Comment("identification number as compared: its digits, or (with letters) lower case without spaces and hyphens"),
+		field.String("name").MaxRuneLen(collection.MaxStringLength).
 			Annotations(entgql.OrderField("NAME")),
 		field.String("name_key").Comment("name in lower case, for search"),
-		field.String("address1").MaxLen(collection.MaxStringLength),
-		field.String("address2").MaxLen(collection.MaxStringLength).Optional().Nillable(),
-		field.String("care_of").MaxLen(collection.MaxStringLength).Optional().Nillable(),
-		field.String("zip_code").MaxLen(collection.MaxStringLength),
-		field.String("city").MaxLen(collection.MaxStringLength),
-		field.String("country_code").MaxLen(2),
-		field.String("email").MaxLen(collection.MaxStringLength).Optional().Nillable(),
+		field.String("address1").MaxRuneLen(collection.MaxStringLength),
+		field.String("address2").MaxRuneLen(collection.MaxStringLength).Optional().Nillable(),
+		field.String("care_of").MaxRuneLen(collection.MaxStringLength).Optional().Nillable(),
+		field.String("zip_code").MaxRuneLen(collection.MaxStringLength),
+		field.String("city").MaxRuneLen(collection.MaxStringLength),
+		field.String("country_code").MaxRuneLen(2),
+		field.String("email").MaxRuneLen(collection.MaxStringLength).Optional().Nillable(),
 		field.String("email_key").Optional().Nillable().Comment("e-mail in lower case, for search"),
-		field.String("phone").MaxLen(collection.MaxStringLength).Optional().Nillable(),
+		field.String("phone").MaxRuneLen(collection.MaxStringLength).Optional().Nillable(),
 	}
 }
 
@@ -62,7 +62,7 @@ func (Debtor) Edges() []ent.Edge {
 // Indexes of the Debtor: one debtor per number and client; list orders.
 func (Debtor) Indexes() []ent.Index {
 	return []ent.Index{
-		index.Fields("client_id", "identification_digits").Unique(),
+		index.Fields("client_id", "identification_key").Unique(),
 		index.Fields("client_id", "created_at", "id"),
 		index.Fields("client_id", "name", "id"),
 	}
@@ -71,7 +71,7 @@ func (Debtor) Indexes() []ent.Index {
 // Hooks of the Debtor.
 func (Debtor) Hooks() []ent.Hook {
 	return []ent.Hook{
-		keyHook("identification_number", "identification_digits", collection.Digits),
+		keyHook("identification_number", "identification_key", collection.IdentificationKey),
 		keyHook("name", "name_key", collection.SearchKey),
 		keyHook("email", "email_key", collection.SearchKey),
 	}

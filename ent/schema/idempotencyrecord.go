@@ -20,7 +20,7 @@ func (IdempotencyRecord) Fields() []ent.Field {
 	return []ent.Field{
 		intID(),
 		field.String("api_key_id").SchemaType(uuidType).Immutable(),
-		field.String("key").MaxLen(255).Immutable(),
+		field.String("key").MaxRuneLen(255).Immutable(),
 		field.String("request_hash").Immutable().
 			Comment("SHA-256 of the document, operation name and variables"),
 		field.Int("status").Immutable().Comment("HTTP status of the first response"),

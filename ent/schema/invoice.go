@@ -30,7 +30,7 @@ func (Invoice) Fields() []ent.Field {
 	return []ent.Field{
 		uuidID(),
 		field.String("client_id").SchemaType(uuidType).Immutable(),
-		field.String("invoice_number").MaxLen(collection.MaxStringLength).Immutable().
+		field.String("invoice_number").MaxRuneLen(collection.MaxStringLength).Immutable().
 			Annotations(entgql.OrderField("INVOICE_NUMBER")),
 		field.String("invoice_number_key").Immutable().
 			Comment("invoice number without spaces and hyphens, lower case, for search"),
@@ -45,7 +45,7 @@ func (Invoice) Fields() []ent.Field {
 		field.Other("reminder_date", scalar.Date{}).SchemaType(dateType).Optional().Nillable().Immutable(),
 		field.Int64("reminder_fee").GoType(collection.Money(0)).Optional().Nillable().Immutable(),
 		field.Time("withdrawn_at").Optional().Nillable(),
-		field.String("withdraw_comment").MaxLen(collection.MaxTextLength).Optional().Nillable(),
+		field.String("withdraw_comment").MaxRuneLen(collection.MaxTextLength).Optional().Nillable(),
 	}
 }
 

@@ -545,3 +545,21 @@ func TestClientRecordNormalize(t *testing.T) {
 		})
 	}
 }
+
+func TestIdentificationKey(t *testing.T) {
+	for in, want := range map[string]string{
+		"811228-9874":    "8112289874",
+		"811228 9874":    "8112289874",
+		"811228+9874":    "8112289874",
+		"19811228-9874":  "198112289874",
+		" 5560360793 ":   "5560360793",
+		"AB-123":         "ab123",
+		"CD 123":         "cd123",
+		"XYZ":            "xyz",
+		"NO 923 609 016": "no923609016",
+	} {
+		if got := collection.IdentificationKey(in); got != want {
+			t.Errorf("IdentificationKey(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

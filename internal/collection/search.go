@@ -15,3 +15,22 @@ func NumberKey(s string) string {
 func SearchKey(s string) string {
 	return strings.ToLower(strings.TrimSpace(s))
 }
+
+// IdentificationKey is how identification numbers are compared (debtor
+// reuse, uniqueness, search): by their digits (api.md §5), so that
+// "811228-9874", "811228 9874" and "8112289874" are one number. A number
+// that also holds letters (a foreign one, say) is compared by NumberKey
+// instead, so that "AB-123" and "CD-123" stay two numbers.
+func IdentificationKey(s string) string {
+	digitsOnly := true
+	for _, c := range strings.TrimSpace(s) {
+		if !(c >= '0' && c <= '9' || c == ' ' || c == '-' || c == '+') {
+			digitsOnly = false
+			break
+		}
+	}
+	if d := Digits(s); digitsOnly && d != "" {
+		return d
+	}
+	return NumberKey(s)
+}

@@ -99,6 +99,11 @@ func (s *Server) presenter(ctx context.Context, err error) *gqlerror.Error {
 	switch {
 	case ent.IsNotFound(err):
 		return gqlError(apierr.New(apierr.NotFound, "not found"), fieldPath)
+	case ent.IsConstraintError(err):
+		// A uniqueness rule the resolver did not name: still a conflict
+		// with an existing record, never an internal error.
+		s.log.WarnContext(ctx, "unmapped constraint error", "error", err.Error())
+		return gqlError(apierr.New(apierr.Conflict, "the change conflicts with an existing record"), fieldPath)
 	case errors.Is(err, context.DeadlineExceeded):
 		return gqlError(&apierr.Error{Code: codeServiceUnavailable, Message: "the service is busy; try again shortly"}, fieldPath)
 	}
