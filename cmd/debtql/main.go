@@ -1,10 +1,11 @@
 // Command debtql runs DebtQL, the GraphQL API for handing receivables over
-// to debt collection, and manages its API keys.
+// to debt collection, manages its API keys, and seeds generated data.
 //
 //	debtql [serve] [flags]             run the server (the default)
 //	debtql apikey create --role ADMIN|CLIENT [--client UUID] --name NAME
 //	debtql apikey list
 //	debtql apikey revoke ID
+//	debtql seed [--scale small|bench] [--reset] [flags]
 //
 // Every flag has an environment variable; `debtql serve --help` lists them.
 package main
@@ -48,8 +49,9 @@ Usage:
   debtql apikey create --role ADMIN|CLIENT [--client UUID] --name NAME
   debtql apikey list
   debtql apikey revoke ID
+  debtql seed [--scale small|bench] [--reset] [flags]   fill the database with generated data
 
-Run "debtql serve --help" or "debtql apikey --help" for the flags.
+Run "debtql serve --help", "debtql apikey --help" or "debtql seed --help" for the flags.
 `
 
 // run dispatches the subcommands.
@@ -67,6 +69,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return serve(ctx, args, stdout, stderr)
 	case "apikey":
 		return apikeyCommand(ctx, args, stdout, stderr)
+	case "seed":
+		return seedCommand(ctx, args, stdout, stderr)
 	default:
 		fmt.Fprintf(stderr, "unknown command %q\n\n%s", cmd, usage)
 		return errUsage
