@@ -28,6 +28,10 @@ var Tables = []string{
 	"idempotency_records", "api_keys", "clients",
 }
 
+// dataTables are the tables a reset empties whole: all but the API keys and
+// the clients, which follow them.
+var dataTables = Tables[:7]
+
 // sequences are the tables whose integer ids the seed sets explicitly.
 var sequences = []string{"invoice_articles", "debts", "debt_invoices", "payments"}
 
@@ -37,9 +41,9 @@ var ErrNotEmpty = errors.New("the database already has clients")
 
 // Options are how to seed, beyond what to generate.
 type Options struct {
-	// Reset deletes every row of DebtQL's tables (Tables, API keys
-	// included) before seeding; without it a database with clients is
-	// refused with ErrNotEmpty.
+	// Reset deletes the clients and every row that belongs to them (their
+	// CLIENT keys included; ADMIN keys are kept) before seeding; without it
+	// a database with clients is refused with ErrNotEmpty.
 	Reset bool
 	// Progress, when set, receives a line per table loaded.
 	Progress io.Writer
@@ -176,13 +180,13 @@ func prepare(ctx context.Context, x execer, opts Options, sum *Summary, postgres
 		return err
 	}
 	if clients > 0 && !opts.Reset {
-		return fmt.Errorf("%w (%d): seeding adds to an empty database only; --reset deletes every row of DebtQL's tables (%s) first",
-			ErrNotEmpty, clients, strings.Join(Tables, ", "))
+		return fmt.Errorf("%w (%d): seeding adds to an empty database only; --reset deletes the clients and every row that belongs to them (%s; ADMIN keys are kept) first",
+			ErrNotEmpty, clients, strings.Join(dataTables, ", "))
 	}
 	if !opts.Reset {
 		return nil
 	}
-	keys, err := x.count(ctx, "api_keys")
+	keys, err := x.count(ctx, "api_keys WHERE role = 'CLIENT'")
 	if err != nil {
 		return err
 	}
@@ -190,16 +194,30 @@ func prepare(ctx context.Context, x execer, opts Options, sum *Summary, postgres
 	if postgres {
 		// No CASCADE: a foreign table that refers to ours makes this fail
 		// rather than be emptied too.
-		return x.exec(ctx, "TRUNCATE TABLE "+strings.Join(Tables, ", ")+" RESTART IDENTITY")
-	}
-	for _, t := range Tables {
-		if err := x.exec(ctx, "DELETE FROM "+t); err != nil {
+		if err := x.exec(ctx, "TRUNCATE TABLE "+strings.Join(dataTables, ", ")+" RESTART IDENTITY"); err != nil {
 			return err
 		}
+	} else {
+		for _, t := range dataTables {
+			if err := x.exec(ctx, "DELETE FROM "+t); err != nil {
+				return err
+			}
+		}
+	}
+	// ADMIN keys survive a reset: they belong to the operator, not to the
+	// data. CLIENT keys go with their clients.
+	if err := x.exec(ctx, "DELETE FROM api_keys WHERE role = 'CLIENT'"); err != nil {
+		return err
+	}
+	if err := x.exec(ctx, "DELETE FROM clients"); err != nil {
+		return err
+	}
+	if postgres {
+		return nil
 	}
 	// AUTOINCREMENT counters restart too (the table exists once an
 	// AUTOINCREMENT table does, which ent's migration creates).
-	return x.exec(ctx, "DELETE FROM sqlite_sequence WHERE name IN ('"+strings.Join(Tables, "', '")+"')")
+	return x.exec(ctx, "DELETE FROM sqlite_sequence WHERE name IN ('"+strings.Join(dataTables, "', '")+"')")
 }
 
 func progress(opts Options, name string, rows int64, since time.Time) {

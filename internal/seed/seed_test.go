@@ -132,18 +132,26 @@ func TestRefusesNonEmptyDatabaseWithoutReset(t *testing.T) {
 				t.Fatal("the refused seed changed the data")
 			}
 
-			// With reset: the old rows and the API keys go, the new data
-			// comes, the other application's table stays.
+			// With reset: the old rows and the CLIENT keys go, the ADMIN
+			// key stays, the new data comes, the other application's
+			// table stays.
+			var clientID string
+			if err := env.DB.SQL.QueryRowContext(ctx, "SELECT id FROM clients LIMIT 1").Scan(&clientID); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := env.DB.SQL.ExecContext(ctx, "INSERT INTO api_keys (id, name, role, client_id, secret_hash, created_at) VALUES ('00000000-0000-4000-8000-000000000001', 'c', 'CLIENT', '"+clientID+"', 'h', CURRENT_TIMESTAMP)"); err != nil {
+				t.Fatal(err)
+			}
 			sum := mustSeed(t, env.DB, cfg, seed.Options{Reset: true})
 			if sum.DeletedClients != 3 || sum.DeletedKeys != 1 {
-				t.Errorf("reset deleted %d clients and %d keys, want 3 and 1 (the bootstrap key)", sum.DeletedClients, sum.DeletedKeys)
+				t.Errorf("reset deleted %d clients and %d keys, want 3 and 1 (the CLIENT key)", sum.DeletedClients, sum.DeletedKeys)
 			}
 			if fingerprint(t, env.DB.SQL) == before {
 				t.Error("reset with another seed kept the old data")
 			}
 			var n int
-			if err := env.DB.SQL.QueryRowContext(ctx, "SELECT count(*) FROM api_keys").Scan(&n); err != nil || n != 0 {
-				t.Errorf("api_keys after reset: %d rows (err %v), want 0", n, err)
+			if err := env.DB.SQL.QueryRowContext(ctx, "SELECT count(*) FROM api_keys").Scan(&n); err != nil || n != 1 {
+				t.Errorf("api_keys after reset: %d rows (err %v), want the bootstrap ADMIN key", n, err)
 			}
 			if err := env.DB.SQL.QueryRowContext(ctx, "SELECT id FROM other_app").Scan(&n); err != nil || n != 7 {
 				t.Errorf("other_app after reset: %d (err %v), want its row kept", n, err)
@@ -335,7 +343,7 @@ func checkClients(t *testing.T, db *sql.DB) {
 }
 
 func checkDebtors(t *testing.T, db *sql.DB) {
-	rows := query(t, db, `SELECT is_corporation, identification_number, identification_digits, name, name_key, address1, address2,
+	rows := query(t, db, `SELECT is_corporation, identification_number, identification_key, name, name_key, address1, address2,
 		care_of, zip_code, city, country_code, email, email_key, phone FROM debtors`)
 	n, corporations := 0, 0
 	for rows.Next() {
@@ -345,7 +353,7 @@ func checkDebtors(t *testing.T, db *sql.DB) {
 		scan(t, rows, &r.IsCorporation, &r.IdentificationNumber, &digits, &r.Name, &nameKey, &r.Address.Address1, &address2,
 			&careOf, &r.Address.ZipCode, &r.Address.City, &r.Address.CountryCode, &email, &emailKey, &phone)
 		n++
-		checkKey(t, "debtors.identification_digits", r.IdentificationNumber, digits, collection.Digits)
+		checkKey(t, "debtors.identification_key", r.IdentificationNumber, digits, collection.IdentificationKey)
 		checkKey(t, "debtors.name_key", r.Name, nameKey, collection.SearchKey)
 		if email.Valid != emailKey.Valid {
 			t.Errorf("debtor %s: email %v but email_key %v", r.Name, email, emailKey)

@@ -91,14 +91,14 @@ func (g *generator) tables() []table {
 		{
 			name: "debtors",
 			cols: cols("id", uuidColumn, "created_at", plain, "updated_at", plain, "is_corporation", plain,
-				"identification_number", plain, "identification_digits", plain, "name", plain, "name_key", plain,
+				"identification_number", plain, "identification_key", plain, "name", plain, "name_key", plain,
 				"address1", plain, "address2", plain, "care_of", plain, "zip_code", plain, "city", plain,
 				"country_code", plain, "email", plain, "email_key", plain, "phone", plain, "client_id", uuidColumn),
 			rows: func(yield func([]any) bool) {
 				for i := 1; i <= c.Debts; i++ {
 					r := g.debtor(i)
 					if !yield([]any{r.id, ts(r.created), ts(r.created), r.corporation,
-						r.ident, collection.Digits(r.ident), r.name, collection.SearchKey(r.name),
+						r.ident, collection.IdentificationKey(r.ident), r.name, collection.SearchKey(r.name),
 						r.address1, strOrNil(r.address2), strOrNil(r.careOf), r.zip, r.city,
 						"SE", strOrNil(r.email), keyOrNil(r.email, collection.SearchKey), strOrNil(r.phone), r.client}) {
 						return
