@@ -1870,7 +1870,7 @@ func TestDebtCaseForeignNumbersWithLettersStayApart(t *testing.T) {
 		env.Admin().Do(t, `mutation($c: UUID!, $i: DebtorWithDebtsInput!) { createDebt(clientId: $c, input: $i) { debtor { id name } } }`,
 			apitest.Vars{"c": clientID, "i": apitest.Vars{"isCorporation": false, "identificationNumber": number, "name": name,
 				"address": apitest.Vars{"address1": "Gate 1", "zipCode": "0150", "city": "Oslo", "countryCode": "NO"},
-				"debts": []apitest.Vars{{"invoiceNumber": invoice, "invoiceDate": "2026-01-01T00:00:00Z", "dueDate": "2026-01-31T00:00:00Z", "amount": 10}}}}).
+				"debts":   []apitest.Vars{{"invoiceNumber": invoice, "invoiceDate": "2026-01-01T00:00:00Z", "dueDate": "2026-01-31T00:00:00Z", "amount": 10}}}}).
 			OK(t, &out)
 		return out.CreateDebt.Debtor.ID
 	}
