@@ -99,8 +99,11 @@ func (s *Server) logRequests(next http.Handler) http.Handler {
 		gql := &requestLog{}
 		next.ServeHTTP(rec, r.WithContext(context.WithValue(r.Context(), requestLogKey{}, gql)))
 		level := slog.LevelInfo
-		if rec.status >= 500 {
+		switch {
+		case rec.status >= 500:
 			level = slog.LevelError
+		case r.URL.Path == "/healthz" || r.URL.Path == "/readyz":
+			level = slog.LevelDebug // probes every few seconds would drown the log
 		}
 		attrs := []slog.Attr{
 			slog.String("method", r.Method),
