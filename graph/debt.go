@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"entgo.io/contrib/entgql"
-	"entgo.io/ent/dialect/sql"
 
 	"github.com/debtql/debtql/ent"
 	"github.com/debtql/debtql/ent/debt"
@@ -70,9 +69,7 @@ func debtFilter(f *DebtFilter, now collection.Now) ([]predicate.Debt, error) {
 	}
 	var preds []predicate.Debt
 	status := func(value func(collection.DebtSQL) collection.Expr, code int) {
-		preds = append(preds, func(s *sql.Selector) {
-			s.Where(collection.Is(value(collection.NewDebtSQL(s, now)), code))
-		})
+		preds = append(preds, statusIs[collection.DebtSQL, predicate.Debt](now, collection.NewDebtSQL, value, code))
 	}
 	if f.ActiveStatus != nil {
 		status(collection.DebtSQL.Active, int(*f.ActiveStatus))

@@ -59,9 +59,7 @@ func debtorFilter(f *DebtorFilter, now collection.Now) ([]predicate.Debtor, erro
 	}
 	var preds []predicate.Debtor
 	status := func(value func(collection.DebtorSQL) collection.Expr, code int) {
-		preds = append(preds, func(s *sql.Selector) {
-			s.Where(collection.Is(value(collection.NewDebtorSQL(s, now)), code))
-		})
+		preds = append(preds, statusIs[collection.DebtorSQL, predicate.Debtor](now, collection.NewDebtorSQL, value, code))
 	}
 	if f.PaymentStatus != nil {
 		status(collection.DebtorSQL.Payment, int(*f.PaymentStatus))
@@ -73,10 +71,7 @@ func debtorFilter(f *DebtorFilter, now collection.Now) ([]predicate.Debtor, erro
 		status(collection.DebtorSQL.ErrandProcessStatus, int(*f.ErrandProcessStatus))
 	}
 	if f.IsCompleted != nil {
-		want := *f.IsCompleted
-		preds = append(preds, func(s *sql.Selector) {
-			s.Where(collection.IsTrue(collection.NewDebtorSQL(s, now).IsCompleted(), want))
-		})
+		preds = append(preds, flagIs[collection.DebtorSQL, predicate.Debtor](now, collection.NewDebtorSQL, collection.DebtorSQL.IsCompleted, *f.IsCompleted))
 	}
 	if f.InvoiceCreatedDate != nil {
 		preds = append(preds, debtor.HasDebtsWith(debt.HasInvoicesWith(debtinvoice.CreatedAtGTE(f.InvoiceCreatedDate.UTC()))))

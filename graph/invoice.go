@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"entgo.io/contrib/entgql"
-	"entgo.io/ent/dialect/sql"
 
 	"github.com/debtql/debtql/ent"
 	"github.com/debtql/debtql/ent/creditor"
@@ -65,9 +64,7 @@ func invoiceFilter(f *InvoiceFilter, now collection.Now) ([]predicate.Invoice, e
 	}
 	var preds []predicate.Invoice
 	status := func(value func(collection.InvoiceSQL) collection.Expr, code int) {
-		preds = append(preds, func(s *sql.Selector) {
-			s.Where(collection.Is(value(collection.NewInvoiceSQL(s, now)), code))
-		})
+		preds = append(preds, statusIs[collection.InvoiceSQL, predicate.Invoice](now, collection.NewInvoiceSQL, value, code))
 	}
 	if f.PaymentStatus != nil {
 		status(collection.InvoiceSQL.Payment, int(*f.PaymentStatus))
@@ -88,10 +85,7 @@ func invoiceFilter(f *InvoiceFilter, now collection.Now) ([]predicate.Invoice, e
 		status(collection.InvoiceSQL.Active, int(*f.ActiveStatus))
 	}
 	if f.IsCompleted != nil {
-		want := *f.IsCompleted
-		preds = append(preds, func(s *sql.Selector) {
-			s.Where(collection.IsTrue(collection.NewInvoiceSQL(s, now).IsCompleted(), want))
-		})
+		preds = append(preds, flagIs[collection.InvoiceSQL, predicate.Invoice](now, collection.NewInvoiceSQL, collection.InvoiceSQL.IsCompleted, *f.IsCompleted))
 	}
 	if f.InvoiceCreatedDate != nil {
 		preds = append(preds, invoice.CreatedAtGTE(f.InvoiceCreatedDate.UTC()))
