@@ -20,6 +20,7 @@ import (
 // flag whose default comes from an environment variable.
 type config struct {
 	addr          string
+	metricsAddr   string
 	databaseURL   string
 	sqlitePath    string
 	timeZone      string
@@ -61,6 +62,8 @@ func (c *config) registerDatabase(fs *flag.FlagSet) {
 func (c *config) registerServe(fs *flag.FlagSet) {
 	c.registerDatabase(fs)
 	fs.StringVar(&c.addr, "addr", defaultAddr(), "listen address (env PORT sets :PORT)")
+	fs.StringVar(&c.metricsAddr, "metrics-addr", env("DEBTQL_METRICS_ADDR", ""),
+		"listen address of /metrics alone (127.0.0.1:9090); empty serves /metrics on --addr (env DEBTQL_METRICS_ADDR)")
 	fs.StringVar(&c.timeZone, "tz", env("TZ", "Europe/Stockholm"),
 		"time zone in which statuses are evaluated (\"today\") (env TZ)")
 	fs.BoolVar(&c.introspection, "introspection", env("DEBTQL_INTROSPECTION", "true") != "false",
@@ -120,6 +123,9 @@ func (c *config) envDuration(name string, fallback time.Duration) time.Duration 
 func (c *config) validate() error {
 	if len(c.badEnv) > 0 {
 		return fmt.Errorf("cannot read %s: use a number (or a duration such as 10s)", strings.Join(c.badEnv, ", "))
+	}
+	if c.metricsAddr != "" && c.metricsAddr == c.addr {
+		return fmt.Errorf("--metrics-addr must differ from --addr (%s); leave it empty to serve /metrics on --addr", c.addr)
 	}
 	l := c.limits
 	if l.MaxDepth < 0 || l.MaxComplexity < 0 || l.MaxRootFields < 0 || l.MaxDocumentBytes < 0 || l.RatePerSecond < 0 || l.RateBurst < 0 || l.RequestTimeout < 0 {

@@ -26,7 +26,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	c.registerServe(fs)
 	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), "Usage: debtql [serve] [flags]\n\nRuns the DebtQL server: GraphQL at /graphql, GraphiQL at /, /healthz, /readyz.\nADMIN_API_KEY (env only) registers the first ADMIN key; without it one is generated and printed.\n\nFlags:\n")
+		fmt.Fprint(fs.Output(), "Usage: debtql [serve] [flags]\n\nRuns the DebtQL server: GraphQL at /graphql, GraphiQL at /, /healthz, /readyz, /metrics.\nADMIN_API_KEY (env only) registers the first ADMIN key; without it one is generated and printed.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -71,21 +71,27 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		DisableIntrospection: !c.introspection,
 		Limits:               &c.limits,
 		AllowedOrigins:       origins,
+		SeparateMetrics:      c.metricsAddr != "",
 	})
-	srv := &http.Server{
-		Addr:              c.addr,
-		Handler:           handler,
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       30 * time.Second,
-		WriteTimeout:      60 * time.Second,
-		IdleTimeout:       120 * time.Second,
-		MaxHeaderBytes:    64 << 10,
-	}
 	ln, err := net.Listen("tcp", c.addr)
 	if err != nil {
 		return fmt.Errorf("listening on %s: %w", c.addr, err)
 	}
+	servers := []*http.Server{httpServer(c.addr, handler)}
+	listeners := []net.Listener{ln}
+	if c.metricsAddr != "" {
+		mln, err := net.Listen("tcp", c.metricsAddr)
+		if err != nil {
+			_ = ln.Close()
+			return fmt.Errorf("listening on %s (--metrics-addr): %w", c.metricsAddr, err)
+		}
+		servers = append(servers, httpServer(c.metricsAddr, handler.MetricsHandler()))
+		listeners = append(listeners, mln)
+	}
 	log.Info("DebtQL is listening", "addr", ln.Addr().String(), "database", db.Dialect, "graphiql", "http://"+displayAddr(ln.Addr())+"/", "tz", loc.String())
+	if len(listeners) > 1 {
+		log.Info("metrics are served on their own address", "metrics", "http://"+displayAddr(listeners[1].Addr())+"/metrics")
+	}
 
 	pruneCtx, stopPruning := context.WithCancel(ctx)
 	pruned := make(chan struct{})
@@ -96,21 +102,48 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	// Stop pruning before the database closes.
 	defer func() { stopPruning(); <-pruned }()
 
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
+	errc := make(chan error, len(servers))
+	for i, s := range servers {
+		go func() { errc <- s.Serve(listeners[i]) }()
+	}
 	select {
 	case err := <-errc:
+		// One listener failed: stop the others too.
+		for _, s := range servers {
+			_ = s.Close()
+		}
 		return err
 	case <-ctx.Done():
 	}
 	log.Info("shutting down: finishing requests in flight", "grace", shutdownGrace.String())
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
-	if err := srv.Shutdown(shutdownCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return fmt.Errorf("shutting down: %w", err)
+	// The API first, then the metrics, which stay scrapeable meanwhile.
+	var shutdownErr error
+	for _, s := range servers {
+		if err := s.Shutdown(shutdownCtx); err != nil && !errors.Is(err, http.ErrServerClosed) && shutdownErr == nil {
+			shutdownErr = fmt.Errorf("shutting down: %w", err)
+		}
+	}
+	if shutdownErr != nil {
+		return shutdownErr
 	}
 	log.Info("stopped")
 	return nil
+}
+
+// httpServer serves h on addr with timeouts that keep slow clients from
+// holding connections.
+func httpServer(addr string, h http.Handler) *http.Server {
+	return &http.Server{
+		Addr:              addr,
+		Handler:           h,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+	}
 }
 
 // pruneIdempotencyRecords deletes expired idempotency records every hour

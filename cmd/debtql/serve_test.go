@@ -504,3 +504,75 @@ func TestServeRefusesUnreadableLimits(t *testing.T) {
 		t.Fatalf("err = %v, want a refusal of a negative limit", err)
 	}
 }
+
+// getStatus GETs url and returns the status and body.
+func (s *testServer) getStatus(url string) (int, string) {
+	s.t.Helper()
+	resp, err := s.client.Get(url)
+	if err != nil {
+		s.t.Fatalf("GET %s: %v", url, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return resp.StatusCode, string(b)
+}
+
+func TestServeMetrics(t *testing.T) {
+	cleanEnv(t)
+	t.Run("on --addr by default, without an API key", func(t *testing.T) {
+		s := startServer(t, dbPath(t))
+		status, body := s.getStatus(s.base + "/metrics")
+		if status != http.StatusOK || !strings.Contains(body, "go_goroutines") {
+			t.Fatalf("/metrics: %d\n%s", status, body)
+		}
+	})
+	for name, viaEnv := range map[string]bool{"--metrics-addr": false, "DEBTQL_METRICS_ADDR": true} {
+		t.Run(name, func(t *testing.T) {
+			metricsAddr := freeAddr(t)
+			var extra []string
+			if viaEnv {
+				t.Setenv("DEBTQL_METRICS_ADDR", metricsAddr)
+			} else {
+				extra = []string{"--metrics-addr", metricsAddr}
+			}
+			s := startServer(t, dbPath(t), extra...)
+			if status, _ := s.getStatus(s.base + "/metrics"); status != http.StatusNotFound {
+				t.Errorf("/metrics on --addr: %d, want 404", status)
+			}
+			status, body := s.getStatus("http://" + metricsAddr + "/metrics")
+			if status != http.StatusOK || !strings.Contains(body, `debtql_http_requests_total{path="/metrics",status="404"} 1`) {
+				t.Errorf("/metrics on --metrics-addr: %d\n%s", status, body)
+			}
+			if status, _ := s.getStatus("http://" + metricsAddr + "/graphql"); status != http.StatusNotFound {
+				t.Errorf("/graphql on --metrics-addr: %d, want 404", status)
+			}
+			if err := s.stop(); err != nil {
+				t.Fatalf("serve returned %v, want nil", err)
+			}
+			if _, err := s.client.Get("http://" + metricsAddr + "/metrics"); err == nil {
+				t.Error("the metrics listener still answers after shutdown")
+			}
+		})
+	}
+	t.Run("the same address twice", func(t *testing.T) {
+		addr := freeAddr(t)
+		_, err := runServeError(t, "--sqlite", dbPath(t), "--tz", "UTC", "--addr", addr, "--metrics-addr", addr)
+		if !strings.Contains(err.Error(), "--metrics-addr") {
+			t.Errorf("err = %v, want one naming --metrics-addr", err)
+		}
+	})
+	t.Run("an address in use", func(t *testing.T) {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ln.Close()
+		_, err = runServeError(t, "--sqlite", dbPath(t), "--tz", "UTC", "--metrics-addr", ln.Addr().String())
+		if !strings.Contains(err.Error(), ln.Addr().String()) {
+			t.Errorf("err = %v, want one naming the address", err)
+		}
+	})
+}

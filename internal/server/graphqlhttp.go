@@ -41,6 +41,9 @@ type exchange struct {
 	idempotencyKey string
 	requestHash    string
 	rendered       *rendered
+	// replayed says that rendered is the stored response of an earlier
+	// request with the same key.
+	replayed bool
 }
 
 type exchangeKey struct{}
@@ -77,16 +80,16 @@ func (h *graphqlHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ex := &exchange{contentType: negotiate(r.Header.Get("Accept"))}
 	params, err := readParams(w, r)
 	if err != nil {
-		h.writeRefusal(w, ex, err)
+		h.writeRefusal(w, r, ex, err)
 		return
 	}
 	if max := h.s.limits.MaxDocumentBytes; max > 0 && len(params.Query) > max {
-		h.writeRefusal(w, ex, apierr.New(codeTooLarge, "the query document has %d bytes; at most %d are allowed", len(params.Query), max))
+		h.writeRefusal(w, r, ex, apierr.New(codeTooLarge, "the query document has %d bytes; at most %d are allowed", len(params.Query), max))
 		return
 	}
 	if keys := r.Header.Values(idempotencyHeader); len(keys) > 0 {
 		if len(keys) > 1 || keys[0] == "" || len(keys[0]) > maxIdempotencyKeyLength {
-			h.writeRefusal(w, ex, apierr.New(apierr.BadUserInput, "the %s header must hold one key of 1 to %d characters", idempotencyHeader, maxIdempotencyKeyLength))
+			h.writeRefusal(w, r, ex, apierr.New(apierr.BadUserInput, "the %s header must hold one key of 1 to %d characters", idempotencyHeader, maxIdempotencyKeyLength))
 			return
 		}
 		ex.idempotencyKey = keys[0]
@@ -102,17 +105,24 @@ func (h *graphqlHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		ex.requestHash = requestHash(params)
 	}
 	if errs != nil {
-		h.write(w, rendered{status: http.StatusBadRequest, contentType: ex.contentType, body: encodeResponse(nil, requestErrors(errs), nil)})
-		return
-	}
-	if r.Method == http.MethodGet && opCtx.Operation.Operation != ast.Query {
-		w.Header().Set("Allow", http.MethodPost)
-		h.write(w, rendered{status: http.StatusMethodNotAllowed, contentType: ex.contentType,
-			body: encodeResponse(nil, gqlerror.List{gqlError(apierr.New(apierr.BadUserInput, "a %s must be sent with POST", opCtx.Operation.Operation), nil)}, nil)})
+		list := requestErrors(errs)
+		setCodes(ctx, errorCodes(list))
+		h.write(w, rendered{status: http.StatusBadRequest, contentType: ex.contentType, body: encodeResponse(nil, list, nil)})
 		return
 	}
 	if l := requestLogFrom(ctx); l != nil {
 		l.operation = operationLabel(opCtx)
+		l.metricOperation = opCtx.Operation.Name
+		if l.metricOperation == "" {
+			l.metricOperation = l.operation
+		}
+	}
+	if r.Method == http.MethodGet && opCtx.Operation.Operation != ast.Query {
+		w.Header().Set("Allow", http.MethodPost)
+		list := gqlerror.List{gqlError(apierr.New(apierr.BadUserInput, "a %s must be sent with POST", opCtx.Operation.Operation), nil)}
+		setCodes(ctx, errorCodes(list))
+		h.write(w, rendered{status: http.StatusMethodNotAllowed, contentType: ex.contentType, body: encodeResponse(nil, list, nil)})
+		return
 	}
 	responses, ctx := h.exec.DispatchOperation(ctx, opCtx)
 	resp := responses(ctx)
@@ -125,10 +135,12 @@ func (h *graphqlHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		resp = &graphql.Response{Errors: gqlerror.List{h.s.presenter(ctx, err)}}
 	}
-	if l := requestLogFrom(ctx); l != nil {
-		l.codes = errorCodes(resp.Errors)
-	}
+	setCodes(ctx, errorCodes(resp.Errors))
 	if ex.rendered != nil {
+		if ex.replayed {
+			// The stored response, whose errors are in its body.
+			setCodes(ctx, bodyCodes(ex.rendered.body))
+		}
 		h.write(w, *ex.rendered)
 		return
 	}
@@ -136,7 +148,7 @@ func (h *graphqlHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // writeRefusal answers a request refused before execution.
-func (h *graphqlHandler) writeRefusal(w http.ResponseWriter, ex *exchange, err error) {
+func (h *graphqlHandler) writeRefusal(w http.ResponseWriter, r *http.Request, ex *exchange, err error) {
 	var ae *apierr.Error
 	if !errors.As(err, &ae) {
 		ae = apierr.New(apierr.Internal, "internal error")
@@ -146,7 +158,19 @@ func (h *graphqlHandler) writeRefusal(w http.ResponseWriter, ex *exchange, err e
 	if errors.As(err, &se) {
 		status = se.status
 	}
+	setCodes(r.Context(), []string{string(ae.Code)})
 	h.write(w, rendered{status: status, contentType: ex.contentType, body: encodeResponse(nil, gqlerror.List{gqlError(ae, nil)}, nil)})
+}
+
+// bodyCodes reads the error codes of a response body.
+func bodyCodes(body []byte) []string {
+	var b struct {
+		Errors gqlerror.List `json:"errors"`
+	}
+	if err := json.Unmarshal(body, &b); err != nil {
+		return nil
+	}
+	return errorCodes(b.Errors)
 }
 
 func (h *graphqlHandler) write(w http.ResponseWriter, out rendered) {

@@ -76,10 +76,37 @@ func (r *statusRecorder) Write(b []byte) (int, error) {
 
 func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
 
-// requestLog is what the GraphQL handler adds to a request's log line.
+// requestLog is what the GraphQL handler adds to a request's log line and
+// metrics.
 type requestLog struct {
+	// graphql marks a GraphQL request (see markGraphQL).
+	graphql bool
+	// operation names the operation for the log: "mutation CreateClient".
 	operation string
-	codes     []string
+	// metricOperation names it for the metrics: its name alone, or as in
+	// the log when it has none ("query {clients}").
+	metricOperation string
+	// codes are the error codes of the response, first error first.
+	codes []string
+}
+
+// setCodes records the codes of the errors a request is answered with.
+func setCodes(ctx context.Context, codes []string) {
+	if l := requestLogFrom(ctx); l != nil {
+		l.codes = codes
+	}
+}
+
+// markGraphQL marks the requests that the metrics count as GraphQL
+// requests: those to /graphql that get past CORS (a preflight that CORS
+// answers is not one), whether or not they are then refused.
+func markGraphQL(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if l := requestLogFrom(r.Context()); l != nil {
+			l.graphql = true
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 type requestLogKey struct{}
@@ -90,14 +117,17 @@ func requestLogFrom(ctx context.Context) *requestLog {
 }
 
 // logRequests writes one log line per request, with its id, status and
-// duration, and for GraphQL the operation and error codes. Headers are not
-// logged, so neither is Authorization.
+// duration, and for GraphQL the operation and error codes, and counts the
+// request in the metrics. Headers are not logged, so neither is
+// Authorization.
 func (s *Server) logRequests(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		rec := &statusRecorder{ResponseWriter: w}
 		gql := &requestLog{}
 		next.ServeHTTP(rec, r.WithContext(context.WithValue(r.Context(), requestLogKey{}, gql)))
+		elapsed := time.Since(start)
+		s.metrics.observe(r, rec.status, gql, elapsed)
 		level := slog.LevelInfo
 		switch {
 		case rec.status >= 500:
@@ -110,7 +140,7 @@ func (s *Server) logRequests(next http.Handler) http.Handler {
 			slog.String("path", r.URL.Path),
 			slog.Int("status", rec.status),
 			slog.Int("bytes", rec.bytes),
-			slog.Duration("duration", time.Since(start)),
+			slog.Duration("duration", elapsed),
 		}
 		if gql.operation != "" {
 			attrs = append(attrs, slog.String("operation", gql.operation))
@@ -132,8 +162,7 @@ func (s *Server) recoverPanics(next http.Handler) http.Handler {
 					panic(p)
 				}
 				_ = s.recoverFunc(r.Context(), p)
-				writeErrors(w, negotiate(r.Header.Get("Accept")), http.StatusInternalServerError,
-					apierr.New(apierr.Internal, "internal error"))
+				writeErrors(w, r, http.StatusInternalServerError, apierr.New(apierr.Internal, "internal error"))
 			}
 		}()
 		next.ServeHTTP(w, r)
@@ -166,21 +195,20 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		v, err := auth.Authenticate(r.Context(), s.db.Client, r.Header.Get("Authorization"))
 		if err != nil {
-			ct := negotiate(r.Header.Get("Accept"))
 			var ae *apierr.Error
 			if errors.As(err, &ae) {
 				w.Header().Set("WWW-Authenticate", `Bearer realm="debtql"`)
-				writeErrors(w, ct, statusOf(ae.Code), ae)
+				writeErrors(w, r, statusOf(ae.Code), ae)
 				return
 			}
 			s.log.ErrorContext(r.Context(), "authentication failed", "error", err.Error())
-			writeErrors(w, ct, http.StatusServiceUnavailable,
+			writeErrors(w, r, http.StatusServiceUnavailable,
 				&apierr.Error{Code: codeServiceUnavailable, Message: "the service cannot check API keys right now; try again shortly"})
 			return
 		}
 		if ok, wait := s.rate.allow(v.Key.ID); !ok {
 			w.Header().Set("Retry-After", retryAfter(wait))
-			writeErrors(w, negotiate(r.Header.Get("Accept")), statusRateLimited,
+			writeErrors(w, r, statusRateLimited,
 				apierr.New(codeRateLimited, "too many requests with this API key; retry after %s seconds", retryAfter(wait)))
 			return
 		}
@@ -188,13 +216,15 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 	})
 }
 
-// writeErrors answers with errors alone.
-func writeErrors(w http.ResponseWriter, contentType string, status int, errs ...*apierr.Error) {
+// writeErrors answers r with errors alone, in the media type its Accept
+// header asks for, and records their codes for the log and metrics.
+func writeErrors(w http.ResponseWriter, r *http.Request, status int, errs ...*apierr.Error) {
 	list := make(gqlerror.List, len(errs))
 	for i, e := range errs {
 		list[i] = gqlError(e, nil)
 	}
-	w.Header().Set("Content-Type", contentType+"; charset=utf-8")
+	setCodes(r.Context(), errorCodes(list))
+	w.Header().Set("Content-Type", negotiate(r.Header.Get("Accept"))+"; charset=utf-8")
 	w.WriteHeader(status)
 	_, _ = w.Write(encodeResponse(nil, list, nil))
 }

@@ -44,6 +44,10 @@ type Options struct {
 	// AllowedOrigins are the browser origins allowed to call the API
 	// (CORS); "*" allows any. None by default.
 	AllowedOrigins []string
+	// SeparateMetrics keeps GET /metrics off the main handler (it answers
+	// 404 there), for serving MetricsHandler on a listener of its own
+	// (--metrics-addr). By default the main handler serves /metrics.
+	SeparateMetrics bool
 }
 
 // persistedQueries bounds the cache of automatic persisted queries.
@@ -54,10 +58,11 @@ type Server struct {
 	db      *store.DB
 	log     *slog.Logger
 	handler http.Handler
-	// replays counts idempotent replays, for the metrics to come.
+	// replays counts idempotent replays (debtql_idempotent_replays_total).
 	replays atomic.Int64
 	limits  Limits
 	rate    *rateLimiter
+	metrics *metrics
 }
 
 // New builds the server. It installs the tenant filter on the database
@@ -75,6 +80,7 @@ func New(opts Options) *Server {
 	}
 	s := &Server{db: opts.DB, log: opts.Logger, limits: limits, rate: newRateLimiter(limits.RatePerSecond, limits.RateBurst)}
 	auth.RegisterTenancy(opts.DB.Client)
+	s.metrics = newMetrics(s, opts.DB.SQL)
 
 	resolver := graph.NewResolver(opts.DB.Client, graph.Clock{Now: opts.Now, Location: opts.Location}, opts.DB)
 	exec := executor.New(graph.NewExecutableSchema(graph.Config{Resolvers: resolver, Complexity: graph.Complexity()}))
@@ -96,9 +102,13 @@ func New(opts Options) *Server {
 
 	gql := &graphqlHandler{exec: exec, s: s}
 	mux := http.NewServeMux()
-	mux.Handle("/graphql", cors(opts.AllowedOrigins, s.limitBody(opts.MaxBodyBytes, s.authenticate(gql))))
+	mux.Handle("/graphql", cors(opts.AllowedOrigins, markGraphQL(s.limitBody(opts.MaxBodyBytes, s.authenticate(gql)))))
 	mux.HandleFunc("GET /healthz", s.healthz)
 	mux.HandleFunc("GET /readyz", s.readyz)
+	if !opts.SeparateMetrics {
+		// No API key: the metrics hold no tenant data (see README, Metrics).
+		mux.Handle("GET /metrics", s.metrics.handler)
+	}
 	mux.Handle("/", graphiql.Handler("/graphql"))
 	s.handler = s.withRequestID(s.logRequests(s.recoverPanics(apiHeaders(mux))))
 	return s

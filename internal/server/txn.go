@@ -85,7 +85,7 @@ func (t txn) InterceptResponse(ctx context.Context, next graphql.ResponseHandler
 		}
 		if replay != nil {
 			rollback()
-			ex.rendered = replay
+			ex.rendered, ex.replayed = replay, true
 			return &graphql.Response{}
 		}
 		if _, err := tx.ExecContext(txCtx, "SAVEPOINT "+savepoint); err != nil {
