@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"entgo.io/contrib/entgql"
+	"entgo.io/ent/dialect/sql"
 
 	"github.com/debtql/debtql/ent"
 	"github.com/debtql/debtql/ent/debt"
@@ -68,20 +69,20 @@ func debtFilter(f *DebtFilter, now collection.Now) ([]predicate.Debt, error) {
 		return nil, nil
 	}
 	var preds []predicate.Debt
-	status := func(value func(collection.DebtSQL) collection.Expr, code int) {
-		preds = append(preds, statusIs[collection.DebtSQL, predicate.Debt](now, collection.NewDebtSQL, value, code))
+	is := func(p func(collection.DebtSQL) *sql.Predicate) {
+		preds = append(preds, func(s *sql.Selector) { s.Where(p(collection.NewDebtSQL(s, now))) })
 	}
-	if f.ActiveStatus != nil {
-		status(collection.DebtSQL.Active, int(*f.ActiveStatus))
+	if v := f.ActiveStatus; v != nil {
+		is(func(q collection.DebtSQL) *sql.Predicate { return q.ActiveIs(*v) })
 	}
-	if f.MainStatus != nil {
-		status(collection.DebtSQL.Main, int(*f.MainStatus))
+	if v := f.MainStatus; v != nil {
+		is(func(q collection.DebtSQL) *sql.Predicate { return q.MainIs(*v) })
 	}
-	if f.UnderStatus != nil {
-		status(collection.DebtSQL.Under, int(*f.UnderStatus))
+	if v := f.UnderStatus; v != nil {
+		is(func(q collection.DebtSQL) *sql.Predicate { return q.UnderIs(*v) })
 	}
-	if f.PaymentStatus != nil {
-		status(collection.DebtSQL.Payment, int(*f.PaymentStatus))
+	if v := f.PaymentStatus; v != nil {
+		is(func(q collection.DebtSQL) *sql.Predicate { return q.PaymentIs(*v) })
 	}
 	if s := newSearch(f.SearchType, f.SearchTerm); s != nil {
 		p, err := debtSearch(s)

@@ -118,6 +118,22 @@ var (
 				Columns: []*schema.Column{DebtsColumns[7], DebtsColumns[3], DebtsColumns[0]},
 			},
 			{
+				Name:    "debt_open_by_id",
+				Unique:  false,
+				Columns: []*schema.Column{DebtsColumns[7], DebtsColumns[0]},
+				Annotation: &entsql.IndexAnnotation{
+					Where: "withdrawn_at IS NULL AND paid_amount < original_amount",
+				},
+			},
+			{
+				Name:    "debt_open_by_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{DebtsColumns[7], DebtsColumns[1], DebtsColumns[0]},
+				Annotation: &entsql.IndexAnnotation{
+					Where: "withdrawn_at IS NULL AND paid_amount < original_amount",
+				},
+			},
+			{
 				Name:    "debt_debtor_id_created_at",
 				Unique:  false,
 				Columns: []*schema.Column{DebtsColumns[8], DebtsColumns[1]},

@@ -3,6 +3,7 @@ package schema
 import (
 	"entgo.io/contrib/entgql"
 	"entgo.io/ent"
+	"entgo.io/ent/dialect/entsql"
 	"entgo.io/ent/schema"
 	"entgo.io/ent/schema/edge"
 	"entgo.io/ent/schema/field"
@@ -59,6 +60,13 @@ func (Debt) Indexes() []ent.Index {
 	return []ent.Index{
 		index.Fields("client_id", "created_at", "id"),
 		index.Fields("client_id", "original_amount", "id"),
+		// Open debts (collection.OpenCondition): the lists a collection
+		// agency works from, filtered and counted without reading the
+		// closed ones.
+		index.Fields("client_id", "id").StorageKey("debt_open_by_id").
+			Annotations(entsql.IndexWhere(collection.OpenCondition)),
+		index.Fields("client_id", "created_at", "id").StorageKey("debt_open_by_created_at").
+			Annotations(entsql.IndexWhere(collection.OpenCondition)),
 		index.Fields("debtor_id", "created_at"),
 	}
 }

@@ -94,7 +94,7 @@ func (c debtColumns) underExpr(now Now) Expr {
 		" ELSE ", int(SubDemandSent), " END")
 }
 
-// DebtSQL computes a debt's derived values in SQL, for filters on debts.
+// DebtSQL selects debts by their derived values, for filters on debts.
 type DebtSQL struct {
 	c   debtColumns
 	now Now
@@ -105,23 +105,82 @@ func NewDebtSQL(s *sql.Selector, now Now) DebtSQL {
 	return DebtSQL{c: debtColumns{s.C("id"), s.C("original_amount"), s.C("paid_amount"), s.C("withdrawn_at"), s.C("created_at")}, now: now}
 }
 
-// Payment mirrors ProjectDebt's Payment.
-func (q DebtSQL) Payment() Expr { return paymentExpr(expr(q.c.original), expr(q.c.paid)) }
+// OpenCondition is the SQL of an open debt (neither withdrawn nor paid in
+// full), as the partial indexes of ent/schema/debt.go are written, so that
+// filters on open debts can use them.
+const OpenCondition = "withdrawn_at IS NULL AND paid_amount < original_amount"
 
-// Main mirrors ProjectDebt's Main.
-func (q DebtSQL) Main() Expr { return q.c.mainExpr() }
+// The predicates below select the debts whose status reads one value. They
+// mirror ProjectDebt branch by branch, like the CASE expressions above, but
+// as plain conditions on the debt's own columns, which the planner can match
+// with the partial indexes on open debts; for the hot list filters they
+// replace "CASE ... END = code".
 
-// Under mirrors ProjectDebt's Under.
-func (q DebtSQL) Under() Expr { return q.c.underExpr(q.now) }
-
-// Active mirrors ProjectDebt's Active.
-func (q DebtSQL) Active() Expr {
-	return expr("CASE WHEN ", q.c.closed(), " THEN ", int(Inactive), " ELSE ", int(Active), " END")
+func (q DebtSQL) open() Expr {
+	return expr("(", q.c.withdrawnAt, " IS NULL AND ", q.c.paid, " < ", q.c.original, ")")
 }
 
-// IsCompleted mirrors ProjectDebt's IsCompleted, as 1 or 0.
-func (q DebtSQL) IsCompleted() Expr {
-	return expr("CASE WHEN ", q.c.closed(), " THEN 1 ELSE 0 END")
+func (q DebtSQL) closedP() Expr {
+	return expr("(", q.c.withdrawnAt, " IS NOT NULL OR ", q.c.paid, " >= ", q.c.original, ")")
+}
+
+// pred turns an Expr into a predicate.
+func pred(e Expr) *sql.Predicate { return sql.P(func(b *sql.Builder) { e(b) }) }
+
+// never is the predicate of a value the field cannot read.
+func never() *sql.Predicate { return pred(expr("1 = 0")) }
+
+// MainIs selects the debts whose mainStatus reads v.
+func (q DebtSQL) MainIs(v CollectionStage) *sql.Predicate {
+	switch v {
+	case StageCollection:
+		return pred(q.open())
+	case StageClosed:
+		return pred(q.closedP())
+	}
+	return never()
+}
+
+// ActiveIs selects the debts whose activeStatus reads v.
+func (q DebtSQL) ActiveIs(v ActiveStatus) *sql.Predicate {
+	switch v {
+	case Active:
+		return pred(q.open())
+	case Inactive:
+		return pred(q.closedP())
+	}
+	return never()
+}
+
+// UnderIs selects the debts whose underStatus reads v at now.
+func (q DebtSQL) UnderIs(v CollectionSubStatus) *sql.Predicate {
+	switch v {
+	case SubWithdrawn:
+		return pred(expr(q.c.withdrawnAt, " IS NOT NULL"))
+	case SubPaidInFull:
+		return pred(expr(q.c.withdrawnAt, " IS NULL AND ", q.c.paid, " >= ", q.c.original))
+	case SubDemandExpired:
+		return pred(expr(q.open(), " AND ", q.c.createdAt, " < ", param{DemandExpiryBoundary(q.now)}))
+	case SubDemandSent:
+		return pred(expr(q.open(), " AND ", q.c.createdAt, " >= ", param{DemandExpiryBoundary(q.now)}))
+	}
+	return never()
+}
+
+// PaymentIs selects the debts whose paymentStatus reads v.
+func (q DebtSQL) PaymentIs(v PaymentStatus) *sql.Predicate {
+	paid, owed := q.c.paid, q.c.original
+	switch v {
+	case Unpaid:
+		return pred(expr(paid, " <= 0"))
+	case PartiallyPaid:
+		return pred(expr(paid, " > 0 AND ", paid, " < ", owed))
+	case Paid:
+		return pred(expr(paid, " > 0 AND ", paid, " = ", owed))
+	case Overpaid:
+		return pred(expr(paid, " > 0 AND ", paid, " > ", owed))
+	}
+	return never()
 }
 
 // InvoiceSQL computes an invoice's derived values in SQL, for filters on
