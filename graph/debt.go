@@ -84,7 +84,11 @@ func debtFilter(f *DebtFilter, now collection.Now) ([]predicate.Debt, error) {
 	if v := f.PaymentStatus; v != nil {
 		is(func(q collection.DebtSQL) *sql.Predicate { return q.PaymentIs(*v) })
 	}
-	if s := newSearch(f.SearchType, f.SearchTerm); s != nil {
+	s, err := newSearch(f.SearchType, f.SearchTerm)
+	if err != nil {
+		return nil, err
+	}
+	if s != nil {
 		p, err := debtSearch(s)
 		if err != nil {
 			return nil, err

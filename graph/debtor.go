@@ -79,7 +79,11 @@ func debtorFilter(f *DebtorFilter, now collection.Now) ([]predicate.Debtor, erro
 	if f.ClientNumber != nil {
 		preds = append(preds, debtor.HasClientWith(creditor.ClientNumber(*f.ClientNumber)))
 	}
-	if s := newSearch(f.SearchType, f.SearchTerm); s != nil {
+	s, err := newSearch(f.SearchType, f.SearchTerm)
+	if err != nil {
+		return nil, err
+	}
+	if s != nil {
 		p, err := debtorSearch(s)
 		if err != nil {
 			return nil, err

@@ -93,7 +93,11 @@ func invoiceFilter(f *InvoiceFilter, now collection.Now) ([]predicate.Invoice, e
 	if f.ClientNumber != nil {
 		preds = append(preds, invoice.HasClientWith(creditor.ClientNumber(*f.ClientNumber)))
 	}
-	if s := newSearch(f.SearchType, f.SearchTerm); s != nil {
+	s, err := newSearch(f.SearchType, f.SearchTerm)
+	if err != nil {
+		return nil, err
+	}
+	if s != nil {
 		byNumber := invoice.InvoiceNumberKeyContains(collection.NumberKey(s.term))
 		byArticle := invoice.HasArticlesWith(invoicearticle.NameKeyContains(collection.SearchKey(s.term)))
 		switch s.typ {

@@ -407,6 +407,9 @@ func (r *queryResolver) Clients(ctx context.Context, search *string, page *int, 
 	}
 	q := r.db(ctx).Creditor.Query()
 	if search != nil {
+		if !collection.CheckLength(*search, collection.MaxStringLength) {
+			return nil, apierr.Invalid("search", "must be at most %d characters", collection.MaxStringLength)
+		}
 		if pred := clientSearch(*search); pred != nil {
 			q.Where(pred)
 		}

@@ -4,9 +4,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/debtql/debtql/internal/collection"
-
 	"github.com/debtql/debtql/internal/apierr"
+	"github.com/debtql/debtql/internal/collection"
 )
 
 // searchTerm is a search of a list: its type (ALL by default) and its term,
@@ -16,15 +15,18 @@ type searchTerm struct {
 	term string
 }
 
-func newSearch(typ *SearchType, term *string) *searchTerm {
+func newSearch(typ *SearchType, term *string) (*searchTerm, error) {
 	if term == nil || strings.TrimSpace(*term) == "" {
-		return nil
+		return nil, nil
 	}
 	s := &searchTerm{typ: SearchTypeAll, term: strings.TrimSpace(*term)}
+	if !collection.CheckLength(s.term, collection.MaxStringLength) {
+		return nil, apierr.Invalid("filter.searchTerm", "must be at most %d characters", collection.MaxStringLength)
+	}
 	if typ != nil {
 		s.typ = *typ
 	}
-	return s
+	return s, nil
 }
 
 // identKey is the term as an identification number is compared (see
