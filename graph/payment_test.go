@@ -173,3 +173,36 @@ func TestPaymentsOnSQLite(t *testing.T) {
 		t.Fatalf("on SQLite: paid %s in %d payments, want 5.00 in 5", d.PaidAmount, len(d.Payments))
 	}
 }
+
+// TestPaymentsAcrossTwoReplicas: two servers on one database, as behind a
+// load balancer: concurrent payments split across both sum exactly, and
+// retries of one keyed payment split across both book it once.
+func TestPaymentsAcrossTwoReplicas(t *testing.T) {
+	env := apitest.New(t)
+	replica := env.Replica(t, nil)
+	clientID, debtID, itemID := paymentDebt(t, env, "100.00")
+	servers := []*apitest.Env{env, replica}
+	var wg sync.WaitGroup
+	for i := range 20 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			servers[i%2].Admin().Do(t, addPayment, apitest.Vars{"c": clientID, "i": paymentInput(debtID, itemID, "1.00")}).OK(t, nil)
+		}()
+	}
+	wg.Wait()
+	for i := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := servers[i%2].Admin().Do(t, addPayment, apitest.Vars{"c": clientID, "i": paymentInput(debtID, itemID, "5.00")}, "Idempotency-Key", "across")
+			if r.Status != http.StatusOK && r.Status != http.StatusConflict {
+				t.Errorf("retry on replica %d: %s", i%2, r)
+			}
+		}()
+	}
+	wg.Wait()
+	if d := readDebt(t, env, clientID, debtID); d.PaidAmount != "25.00" || len(d.Payments) != 21 {
+		t.Fatalf("across two replicas: paid %s in %d payments, want 25.00 in 21", d.PaidAmount, len(d.Payments))
+	}
+}

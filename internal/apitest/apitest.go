@@ -229,11 +229,18 @@ func start(t testing.TB, b *backend, configure func(*server.Options)) *Env {
 	}
 	clock := &Clock{}
 	logger := slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	env := &Env{DB: db, Clock: clock, Postgres: b.postgres}
+	env.URL, env.Server = env.serve(t, logger, configure)
+	return env
+}
+
+// serve starts a server over the Env's database.
+func (e *Env) serve(t testing.TB, logger *slog.Logger, configure func(*server.Options)) (string, *server.Server) {
 	limits := TestLimits()
 	opts := server.Options{
-		DB:       db,
+		DB:       e.DB,
 		Logger:   logger,
-		Now:      clock.Now,
+		Now:      e.Clock.Now,
 		Location: Stockholm,
 		Limits:   &limits,
 	}
@@ -243,7 +250,17 @@ func start(t testing.TB, b *backend, configure func(*server.Options)) *Env {
 	handler := server.New(opts)
 	srv := httptest.NewServer(handler)
 	t.Cleanup(srv.Close)
-	return &Env{URL: srv.URL, DB: db, Server: handler, Clock: clock, Postgres: b.postgres}
+	return srv.URL, handler
+}
+
+// Replica starts another server over the same database, as a second
+// replica behind a load balancer would be, and returns an Env that calls it.
+func (e *Env) Replica(t testing.TB, configure func(*server.Options)) *Env {
+	t.Helper()
+	logger := slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	r := *e
+	r.URL, r.Server = e.serve(t, logger, configure)
+	return &r
 }
 
 func withSearchPath(base, schema string) string {

@@ -176,3 +176,23 @@ func TestIdempotencyRecordsExpireAfter24Hours(t *testing.T) {
 		t.Fatalf("%d records left (%v), want the fresh one", left, err)
 	}
 }
+
+// TestFailuresOfOursAreNotReplayed: a keyed mutation that fails on the
+// server's side after its work began (here: its table is briefly away)
+// records nothing, so the retry with the same key does the work.
+func TestFailuresOfOursAreNotReplayed(t *testing.T) {
+	env := apitest.New(t)
+	vars := apitest.Vars{"input": apitest.ClientInput("Retry AB")}
+	if _, err := env.DB.SQL.Exec("ALTER TABLE clients RENAME TO clients_away"); err != nil {
+		t.Fatal(err)
+	}
+	env.Admin().Do(t, apitest.CreateClientMutation, vars, "Idempotency-Key", "retry-1").
+		Refused(t, http.StatusInternalServerError, "INTERNAL", "")
+	if _, err := env.DB.SQL.Exec("ALTER TABLE clients_away RENAME TO clients"); err != nil {
+		t.Fatal(err)
+	}
+	env.Admin().Do(t, apitest.CreateClientMutation, vars, "Idempotency-Key", "retry-1").OK(t, nil)
+	if n := clientCount(t, env); n != 1 {
+		t.Fatalf("%d clients after the retry, want 1", n)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"net/http"
 	"sync"
 	"time"
 
@@ -108,6 +109,12 @@ func (t txn) InterceptResponse(ctx context.Context, next graphql.ResponseHandler
 	}
 	if keyed {
 		out := renderResponse(opCtx, resp, ex.contentType)
+		if out.status >= http.StatusInternalServerError {
+			// A failure of ours, not an answer: nothing is recorded, so
+			// that a retry with the key runs again (Stripe does the same).
+			rollback()
+			return resp
+		}
 		if err := t.s.idempotencyRecord(txCtx, tx, ex, out); err != nil {
 			rollback()
 			return t.fail(ctx, err)
