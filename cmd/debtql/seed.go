@@ -33,7 +33,8 @@ invoice 3 articles. Client 1001 is the "hot" client; its id is
 ea182032-d9e4-fed4-59be-cfc110ca2cf8 (md5('client:1'), as in the benchmark).
 
 A database that already has clients is refused unless --reset is given,
-which first deletes every row of DebtQL's tables (API keys included).
+which first deletes the clients and everything that belongs to them,
+their CLIENT keys included (ADMIN keys are kept).
 
 Flags:
 `
@@ -59,7 +60,7 @@ func seedCommand(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	fs.Float64Var(&hotShare, "hot-share", 0, "share (0-1) of debtors, debts and invoices that belong to client 1001 (default: the preset's)")
 	fs.Uint64Var(&seedValue, "seed", 1, "varies names, amounts, dates and outcomes (ids do not depend on it)")
 	fs.StringVar(&asOf, "as-of", "", "the day the data leads up to, YYYY-MM-DD (default: today in Europe/Stockholm)")
-	fs.BoolVar(&reset, "reset", false, "delete every row of DebtQL's tables (API keys included) first")
+	fs.BoolVar(&reset, "reset", false, "delete the clients and everything that belongs to them first (ADMIN keys are kept)")
 	fs.BoolVar(&quiet, "quiet", false, "print no progress, only the summary")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), seedUsage)
