@@ -7,8 +7,10 @@
 #   scripts/fuzz-all.sh 30s 'Money|Rate' # only the targets matching a regexp
 #
 # Environment: FUZZ_PARALLEL (default 2) is go test's -parallel, the number of
-# fuzzing workers; FUZZ_LOG_DIR (default a new temporary directory) keeps each
-# target's output.
+# fuzzing workers; FUZZ_MINIMIZE_TIME (default 10s) is -fuzzminimizetime: Go
+# spends up to 60s by default minimizing every new interesting input, which
+# in a one-minute run leaves the workers idle for most of it; FUZZ_LOG_DIR
+# (default a new temporary directory) keeps each target's output.
 #
 # A failing input is written by go test to testdata/fuzz/<Target>/ in the
 # target's package: commit it, so that `go test ./...` replays it. A run that
@@ -23,6 +25,7 @@ set -u -o pipefail
 duration=${1:-60s}
 filter=${2:-.}
 parallel=${FUZZ_PARALLEL:-2}
+minimize=${FUZZ_MINIMIZE_TIME:-10s}
 packages=(./internal/scalar ./internal/collection ./internal/server)
 
 cd "$(dirname "$0")/.." || exit 1
@@ -59,7 +62,8 @@ for pkg in "${packages[@]}"; do
 		corpus="$pkg/testdata/fuzz/$target"
 		before=$(ls "$corpus" 2>/dev/null | sort)
 		echo "== $pkg $target ($duration, -parallel $parallel; log $log)"
-		go test "$pkg" -run '^$' -fuzz "^$target\$" -fuzztime "$duration" -parallel "$parallel" -timeout "$timeout" >"$log" 2>&1 &
+		go test "$pkg" -run '^$' -fuzz "^$target\$" -fuzztime "$duration" -parallel "$parallel" \
+			-fuzzminimizetime "$minimize" -timeout "$timeout" >"$log" 2>&1 &
 		current=$!
 		wait "$current"
 		status=$?
