@@ -6,7 +6,9 @@ import "strings"
 // spaces and hyphens, in lower case, so that "INV-2026 01" is found by
 // "inv202601". Invoice numbers themselves are compared exactly as given.
 func NumberKey(s string) string {
-	return strings.ToLower(strings.NewReplacer(" ", "", "-", "").Replace(strings.TrimSpace(s)))
+	// Trimmed after the removal too, so that the key is a normal form:
+	// white space that a removed space or hyphen uncovers goes as well.
+	return strings.ToLower(strings.TrimSpace(strings.NewReplacer(" ", "", "-", "").Replace(strings.TrimSpace(s))))
 }
 
 // SearchKey is the form in which names and e-mail addresses are searched:

@@ -81,6 +81,11 @@ func UnmarshalDateTime(v any) (time.Time, error) {
 	if err != nil {
 		return time.Time{}, errors.New("must be a valid RFC 3339 date-time with an offset, e.g. 2026-01-31T12:00:00Z")
 	}
+	// The offset may carry the instant out of the years RFC 3339 (and the
+	// databases) can write: 9999-12-31T23:00:00-05:00 is year 10000 in UTC.
+	if y := t.UTC().Year(); y < 1 || y > 9999 {
+		return time.Time{}, errors.New("must be an instant within the years 0001-9999 in UTC")
+	}
 	return t, nil
 }
 
