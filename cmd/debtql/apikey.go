@@ -11,7 +11,6 @@ import (
 	"github.com/debtql/debtql/ent/apikey"
 	"github.com/debtql/debtql/internal/auth"
 	"github.com/debtql/debtql/internal/scalar"
-	"github.com/debtql/debtql/internal/store"
 )
 
 const apikeyUsage = `Usage:
@@ -69,14 +68,11 @@ func apikeyCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if _, err := c.logger(stderr); err != nil {
 		return err
 	}
-	db, err := store.Open(ctx, c.dsn())
+	db, err := c.openDatabase(ctx)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	if err := db.Migrate(ctx); err != nil {
-		return err
-	}
 	ctx = auth.System(ctx)
 	switch sub {
 	case "create":

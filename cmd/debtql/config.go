@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"io"
@@ -140,6 +141,20 @@ func (c *config) dsn() string {
 		return c.databaseURL
 	}
 	return c.sqlitePath
+}
+
+// openDatabase opens the configured database and brings its schema up to
+// date: what every subcommand does first.
+func (c *config) openDatabase(ctx context.Context) (*store.DB, error) {
+	db, err := store.Open(ctx, c.dsn())
+	if err != nil {
+		return nil, err
+	}
+	if err := db.Migrate(ctx); err != nil {
+		_ = db.Close()
+		return nil, err
+	}
+	return db, nil
 }
 
 // location loads the configured time zone.

@@ -103,7 +103,7 @@ func seedCommand(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if _, err := c.logger(stderr); err != nil {
 		return err
 	}
-	db, err := store.Open(ctx, c.dsn())
+	db, err := store.Open(ctx, c.dsn()) // seed.Run migrates it
 	if err != nil {
 		return err
 	}

@@ -14,7 +14,6 @@ import (
 
 	"github.com/debtql/debtql/internal/auth"
 	"github.com/debtql/debtql/internal/server"
-	"github.com/debtql/debtql/internal/store"
 )
 
 // shutdownGrace is how long requests in flight may finish after SIGTERM.
@@ -52,14 +51,11 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	db, err := store.Open(ctx, c.dsn())
+	db, err := c.openDatabase(ctx)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	if err := db.Migrate(ctx); err != nil {
-		return err
-	}
 	if err := auth.Bootstrap(ctx, db.Client, os.Getenv("ADMIN_API_KEY"), stderr); err != nil {
 		return err
 	}
