@@ -89,7 +89,7 @@ func debtFilter(f *DebtFilter, now collection.Now) ([]predicate.Debt, error) {
 		return nil, err
 	}
 	if s != nil {
-		p, err := debtSearch(s)
+		p, err := match(s, debtSearch)
 		if err != nil {
 			return nil, err
 		}
@@ -100,38 +100,15 @@ func debtFilter(f *DebtFilter, now collection.Now) ([]predicate.Debt, error) {
 
 // debtSearch matches debts by their debtor's name, identification number or
 // e-mail, their items' invoice numbers, or their id.
-func debtSearch(s *searchTerm) (predicate.Debt, error) {
-	key := collection.SearchKey(s.term)
-	byName := debt.HasDebtorWith(debtor.NameKeyContains(key))
-	byEmail := debt.HasDebtorWith(debtor.EmailKeyContains(key))
-	byInvoice := debt.HasInvoicesWith(debtinvoice.InvoiceNumberKeyContains(collection.NumberKey(s.term)))
-	byIdent := func() predicate.Debt {
-		if k, ok := s.identKey(); ok {
-			return debt.HasDebtorWith(debtor.IdentificationKeyContains(k))
-		}
-		return nothing[predicate.Debt]()
-	}
-	switch s.typ {
-	case SearchTypeName:
-		return byName, nil
-	case SearchTypeEmail:
-		return byEmail, nil
-	case SearchTypeIdentificationNumber:
-		return byIdent(), nil
-	case SearchTypeInvoiceNumber:
-		return byInvoice, nil
-	case SearchTypeDebtID:
-		id, err := s.needDebtID()
-		if err != nil {
-			return nil, err
-		}
-		return debt.ID(scalar.IntID(id)), nil
-	}
-	alts := []predicate.Debt{byName, byEmail, byInvoice, byIdent()}
-	if id, ok := s.debtID(); ok {
-		alts = append(alts, debt.ID(scalar.IntID(id)))
-	}
-	return debt.Or(alts...), nil
+var debtSearch = searchFields[predicate.Debt]{
+	name:  func(k string) predicate.Debt { return debt.HasDebtorWith(debtor.NameKeyContains(k)) },
+	email: func(k string) predicate.Debt { return debt.HasDebtorWith(debtor.EmailKeyContains(k)) },
+	identification: func(k string) predicate.Debt {
+		return debt.HasDebtorWith(debtor.IdentificationKeyContains(k))
+	},
+	invoiceNumber: func(k string) predicate.Debt { return debt.HasInvoicesWith(debtinvoice.InvoiceNumberKeyContains(k)) },
+	debtID:        func(id scalar.IntID) predicate.Debt { return debt.ID(id) },
+	or:            debt.Or,
 }
 
 // intIDValue accepts cursors of lists ordered by an integer id.

@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"entgo.io/contrib/entgql"
-	"entgo.io/ent/dialect/sql"
 
 	"github.com/debtql/debtql/ent"
 	"github.com/debtql/debtql/ent/creditor"
@@ -84,7 +83,7 @@ func debtorFilter(f *DebtorFilter, now collection.Now) ([]predicate.Debtor, erro
 		return nil, err
 	}
 	if s != nil {
-		p, err := debtorSearch(s)
+		p, err := match(s, debtorSearch)
 		if err != nil {
 			return nil, err
 		}
@@ -95,43 +94,15 @@ func debtorFilter(f *DebtorFilter, now collection.Now) ([]predicate.Debtor, erro
 
 // debtorSearch matches debtors by name, identification number, e-mail, the
 // invoice numbers of their debts' items, or their debts' ids.
-func debtorSearch(s *searchTerm) (predicate.Debtor, error) {
-	key := collection.SearchKey(s.term)
-	byName := debtor.NameKeyContains(key)
-	byEmail := debtor.EmailKeyContains(key)
-	byInvoice := debtor.HasDebtsWith(debt.HasInvoicesWith(debtinvoice.InvoiceNumberKeyContains(collection.NumberKey(s.term))))
-	byIdent := func() predicate.Debtor {
-		if k, ok := s.identKey(); ok {
-			return debtor.IdentificationKeyContains(k)
-		}
-		return nothing[predicate.Debtor]()
-	}
-	switch s.typ {
-	case SearchTypeName:
-		return byName, nil
-	case SearchTypeEmail:
-		return byEmail, nil
-	case SearchTypeIdentificationNumber:
-		return byIdent(), nil
-	case SearchTypeInvoiceNumber:
-		return byInvoice, nil
-	case SearchTypeDebtID:
-		id, err := s.needDebtID()
-		if err != nil {
-			return nil, err
-		}
-		return debtor.HasDebtsWith(debt.ID(scalar.IntID(id))), nil
-	}
-	alts := []predicate.Debtor{byName, byEmail, byInvoice, byIdent()}
-	if id, ok := s.debtID(); ok {
-		alts = append(alts, debtor.HasDebtsWith(debt.ID(scalar.IntID(id))))
-	}
-	return debtor.Or(alts...), nil
-}
-
-// nothing is a predicate no row meets.
-func nothing[P ~func(*sql.Selector)]() P {
-	return func(s *sql.Selector) { s.Where(sql.False()) }
+var debtorSearch = searchFields[predicate.Debtor]{
+	name:           debtor.NameKeyContains,
+	email:          debtor.EmailKeyContains,
+	identification: debtor.IdentificationKeyContains,
+	invoiceNumber: func(k string) predicate.Debtor {
+		return debtor.HasDebtsWith(debt.HasInvoicesWith(debtinvoice.InvoiceNumberKeyContains(k)))
+	},
+	debtID: func(id scalar.IntID) predicate.Debtor { return debtor.HasDebtsWith(debt.ID(id)) },
+	or:     debtor.Or,
 }
 
 // debtorFields is what creating and updating a debtor have in common.

@@ -4,8 +4,11 @@ import (
 	"strconv"
 	"strings"
 
+	"entgo.io/ent/dialect/sql"
+
 	"github.com/debtql/debtql/internal/apierr"
 	"github.com/debtql/debtql/internal/collection"
+	"github.com/debtql/debtql/internal/scalar"
 )
 
 // searchTerm is a search of a list: its type (ALL by default) and its term,
@@ -50,4 +53,50 @@ func (s *searchTerm) needDebtID() (int, error) {
 		return 0, apierr.Invalid("filter.searchTerm", "must be a debt id (a whole number) when searchType is DEBT_ID")
 	}
 	return n, nil
+}
+
+// searchFields are how one list matches each kind of search.
+type searchFields[P ~func(*sql.Selector)] struct {
+	name, email, identification, invoiceNumber func(key string) P
+	debtID                                     func(id scalar.IntID) P
+	or                                         func(...P) P
+}
+
+// match is the predicate of a debtor or debt search (api.md §7): one field
+// by its type, or under ALL the union of name, e-mail, identification
+// number, invoice number and, when the term is a number, debt id.
+func match[P ~func(*sql.Selector)](s *searchTerm, f searchFields[P]) (P, error) {
+	byIdent := func() P {
+		if k, ok := s.identKey(); ok {
+			return f.identification(k)
+		}
+		return nothing[P]()
+	}
+	key, number := collection.SearchKey(s.term), collection.NumberKey(s.term)
+	switch s.typ {
+	case SearchTypeName:
+		return f.name(key), nil
+	case SearchTypeEmail:
+		return f.email(key), nil
+	case SearchTypeIdentificationNumber:
+		return byIdent(), nil
+	case SearchTypeInvoiceNumber:
+		return f.invoiceNumber(number), nil
+	case SearchTypeDebtID:
+		id, err := s.needDebtID()
+		if err != nil {
+			return nil, err
+		}
+		return f.debtID(scalar.IntID(id)), nil
+	}
+	alts := []P{f.name(key), f.email(key), f.invoiceNumber(number), byIdent()}
+	if id, ok := s.debtID(); ok {
+		alts = append(alts, f.debtID(scalar.IntID(id)))
+	}
+	return f.or(alts...), nil
+}
+
+// nothing is a predicate no row meets.
+func nothing[P ~func(*sql.Selector)]() P {
+	return func(s *sql.Selector) { s.Where(sql.False()) }
 }
