@@ -122,6 +122,168 @@ func (c *APIKeyConnection) Nodes() []*APIKey {
 	return nodes
 }
 
+// Page returns one page of AuditEvent as a connection. The total count is
+// computed only when totalCount is selected.
+func (_m *AuditEventQuery) Page(ctx context.Context, p Paging, opts ...AuditEventPaginateOption) (*AuditEventConnection, error) {
+	pager, err := newAuditEventPager(opts, !p.ByPage && p.Last != nil)
+	if err != nil {
+		return nil, err
+	}
+	if _m, err = pager.applyFilter(_m); err != nil {
+		return nil, err
+	}
+	conn := &AuditEventConnection{Edges: []*AuditEventEdge{}}
+	if hasCollectedField(ctx, totalCountField) {
+		c := _m.Clone()
+		c.ctx.Fields = nil
+		if conn.TotalCount, err = c.Count(ctx); err != nil {
+			return nil, err
+		}
+	}
+	field, path := pageNodeField(ctx)
+	if field == nil && !hasCollectedField(ctx, pageInfoField) {
+		return conn, nil
+	}
+	if field != nil {
+		if err := _m.collectField(ctx, false, graphql.GetOperationContext(ctx), *field, path); err != nil {
+			return nil, err
+		}
+	}
+	var limit int
+	if p.ByPage {
+		limit = p.Limit
+		_m.Offset(p.Offset)
+	} else {
+		if _m, err = pager.applyCursors(_m, p.After, p.Before); err != nil {
+			return nil, err
+		}
+		limit = paginateLimit(p.First, p.Last) - 1
+	}
+	_m.Limit(limit + 1)
+	_m = pager.applyOrder(_m)
+	nodes, err := _m.All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	more := len(nodes) > limit
+	if more {
+		nodes = nodes[:limit]
+	}
+	switch {
+	case p.ByPage:
+		conn.PageInfo.HasNextPage = more
+		conn.PageInfo.HasPreviousPage = p.Offset > 0
+	case p.Last != nil:
+		for i, j := 0, len(nodes)-1; i < j; i, j = i+1, j-1 {
+			nodes[i], nodes[j] = nodes[j], nodes[i]
+		}
+		conn.PageInfo.HasPreviousPage = more
+		conn.PageInfo.HasNextPage = p.Before != nil
+	default:
+		conn.PageInfo.HasNextPage = more
+		conn.PageInfo.HasPreviousPage = p.After != nil
+	}
+	conn.Edges = make([]*AuditEventEdge, len(nodes))
+	for i, node := range nodes {
+		conn.Edges[i] = &AuditEventEdge{Node: node, Cursor: pager.toCursor(node)}
+	}
+	if l := len(conn.Edges); l > 0 {
+		conn.PageInfo.StartCursor = &conn.Edges[0].Cursor
+		conn.PageInfo.EndCursor = &conn.Edges[l-1].Cursor
+	}
+	return conn, nil
+}
+
+// Nodes returns the nodes of the connection's edges.
+func (c *AuditEventConnection) Nodes() []*AuditEvent {
+	nodes := make([]*AuditEvent, len(c.Edges))
+	for i, e := range c.Edges {
+		nodes[i] = e.Node
+	}
+	return nodes
+}
+
+// Page returns one page of AuditEventRecord as a connection. The total count is
+// computed only when totalCount is selected.
+func (_m *AuditEventRecordQuery) Page(ctx context.Context, p Paging, opts ...AuditEventRecordPaginateOption) (*AuditEventRecordConnection, error) {
+	pager, err := newAuditEventRecordPager(opts, !p.ByPage && p.Last != nil)
+	if err != nil {
+		return nil, err
+	}
+	if _m, err = pager.applyFilter(_m); err != nil {
+		return nil, err
+	}
+	conn := &AuditEventRecordConnection{Edges: []*AuditEventRecordEdge{}}
+	if hasCollectedField(ctx, totalCountField) {
+		c := _m.Clone()
+		c.ctx.Fields = nil
+		if conn.TotalCount, err = c.Count(ctx); err != nil {
+			return nil, err
+		}
+	}
+	field, path := pageNodeField(ctx)
+	if field == nil && !hasCollectedField(ctx, pageInfoField) {
+		return conn, nil
+	}
+	if field != nil {
+		if err := _m.collectField(ctx, false, graphql.GetOperationContext(ctx), *field, path); err != nil {
+			return nil, err
+		}
+	}
+	var limit int
+	if p.ByPage {
+		limit = p.Limit
+		_m.Offset(p.Offset)
+	} else {
+		if _m, err = pager.applyCursors(_m, p.After, p.Before); err != nil {
+			return nil, err
+		}
+		limit = paginateLimit(p.First, p.Last) - 1
+	}
+	_m.Limit(limit + 1)
+	_m = pager.applyOrder(_m)
+	nodes, err := _m.All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	more := len(nodes) > limit
+	if more {
+		nodes = nodes[:limit]
+	}
+	switch {
+	case p.ByPage:
+		conn.PageInfo.HasNextPage = more
+		conn.PageInfo.HasPreviousPage = p.Offset > 0
+	case p.Last != nil:
+		for i, j := 0, len(nodes)-1; i < j; i, j = i+1, j-1 {
+			nodes[i], nodes[j] = nodes[j], nodes[i]
+		}
+		conn.PageInfo.HasPreviousPage = more
+		conn.PageInfo.HasNextPage = p.Before != nil
+	default:
+		conn.PageInfo.HasNextPage = more
+		conn.PageInfo.HasPreviousPage = p.After != nil
+	}
+	conn.Edges = make([]*AuditEventRecordEdge, len(nodes))
+	for i, node := range nodes {
+		conn.Edges[i] = &AuditEventRecordEdge{Node: node, Cursor: pager.toCursor(node)}
+	}
+	if l := len(conn.Edges); l > 0 {
+		conn.PageInfo.StartCursor = &conn.Edges[0].Cursor
+		conn.PageInfo.EndCursor = &conn.Edges[l-1].Cursor
+	}
+	return conn, nil
+}
+
+// Nodes returns the nodes of the connection's edges.
+func (c *AuditEventRecordConnection) Nodes() []*AuditEventRecord {
+	nodes := make([]*AuditEventRecord, len(c.Edges))
+	for i, e := range c.Edges {
+		nodes[i] = e.Node
+	}
+	return nodes
+}
+
 // Page returns one page of Creditor as a connection. The total count is
 // computed only when totalCount is selected.
 func (_m *CreditorQuery) Page(ctx context.Context, p Paging, opts ...CreditorPaginateOption) (*CreditorConnection, error) {

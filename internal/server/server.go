@@ -83,6 +83,7 @@ func New(opts Options) *Server {
 	s.metrics = newMetrics(s, opts.DB.SQL)
 
 	resolver := graph.NewResolver(opts.DB.Client, graph.Clock{Now: opts.Now, Location: opts.Location}, opts.DB)
+	resolver.UseRequestIDs(RequestID)
 	exec := executor.New(graph.NewExecutableSchema(graph.Config{Resolvers: resolver, Complexity: graph.Complexity()}))
 	exec.SetQueryCache(lru.New[*ast.QueryDocument](1000))
 	exec.SetErrorPresenter(s.presenter)
