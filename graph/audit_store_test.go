@@ -1,0 +1,138 @@
+package graph_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+
+	"entgo.io/ent/dialect"
+	entsql "entgo.io/ent/dialect/sql"
+
+	"github.com/debtql/debtql/ent"
+	"github.com/debtql/debtql/ent/schema"
+	"github.com/debtql/debtql/internal/apitest"
+	"github.com/debtql/debtql/internal/auth"
+	"github.com/debtql/debtql/internal/server"
+	"github.com/debtql/debtql/internal/store"
+)
+
+// TestAuditTrailIsAppendOnly: not even the server's own code can change or
+// delete an event or its records through ent.
+func TestAuditTrailIsAppendOnly(t *testing.T) {
+	env := apitest.New(t)
+	clientID, debtID, _ := paymentDebt(t, env, "10.00")
+	env.Admin().Do(t, `mutation($c: UUID!, $id: Int!) { withdrawDebt(clientId: $c, input: {id: $id}) { id } }`,
+		apitest.Vars{"c": clientID, "id": debtID}).OK(t, nil)
+	before := auditList(t, env, apitest.Vars{"rowsPerPage": 100})
+	if before.TotalCount == 0 {
+		t.Fatal("no events to protect")
+	}
+
+	ctx := auth.System(context.Background())
+	db := env.DB.Client
+	event, err := db.AuditEvent.Query().First(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	record, err := db.AuditEventRecord.Query().First(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	attempts := map[string]func(c *ent.Client) error{
+		"delete every event":  func(c *ent.Client) error { _, err := c.AuditEvent.Delete().Exec(ctx); return err },
+		"delete one event":    func(c *ent.Client) error { return c.AuditEvent.DeleteOneID(event.ID).Exec(ctx) },
+		"update every event":  func(c *ent.Client) error { _, err := c.AuditEvent.Update().Save(ctx); return err },
+		"update one event":    func(c *ent.Client) error { return c.AuditEvent.UpdateOneID(event.ID).Exec(ctx) },
+		"delete every record": func(c *ent.Client) error { _, err := c.AuditEventRecord.Delete().Exec(ctx); return err },
+		"delete one record":   func(c *ent.Client) error { return c.AuditEventRecord.DeleteOneID(record.ID).Exec(ctx) },
+		"update every record": func(c *ent.Client) error { _, err := c.AuditEventRecord.Update().Save(ctx); return err },
+		"update one record":   func(c *ent.Client) error { return c.AuditEventRecord.UpdateOneID(record.ID).Exec(ctx) },
+	}
+	for what, attempt := range attempts {
+		if err := attempt(db); !errors.Is(err, schema.ErrAppendOnly) {
+			t.Errorf("%s: err = %v, want ErrAppendOnly", what, err)
+		}
+		tx, err := db.Tx(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := attempt(tx.Client()); !errors.Is(err, schema.ErrAppendOnly) {
+			t.Errorf("%s in a transaction: err = %v, want ErrAppendOnly", what, err)
+		}
+		if err := tx.Commit(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	after := auditList(t, env, apitest.Vars{"rowsPerPage": 100})
+	if !reflect.DeepEqual(after.Nodes, before.Nodes) {
+		t.Errorf("the trail changed:\nbefore %+v\nafter  %+v", before.Nodes, after.Nodes)
+	}
+}
+
+// TestDebtEventsLoadInFixedStatements: Debt.events and their records are
+// eager-loaded, one statement each, however many debts a page holds.
+func TestDebtEventsLoadInFixedStatements(t *testing.T) {
+	var mu sync.Mutex
+	counting := false
+	audit := 0
+	env := apitest.NewWith(t, func(o *server.Options) {
+		drv := dialect.DebugWithContext(entsql.OpenDB(o.DB.Dialect, o.DB.SQL), func(_ context.Context, v ...any) {
+			mu.Lock()
+			defer mu.Unlock()
+			if counting && strings.Contains(fmt.Sprint(v...), "audit_event") {
+				audit++
+			}
+		})
+		o.DB = &store.DB{Client: ent.NewClient(ent.Driver(drv)), SQL: o.DB.SQL, Dialect: o.DB.Dialect}
+	})
+	clientID, debtID, itemID := paymentDebt(t, env, "100.00")
+	env.Admin().Do(t, addPayment, apitest.Vars{"c": clientID, "i": paymentInput(debtID, itemID, "1.00")}).OK(t, nil)
+	list := func() (statements, debts, events int) {
+		t.Helper()
+		var out struct {
+			Nodes []struct {
+				Events []struct{ Records []struct{ RecordType string } }
+			}
+		}
+		mu.Lock()
+		counting, audit = true, 0
+		mu.Unlock()
+		env.Admin().Do(t, `query($c: UUID!) { debts(clientId: $c, rowsPerPage: 100) { nodes { id
+		  events { operation records { recordType } } payments { debt { events { id } } } } } }`,
+			apitest.Vars{"c": clientID}).Field(t, "debts", &out)
+		mu.Lock()
+		statements, counting = audit, false
+		mu.Unlock()
+		for _, d := range out.Nodes {
+			events += len(d.Events)
+		}
+		return statements, len(out.Nodes), events
+	}
+	one, debts, events := list()
+	if debts != 1 || events != 2 {
+		t.Fatalf("1 debt: %d debts, %d events", debts, events)
+	}
+	for i := range 5 {
+		var d struct {
+			ID       int
+			Invoices []struct{ ID int }
+		}
+		env.Admin().Do(t, `mutation($c: UUID!, $input: DebtorWithDebtsInput!) { createDebt(clientId: $c, input: $input) { id invoices { id } } }`,
+			apitest.Vars{"c": clientID, "input": debtCaseInput(apitest.Personnr, "Sven Svensson", debtCaseItemInput(fmt.Sprintf("M-%d", i), "10"))}).
+			Field(t, "createDebt", &d)
+		env.Admin().Do(t, addPayment, apitest.Vars{"c": clientID, "i": paymentInput(d.ID, d.Invoices[0].ID, "1.00")}).OK(t, nil)
+	}
+	six, debts, events := list()
+	if debts != 6 || events != 12 {
+		t.Fatalf("6 debts: %d debts, %d events", debts, events)
+	}
+	// events and their records at the top, and the events of the debts
+	// reached through payments.
+	if one != 3 || six != one {
+		t.Errorf("statements on the audit tables: %d for 1 debt, %d for 6; want 3 for both", one, six)
+	}
+}
