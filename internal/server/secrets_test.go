@@ -71,3 +71,45 @@ func TestLogsHoldNoSecrets(t *testing.T) {
 		}
 	}
 }
+
+// TestKeyedCreateApiKeyStoresNoSecret: the idempotency record of a keyed
+// createApiKey does not hold the secret; a retry gets CONFLICT and no
+// second key.
+func TestKeyedCreateApiKeyStoresNoSecret(t *testing.T) {
+	env := apitest.New(t)
+	create := `mutation { createApiKey(input: {name: "ops", role: ADMIN}) { secret apiKey { id } } }`
+	var out struct{ CreateApiKey struct{ Secret string } }
+	env.Admin().Do(t, create, nil, "Idempotency-Key", "key-1").OK(t, &out)
+	if out.CreateApiKey.Secret == "" {
+		t.Fatal("no secret in the first answer")
+	}
+	rows, err := env.DB.SQL.Query("SELECT body FROM idempotency_records")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	records := 0
+	for rows.Next() {
+		var body string
+		if err := rows.Scan(&body); err != nil {
+			t.Fatal(err)
+		}
+		records++
+		if strings.Contains(body, out.CreateApiKey.Secret) {
+			t.Errorf("an idempotency record holds the secret: %s", body)
+		}
+	}
+	if records != 1 {
+		t.Errorf("%d idempotency records, want 1", records)
+	}
+	retry := env.Admin().Do(t, create, nil, "Idempotency-Key", "key-1")
+	retry.Refused(t, http.StatusConflict, "CONFLICT", "")
+	if strings.Contains(string(retry.Body), out.CreateApiKey.Secret) {
+		t.Errorf("the retry shows the secret: %s", retry.Body)
+	}
+	var keys struct{ TotalCount int }
+	env.Admin().Do(t, `{ apiKeys { totalCount } }`, nil).Field(t, "apiKeys", &keys)
+	if keys.TotalCount != 2 {
+		t.Errorf("%d keys, want 2 (bootstrap and ops: the retry created none)", keys.TotalCount)
+	}
+}
