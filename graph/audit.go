@@ -204,6 +204,35 @@ func isMutation(name string) bool {
 	return m != nil && m.Fields.ForName(name) != nil
 }
 
+// debtEvents are a debt's events: eager-loaded with the debt when ent
+// loaded it (entgql loads edges under the field's alias), else batched with
+// the other debts the loaders found.
+func (r *Resolver) debtEvents(ctx context.Context, d *ent.Debt) ([]*ent.AuditEvent, error) {
+	if fc := graphql.GetFieldContext(ctx); fc != nil && fc.Field.Alias != "" {
+		if events, err := d.NamedEvents(fc.Field.Alias); err == nil {
+			return events, nil
+		}
+	}
+	if events, err := d.Edges.EventsOrErr(); err == nil {
+		return events, nil
+	}
+	return r.loaders(ctx).debtEvents.get(ctx, d)
+}
+
+// eventRecords are an event's records: eager-loaded under the field's
+// alias (entgql) or without one (the debt events loader), else queried.
+func eventRecords(ctx context.Context, e *ent.AuditEvent) ([]*ent.AuditEventRecord, error) {
+	if fc := graphql.GetFieldContext(ctx); fc != nil && fc.Field.Alias != "" {
+		if records, err := e.NamedRecords(fc.Field.Alias); err == nil {
+			return records, nil
+		}
+	}
+	if records, err := e.Edges.RecordsOrErr(); err == nil {
+		return records, nil
+	}
+	return e.QueryRecords().All(ctx)
+}
+
 // sortEvents puts events oldest first (ids grow with time).
 func sortEvents(events []*ent.AuditEvent) []*ent.AuditEvent {
 	sort.Slice(events, func(i, j int) bool { return events[i].ID < events[j].ID })

@@ -6,10 +6,12 @@ import (
 	"sync"
 
 	"github.com/debtql/debtql/ent"
+	"github.com/debtql/debtql/ent/auditevent"
 	"github.com/debtql/debtql/ent/debt"
 	"github.com/debtql/debtql/ent/debtinvoice"
 	"github.com/debtql/debtql/ent/invoice"
 	"github.com/debtql/debtql/internal/collection"
+	"github.com/debtql/debtql/internal/scalar"
 )
 
 // batch loads a value per record for every record of a request at once:
@@ -75,6 +77,9 @@ type loaders struct {
 	invoiceFacts *batch[*ent.Invoice, invoiceDebtFacts]
 	debtorDebts  *batch[*ent.Debtor, []collection.DebtFacts]
 	itemInvoice  *batch[*ent.DebtInvoice, *ent.Invoice]
+	// debtEvents are the timelines of debts that the loaders found (an
+	// invoice's debt), which ent's eager loading does not reach.
+	debtEvents *batch[*ent.Debt, []*ent.AuditEvent]
 }
 
 type loadersKey struct{}
@@ -97,6 +102,7 @@ func (r *Resolver) newLoaders() *loaders {
 		invoiceFacts: newBatch(func(i *ent.Invoice) string { return i.ID }, r.loadInvoiceFacts),
 		debtorDebts:  newBatch(func(d *ent.Debtor) string { return d.ID }, r.loadDebtorDebts),
 		itemInvoice:  newBatch(func(d *ent.DebtInvoice) string { return strconv.Itoa(int(d.ID)) }, r.loadItemInvoices),
+		debtEvents:   newBatch(func(d *ent.Debt) string { return strconv.Itoa(int(d.ID)) }, r.loadDebtEvents),
 	}
 }
 
@@ -129,6 +135,9 @@ func (r *Resolver) loadInvoiceFacts(ctx context.Context, invoices []*ent.Invoice
 	}
 	out := make(map[string]invoiceDebtFacts, len(invoices))
 	for _, it := range items {
+		if it.Edges.Debt != nil {
+			r.loaders(ctx).debtEvents.prime(it.Edges.Debt)
+		}
 		for _, id := range byNumber[clientNumber{it.ClientID, it.InvoiceNumber}] {
 			f := out[id]
 			f.paid += it.PaidAmount
@@ -210,5 +219,28 @@ func (r *Resolver) loadItemInvoices(ctx context.Context, items []*ent.DebtInvoic
 		out[strconv.Itoa(int(it.ID))] = byNumber[[2]string{it.ClientID, it.InvoiceNumber}]
 	}
 	r.loaders(ctx).invoiceFacts.prime(invoices...)
+	return out, nil
+}
+
+// loadDebtEvents reads the timelines of debts, with their records.
+func (r *Resolver) loadDebtEvents(ctx context.Context, debts []*ent.Debt) (map[string][]*ent.AuditEvent, error) {
+	ids := make([]scalar.IntID, len(debts))
+	for i, d := range debts {
+		ids[i] = d.ID
+	}
+	events, err := r.db(ctx).AuditEvent.Query().
+		Where(auditevent.DebtIDIn(ids...)).
+		WithRecords().
+		All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string][]*ent.AuditEvent, len(debts))
+	for _, e := range events {
+		if e.DebtID != nil {
+			k := strconv.Itoa(int(*e.DebtID))
+			out[k] = append(out[k], e)
+		}
+	}
 	return out, nil
 }

@@ -46,7 +46,7 @@ func (r *auditEventResolver) APIKeyName(ctx context.Context, obj *ent.AuditEvent
 
 // Records is the resolver for the records field.
 func (r *auditEventResolver) Records(ctx context.Context, obj *ent.AuditEvent) ([]*ent.AuditEventRecord, error) {
-	records, err := obj.Records(ctx)
+	records, err := eventRecords(ctx, obj)
 	return sortRecords(records), err
 }
 
@@ -114,7 +114,7 @@ func (r *debtResolver) IsCompleted(ctx context.Context, obj *ent.Debt) (bool, er
 
 // Events is the resolver for the events field.
 func (r *debtResolver) Events(ctx context.Context, obj *ent.Debt) ([]*ent.AuditEvent, error) {
-	events, err := obj.Events(ctx)
+	events, err := r.debtEvents(ctx, obj)
 	return sortEvents(events), err
 }
 
