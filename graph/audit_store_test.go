@@ -148,3 +148,52 @@ func TestDebtEventsLoadInFixedStatements(t *testing.T) {
 		t.Errorf("invoices: %d statements on the audit tables for 1 invoice, %d for 6; want 2 for both", oneInvoices, sixInvoices)
 	}
 }
+
+// TestAuditTenantFilter checks the tenant filter below the resolvers: a
+// CLIENT viewer's unfiltered queries of the trail see only its client's
+// events and records, and it cannot write an event of another client.
+func TestAuditTenantFilter(t *testing.T) {
+	env := apitest.New(t)
+	ownID, _ := env.NewClient(t, "Own AB")
+	otherID, otherDebt, _ := paymentDebt(t, env, "10.00")
+	_, secret := env.NewKey(t, "CLIENT", ownID)
+	_, otherSecret := env.NewKey(t, "CLIENT", otherID)
+	env.As(otherSecret).Do(t, `mutation($c: UUID!, $id: Int!) { withdrawDebt(clientId: $c, input: {id: $id}) { id } }`,
+		apitest.Vars{"c": otherID, "id": otherDebt}).OK(t, nil)
+	db := env.DB.Client
+	viewer, err := auth.Authenticate(context.Background(), db, "Bearer "+secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := auth.WithViewer(context.Background(), viewer)
+
+	events, err := db.AuditEvent.Query().All(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(events) == 0 {
+		t.Fatal("the client's own events (createClient, createApiKey) are not visible")
+	}
+	for _, e := range events {
+		if e.ClientID == nil || *e.ClientID != ownID {
+			t.Errorf("a CLIENT viewer saw an event of client %v: %+v", e.ClientID, e)
+		}
+	}
+	records, err := db.AuditEventRecord.Query().All(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range records {
+		if r.ClientID == nil || *r.ClientID != ownID {
+			t.Errorf("a CLIENT viewer saw a record of client %v: %+v", r.ClientID, r)
+		}
+	}
+	all, err := db.AuditEvent.Query().Count(auth.System(context.Background()))
+	if err != nil || all <= len(events) {
+		t.Fatalf("the trail has %d events (err %v), the viewer saw %d: the test proves nothing", all, err, len(events))
+	}
+	if _, err := db.AuditEvent.Create().SetClientID(otherID).SetAPIKeyID(viewer.Key.ID).SetAPIKeyName("x").
+		SetRole("CLIENT").SetOperation("withdrawDebt").Save(ctx); err == nil {
+		t.Error("a CLIENT viewer wrote an event of another client below the resolvers")
+	}
+}
