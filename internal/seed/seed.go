@@ -45,8 +45,9 @@ var ErrNotEmpty = errors.New("the database already has clients")
 // Options are how to seed, beyond what to generate.
 type Options struct {
 	// Reset deletes the clients and every row that belongs to them (their
-	// CLIENT keys included; ADMIN keys are kept) before seeding; without it
-	// a database with clients is refused with ErrNotEmpty.
+	// CLIENT keys and the audit trail included; ADMIN keys are kept) before
+	// seeding; without it a database with clients is refused with
+	// ErrNotEmpty.
 	Reset bool
 	// Progress, when set, receives a line per table loaded.
 	Progress io.Writer
