@@ -46,7 +46,7 @@ func cleanEnv(t *testing.T) {
 	t.Helper()
 	for _, name := range []string{
 		"DATABASE_URL", "DEBTQL_SQLITE_PATH", "ADMIN_API_KEY", "PORT",
-		"LOG_LEVEL", "LOG_FORMAT", "DEBTQL_INTROSPECTION", "DEBTQL_METRICS_ADDR",
+		"LOG_LEVEL", "LOG_FORMAT", "DEBTQL_INTROSPECTION", "DEBTQL_METRICS_ADDR", "DEBTQL_MIGRATE",
 	} {
 		t.Setenv(name, "")
 	}

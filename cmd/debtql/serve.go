@@ -51,7 +51,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	db, err := c.openDatabase(ctx)
+	db, err := c.openDatabaseLogged(ctx, log, c.migrate)
 	if err != nil {
 		return err
 	}
