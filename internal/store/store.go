@@ -69,7 +69,7 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 		return nil, fmt.Errorf("store: connecting to the %s database: %w", dialect, redact(err, dsn))
 	}
 	drv := entsql.OpenDB(dialect, db)
-	return &DB{Client: ent.NewClient(ent.Driver(drv)), SQL: db, Dialect: dialect}, nil
+	return &DB{Client: ent.NewClient(ent.Driver(newTracedDriver(drv))), SQL: db, Dialect: dialect}, nil
 }
 
 const (
