@@ -24,10 +24,17 @@ const (
 // traceRequests starts the HTTP server span of each request, as a child of
 // the caller's W3C traceparent when it sends one. logRequests, inside it,
 // adds the status, the operation and the error codes when the request is
-// done. It is installed only when tracing is on.
+// done. It is installed only when tracing is on. Probes and scrapes
+// (/healthz, /readyz, /metrics) are not traced: they would drown the
+// traces that matter.
 func (s *Server) traceRequests(next http.Handler) http.Handler {
 	prop := propagation.TraceContext{}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/healthz", "/readyz", "/metrics":
+			next.ServeHTTP(w, r)
+			return
+		}
 		ctx := prop.Extract(r.Context(), propagation.HeaderCarrier(r.Header))
 		route := routeLabel(r.URL.Path)
 		ctx, span := s.tracer.Start(ctx, r.Method+" "+route,

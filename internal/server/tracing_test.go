@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net/http"
 	"strings"
 	"sync"
 	"testing"
@@ -175,6 +176,18 @@ func TestTracingSpansForOperationAndSQL(t *testing.T) {
 	for _, s := range spans {
 		if s.SpanContext.TraceID() != trace {
 			t.Errorf("span %s is in trace %s, want %s", s.Name, s.SpanContext.TraceID(), trace)
+		}
+	}
+
+	// Probes are not traced.
+	probe, err := http.Get(env.URL + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = probe.Body.Close()
+	for _, s := range exp.GetSpans() {
+		if strings.Contains(s.Name, "/healthz") {
+			t.Errorf("a probe was traced: %s", s.Name)
 		}
 	}
 
