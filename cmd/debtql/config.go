@@ -172,7 +172,7 @@ func (c *config) openDatabaseLogged(ctx context.Context, log *slog.Logger, migra
 			return fail(err)
 		}
 		if len(st.Pending) > 0 {
-			return fail(fmt.Errorf("the database has %d pending migrations (%s …) and --migrate=false: run `debtql migrate up` first", len(st.Pending), st.Pending[0]))
+			return fail(fmt.Errorf("the database has %d pending migration(s) (%s …) and --migrate=false: run `debtql migrate up` first", len(st.Pending), st.Pending[0]))
 		}
 		return db, nil
 	}

@@ -44,7 +44,7 @@ func TestMigrateStatusAndUp(t *testing.T) {
 	}
 
 	_, err = runServeError(t, "--database-url", dsn, "--migrate=false")
-	if err == nil || !strings.Contains(err.Error(), "pending migrations") || !strings.Contains(err.Error(), "debtql migrate up") {
+	if err == nil || !strings.Contains(err.Error(), "pending migration") || !strings.Contains(err.Error(), "debtql migrate up") {
 		t.Fatalf("serve --migrate=false with pending migrations: %v", err)
 	}
 

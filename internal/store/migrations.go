@@ -437,7 +437,7 @@ func unversionedError(tables []string, files []migrate.File) error {
 	return fmt.Errorf("store: %w (tables %s; no %s table). If it was created by the automatic migration of an earlier DebtQL, "+
 		"start that DebtQL release once more so its schema is complete, take a backup, then run "+
 		"`debtql migrate up --baseline %s` once: it records the first migration as applied without running it and applies the rest. "+
-		"Otherwise point DATABASE_URL at an empty database or schema (see docs/operations.md, Migrations)",
+		"Otherwise point DATABASE_URL at an empty database or schema (see docs/operations.md, Schema migration)",
 		ErrUnversioned, strings.Join(shown, ", "), RevisionTable, first)
 }
 
