@@ -66,9 +66,10 @@ func DirFromFS(fsys fs.FS) (*migrate.MemDir, error) {
 	return dir, nil
 }
 
-// validateDir refuses a migration folder whose files do not match its
-// atlas.sum: a file edited, added or removed without regenerating the sum.
-func validateDir(dir migrate.Dir) error {
+// ValidateMigrations refuses a migration folder whose files do not match
+// its atlas.sum: a file edited, added or removed without regenerating the
+// sum.
+func ValidateMigrations(dir migrate.Dir) error {
 	err := migrate.Validate(dir)
 	if err == nil {
 		return nil
@@ -301,7 +302,7 @@ func migrationFiles(dir migrate.Dir) ([]migrate.File, error) {
 		}
 		dir = d
 	}
-	if err := validateDir(dir); err != nil {
+	if err := ValidateMigrations(dir); err != nil {
 		return nil, err
 	}
 	files, err := dir.Files()

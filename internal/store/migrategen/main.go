@@ -98,6 +98,9 @@ func run(args []string, devURL, dirPath string) error {
 			if err != nil {
 				return err
 			}
+			if err := store.ValidateMigrations(mem); err != nil {
+				return err
+			}
 			err = store.DiffMigrations(ctx, dev, mem, "check")
 			if errors.Is(err, migrate.ErrNoPlan) {
 				fmt.Println("the migration folder matches the ent schema")
@@ -111,6 +114,9 @@ func run(args []string, devURL, dirPath string) error {
 	}
 	if len(args) != 1 || !validName.MatchString(args[0]) {
 		return fmt.Errorf("%q: a migration name is lower-case letters, digits and _ (e.g. add_audit_events)", args[0])
+	}
+	if err := store.ValidateMigrations(dir); err != nil {
+		return err
 	}
 	before, err := dir.Files()
 	if err != nil {
