@@ -263,6 +263,66 @@ func (e *Env) Replica(t testing.TB, configure func(*server.Options)) *Env {
 	return &r
 }
 
+// PostgresSchema returns the URL of a fresh, empty schema in the package's
+// throwaway PostgreSQL database (its search_path), for tests of the
+// migrations themselves. It skips the test when the package runs on SQLite.
+func PostgresSchema(t testing.TB) string {
+	t.Helper()
+	b, err := setup()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !b.postgres {
+		t.Skip("needs PostgreSQL: the versioned migrations are PostgreSQL's")
+	}
+	schema := "t_" + randomHex(6)
+	admin, err := sql.Open("pgx", b.baseURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	if _, err := admin.ExecContext(context.Background(), "CREATE SCHEMA "+schema); err != nil {
+		t.Fatalf("creating schema: %v", err)
+	}
+	return withSearchPath(b.baseURL, schema)
+}
+
+// PostgresDatabase creates a fresh, empty PostgreSQL database for the
+// test, drops it when the test ends, and returns its URL: for Atlas's
+// replay of the migration folder, which wants a whole database to itself.
+// It skips the test when the package runs on SQLite.
+func PostgresDatabase(t testing.TB) string {
+	t.Helper()
+	b, err := setup()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !b.postgres {
+		t.Skip("needs PostgreSQL: the versioned migrations are PostgreSQL's")
+	}
+	admin, err := sql.Open("pgx", b.adminDB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := b.dbName + "_" + randomHex(3)
+	if _, err := admin.ExecContext(context.Background(), `CREATE DATABASE "`+name+`"`); err != nil {
+		_ = admin.Close()
+		t.Fatalf("creating database %s: %v", name, err)
+	}
+	t.Cleanup(func() {
+		defer admin.Close()
+		if _, err := admin.ExecContext(context.Background(), `DROP DATABASE IF EXISTS "`+name+`" WITH (FORCE)`); err != nil {
+			t.Errorf("dropping database %s: %v", name, err)
+		}
+	})
+	u, err := url.Parse(b.adminDB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Path = "/" + name
+	return u.String()
+}
+
 func withSearchPath(base, schema string) string {
 	u, _ := url.Parse(base)
 	q := u.Query()

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/vektah/gqlparser/v2/gqlerror"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/debtql/debtql/internal/apierr"
 	"github.com/debtql/debtql/internal/auth"
@@ -128,6 +129,7 @@ func (s *Server) logRequests(next http.Handler) http.Handler {
 		next.ServeHTTP(rec, r.WithContext(context.WithValue(r.Context(), requestLogKey{}, gql)))
 		elapsed := time.Since(start)
 		s.metrics.observe(r, rec.status, gql, elapsed)
+		annotateSpan(r.Context(), rec.status, gql)
 		level := slog.LevelInfo
 		switch {
 		case rec.status >= 500:
@@ -229,16 +231,20 @@ func writeErrors(w http.ResponseWriter, r *http.Request, status int, errs ...*ap
 	_, _ = w.Write(encodeResponse(nil, list, nil))
 }
 
-// contextHandler adds the request id to every log record made with a
-// request's context.
+// contextHandler adds the request id, and when tracing is on the trace and
+// span ids, to every log record made with a request's context.
 type contextHandler struct{ slog.Handler }
 
-// NewLogHandler wraps h so that log records carry the request id.
+// NewLogHandler wraps h so that log records carry the request id and, when
+// the request is traced, its trace_id and span_id.
 func NewLogHandler(h slog.Handler) slog.Handler { return contextHandler{h} }
 
 func (h contextHandler) Handle(ctx context.Context, r slog.Record) error {
 	if id := RequestID(ctx); id != "" {
 		r.AddAttrs(slog.String("request_id", id))
+	}
+	if sc := trace.SpanContextFromContext(ctx); sc.IsValid() {
+		r.AddAttrs(slog.String("trace_id", sc.TraceID().String()), slog.String("span_id", sc.SpanID().String()))
 	}
 	return h.Handler.Handle(ctx, r)
 }

@@ -69,7 +69,7 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 		return nil, fmt.Errorf("store: connecting to the %s database: %w", dialect, redact(err, dsn))
 	}
 	drv := entsql.OpenDB(dialect, db)
-	return &DB{Client: ent.NewClient(ent.Driver(drv)), SQL: db, Dialect: dialect}, nil
+	return &DB{Client: ent.NewClient(ent.Driver(newTracedDriver(drv))), SQL: db, Dialect: dialect}, nil
 }
 
 const (
@@ -102,13 +102,28 @@ func sqliteDSN(path string) string {
 	return base + sep + q.Encode()
 }
 
-// Migrate brings the schema up to date with ent's automatic migration,
-// which only adds (tables, columns, indexes) and never drops.
+// Migrate brings the schema up to date: on PostgreSQL by applying the
+// embedded versioned migrations (ApplyMigrations), on SQLite by ent's
+// automatic migration, which only adds (tables, columns, indexes).
 func (d *DB) Migrate(ctx context.Context) error {
-	if err := d.Client.Schema.Create(ctx, migrate.WithForeignKeys(true)); err != nil {
-		return fmt.Errorf("store: migrating the schema: %w", err)
+	_, err := d.MigrateUp(ctx, MigrateOptions{})
+	return err
+}
+
+// MigrateUp is Migrate with options and a report of what it did. On SQLite
+// it runs ent's automatic migration and reports nothing; a baseline is
+// refused there.
+func (d *DB) MigrateUp(ctx context.Context, opts MigrateOptions) (*MigrationReport, error) {
+	if d.IsPostgres() {
+		return ApplyMigrations(ctx, d.SQL, opts)
 	}
-	return nil
+	if opts.Baseline != "" {
+		return nil, errors.New("store: --baseline is for PostgreSQL; SQLite is migrated automatically")
+	}
+	if err := d.Client.Schema.Create(ctx, migrate.WithForeignKeys(true)); err != nil {
+		return nil, fmt.Errorf("store: migrating the schema: %w", err)
+	}
+	return &MigrationReport{}, nil
 }
 
 // Ping reports whether the database answers within ctx.
