@@ -181,6 +181,23 @@ func apiHeaders(next http.Handler) http.Handler {
 	})
 }
 
+// withDeadline puts the request deadline (--request-timeout) on a GraphQL
+// request's context before anything touches the database, the API key's
+// lookup included: a request that waits for a connection of a full pool,
+// or for a database that does not answer, gives up at the deadline and
+// answers 503 instead of hanging.
+func (s *Server) withDeadline(next http.Handler) http.Handler {
+	t := s.limits.RequestTimeout
+	if t <= 0 {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), t)
+		defer cancel()
+		next.ServeHTTP(w, r.WithContext(ctx))
+	})
+}
+
 // limitBody refuses bodies beyond max bytes (413).
 func (s *Server) limitBody(max int64, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
