@@ -13,6 +13,7 @@ import (
 
 	"github.com/debtql/debtql/internal/apierr"
 	"github.com/debtql/debtql/internal/auth"
+	"github.com/debtql/debtql/internal/store"
 )
 
 type requestIDKey struct{}
@@ -218,7 +219,11 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 				writeErrors(w, r, statusOf(ae.Code), ae)
 				return
 			}
-			s.log.ErrorContext(r.Context(), "authentication failed", "error", err.Error())
+			if store.Unavailable(err) || errors.Is(err, context.DeadlineExceeded) {
+				s.log.WarnContext(r.Context(), "cannot check the API key: database unavailable or deadline passed", "error", err.Error())
+			} else {
+				s.log.ErrorContext(r.Context(), "authentication failed", "error", err.Error())
+			}
 			writeErrors(w, r, http.StatusServiceUnavailable,
 				&apierr.Error{Code: codeServiceUnavailable, Message: "the service cannot check API keys right now; try again shortly"})
 			return
