@@ -106,7 +106,8 @@ func (s *Server) presenter(ctx context.Context, err error) *gqlerror.Error {
 		// with an existing record, never an internal error.
 		s.log.WarnContext(ctx, "unmapped constraint error", "error", err.Error())
 		return gqlError(apierr.New(apierr.Conflict, "the change conflicts with an existing record"), fieldPath)
-	case errors.Is(err, context.DeadlineExceeded), errors.Is(ctx.Err(), context.DeadlineExceeded):
+	case errors.Is(err, context.DeadlineExceeded), ctx.Err() != nil:
+		// The deadline passed, or the caller went away.
 		return gqlError(&apierr.Error{Code: codeServiceUnavailable, Message: "the service is busy; try again shortly"}, fieldPath)
 	case store.Unavailable(err):
 		s.log.WarnContext(ctx, "database unavailable", "error", err.Error())

@@ -89,11 +89,14 @@ func postClient(env *apitest.Env, name, key string) boundedResult {
 
 // TestFullPoolAnswers503AtTheDeadline: when every connection of the pool is
 // taken, a request waits for one until its deadline and then answers 503;
-// it never hangs, whether it is a query or a mutation, and the server
-// serves again once connections are free.
+// it never hangs (the client gives up after hangBound, ten times the
+// deadline), whether it is a query or a mutation, and the server serves
+// again once connections are free.
 func TestFullPoolAnswers503AtTheDeadline(t *testing.T) {
 	limits := apitest.TestLimits()
-	limits.RequestTimeout = 500 * time.Millisecond
+	// Short enough to keep the test quick, long enough for a healthy
+	// request on a loaded CI machine.
+	limits.RequestTimeout = 2 * time.Second
 	env := apitest.NewWithLimits(t, limits)
 	post(env, `{ viewer { role } }`, nil).want(t, "before", http.StatusOK, "")
 
@@ -173,7 +176,9 @@ func lockClients(t *testing.T, db *sql.DB) (release func()) {
 // the request answers 503.
 func TestRequestDeadlineCancelsTheStatement(t *testing.T) {
 	limits := apitest.TestLimits()
-	limits.RequestTimeout = 500 * time.Millisecond
+	// Short enough to keep the test quick, long enough for a healthy
+	// request on a loaded CI machine.
+	limits.RequestTimeout = 2 * time.Second
 	env := apitest.NewWithLimits(t, limits)
 	if !env.Postgres {
 		t.Skip("SQLite runs in the process: there is no server-side statement to cancel")
@@ -341,7 +346,14 @@ func TestDatabaseDownAnswers503AndRecovers(t *testing.T) {
 	}
 	// The refused mutations wrote nothing; their retries with the same keys
 	// write them once; the acknowledged one is there, once.
-	postClient(env, "Running AB", "running").want(t, "retry of the running mutation", http.StatusOK, "")
+	// The cut-off transaction may hold its key's lock until PostgreSQL has
+	// ended its backend: 409 "still running" meanwhile.
+	var retry boundedResult
+	waitFor(hangBound, func() bool {
+		retry = postClient(env, "Running AB", "running")
+		return retry.status != http.StatusConflict
+	})
+	retry.want(t, "retry of the running mutation", http.StatusOK, "")
 	postClient(env, "During AB", "during").want(t, "retry of the refused mutation", http.StatusOK, "")
 	postClient(env, "Before AB", "before").want(t, "replay of the acknowledged one", http.StatusOK, "")
 	for _, name := range []string{"Before AB", "Running AB", "During AB"} {

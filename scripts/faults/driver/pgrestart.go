@@ -132,8 +132,8 @@ func (p *pgRun) run(ctx context.Context) error {
 		time.Sleep(500 * time.Millisecond) // let requests sent meanwhile finish
 		p.mu.Lock()
 		for _, e := range p.events {
-			if e.sent.Before(t0) {
-				continue
+			if e.done.Before(t0) {
+				continue // answered before the stop; those in flight at the stop count
 			}
 			if !e.sent.Before(tDown) && e.sent.Before(tStart) {
 				o.during++
