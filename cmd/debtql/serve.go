@@ -147,17 +147,31 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// httpServer serves h on addr with timeouts that keep slow clients from
-// holding connections.
+// httpLimits are the HTTP server's timeouts and header limit, which keep
+// slow or hostile clients from holding connections (docs/reliability.md).
+// The write timeout is well above the default request deadline, so that a
+// request that passes its deadline can still be answered 503.
+var httpLimits = struct {
+	ReadHeaderTimeout, ReadTimeout, WriteTimeout, IdleTimeout time.Duration
+	MaxHeaderBytes                                            int
+}{
+	ReadHeaderTimeout: 10 * time.Second,
+	ReadTimeout:       30 * time.Second,
+	WriteTimeout:      60 * time.Second,
+	IdleTimeout:       120 * time.Second,
+	MaxHeaderBytes:    64 << 10,
+}
+
+// httpServer serves h on addr with httpLimits.
 func httpServer(addr string, h http.Handler) *http.Server {
 	return &http.Server{
 		Addr:              addr,
 		Handler:           h,
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       30 * time.Second,
-		WriteTimeout:      60 * time.Second,
-		IdleTimeout:       120 * time.Second,
-		MaxHeaderBytes:    64 << 10,
+		ReadHeaderTimeout: httpLimits.ReadHeaderTimeout,
+		ReadTimeout:       httpLimits.ReadTimeout,
+		WriteTimeout:      httpLimits.WriteTimeout,
+		IdleTimeout:       httpLimits.IdleTimeout,
+		MaxHeaderBytes:    httpLimits.MaxHeaderBytes,
 	}
 }
 

@@ -191,6 +191,21 @@ func NewWith(t testing.TB, configure func(*server.Options)) *Env {
 	return start(t, b, configure)
 }
 
+// NewVia is NewWith on PostgreSQL with the server's database URL passed
+// through via first, e.g. to reach the database through a proxy that a
+// fault test can cut. It skips the test on SQLite.
+func NewVia(t testing.TB, via func(dsn string) string, configure func(*server.Options)) *Env {
+	t.Helper()
+	b, err := setup()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !b.postgres {
+		t.Skip("needs PostgreSQL")
+	}
+	return startVia(t, b, via, configure)
+}
+
 // NewSQLite starts a server over a fresh embedded SQLite database, whatever
 // the package's backend: the smoke tests of the default database.
 func NewSQLite(t testing.TB) *Env {
@@ -199,6 +214,11 @@ func NewSQLite(t testing.TB) *Env {
 }
 
 func start(t testing.TB, b *backend, configure func(*server.Options)) *Env {
+	t.Helper()
+	return startVia(t, b, nil, configure)
+}
+
+func startVia(t testing.TB, b *backend, via func(string) string, configure func(*server.Options)) *Env {
 	t.Helper()
 	ctx := context.Background()
 	var dsn string
@@ -213,6 +233,9 @@ func start(t testing.TB, b *backend, configure func(*server.Options)) *Env {
 		}
 		_ = admin.Close()
 		dsn = withSearchPath(b.baseURL, schema)
+		if via != nil {
+			dsn = via(dsn)
+		}
 	} else {
 		dsn = filepath.Join(t.TempDir(), "debtql.db")
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/debtql/debtql/internal/apierr"
 	"github.com/debtql/debtql/internal/auth"
+	"github.com/debtql/debtql/internal/store"
 )
 
 type requestIDKey struct{}
@@ -183,6 +184,23 @@ func apiHeaders(next http.Handler) http.Handler {
 	})
 }
 
+// withDeadline puts the request deadline (--request-timeout) on a GraphQL
+// request's context before anything touches the database, the API key's
+// lookup included: a request that waits for a connection of a full pool,
+// or for a database that does not answer, gives up at the deadline and
+// answers 503 instead of hanging.
+func (s *Server) withDeadline(next http.Handler) http.Handler {
+	t := s.limits.RequestTimeout
+	if t <= 0 {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), t)
+		defer cancel()
+		next.ServeHTTP(w, r.WithContext(ctx))
+	})
+}
+
 // limitBody refuses bodies beyond max bytes (413).
 func (s *Server) limitBody(max int64, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -203,7 +221,11 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 				writeErrors(w, r, statusOf(ae.Code), ae)
 				return
 			}
-			s.log.ErrorContext(r.Context(), "authentication failed", "error", err.Error())
+			if store.Unavailable(err) || errors.Is(err, context.DeadlineExceeded) {
+				s.log.WarnContext(r.Context(), "cannot check the API key: database unavailable or deadline passed", "error", err.Error())
+			} else {
+				s.log.ErrorContext(r.Context(), "authentication failed", "error", err.Error())
+			}
 			writeErrors(w, r, http.StatusServiceUnavailable,
 				&apierr.Error{Code: codeServiceUnavailable, Message: "the service cannot check API keys right now; try again shortly"})
 			return

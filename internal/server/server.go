@@ -117,7 +117,7 @@ func New(opts Options) *Server {
 
 	gql := &graphqlHandler{exec: exec, s: s}
 	mux := http.NewServeMux()
-	mux.Handle("/graphql", cors(opts.AllowedOrigins, markGraphQL(s.limitBody(opts.MaxBodyBytes, s.authenticate(gql)))))
+	mux.Handle("/graphql", cors(opts.AllowedOrigins, markGraphQL(s.withDeadline(s.limitBody(opts.MaxBodyBytes, s.authenticate(gql))))))
 	mux.HandleFunc("GET /healthz", s.healthz)
 	mux.HandleFunc("GET /readyz", s.readyz)
 	if !opts.SeparateMetrics {
