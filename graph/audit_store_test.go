@@ -73,6 +73,36 @@ func TestAuditTrailIsAppendOnly(t *testing.T) {
 	}
 }
 
+// TestAuditTrailRefusesRawSQL: on PostgreSQL the trail is append-only below
+// ent too: a trigger refuses UPDATE and DELETE from any SQL session.
+func TestAuditTrailRefusesRawSQL(t *testing.T) {
+	env := apitest.New(t)
+	if !env.DB.IsPostgres() {
+		t.Skip("the append-only trigger is PostgreSQL's (a migration); SQLite relies on the ent hook")
+	}
+	paymentDebt(t, env, "10.00")
+	ctx := context.Background()
+	var events int
+	if err := env.DB.SQL.QueryRowContext(ctx, `SELECT count(*) FROM audit_events`).Scan(&events); err != nil || events == 0 {
+		t.Fatalf("events = %d, err = %v; want some to protect", events, err)
+	}
+	for _, stmt := range []string{
+		`UPDATE audit_events SET operation = 'forged'`,
+		`DELETE FROM audit_events`,
+		`UPDATE audit_event_records SET after = NULL`,
+		`DELETE FROM audit_event_records`,
+	} {
+		_, err := env.DB.SQL.ExecContext(ctx, stmt)
+		if err == nil || !strings.Contains(err.Error(), "append-only") {
+			t.Errorf("%s: err = %v, want the append-only refusal", stmt, err)
+		}
+	}
+	var after int
+	if err := env.DB.SQL.QueryRowContext(ctx, `SELECT count(*) FROM audit_events WHERE operation <> 'forged'`).Scan(&after); err != nil || after != events {
+		t.Errorf("events after = %d (err %v), want %d unchanged", after, err, events)
+	}
+}
+
 // TestDebtEventsLoadInFixedStatements: Debt.events and their records are
 // eager-loaded, one statement each, however many debts a page holds.
 func TestDebtEventsLoadInFixedStatements(t *testing.T) {
