@@ -23,7 +23,7 @@ func listFixture(t testing.TB, env *apitest.Env, n int) (clientID string) {
 	}
 	debtor := func(i int, suffix string) apitest.Vars {
 		return apitest.Vars{"isCorporation": false, "identificationNumber": fmt.Sprintf("NO-%05d", i),
-			"name": fmt.Sprintf("Debitor %d", i),
+			"name":    fmt.Sprintf("Debitor %d", i),
 			"address": apitest.Vars{"address1": "Storgata 1", "zipCode": "0150", "city": "Oslo", "countryCode": "NO"},
 			"debts":   []apitest.Vars{item(fmt.Sprintf("F-%05d-%s1", i, suffix)), item(fmt.Sprintf("F-%05d-%s2", i, suffix))}}
 	}
@@ -99,12 +99,30 @@ type statementCase struct {
 	want  int
 }
 
+// Every request starts with 1 statement to read the API key, and a list
+// under a clientId with 1 to check that the client exists; the list itself
+// is a COUNT (totalCount) and the page; then each nested table is 1 query
+// for the whole page (ent's eager loading, or the batches of
+// graph/loaders.go and graph/listloaders.go).
 var statementCases = []statementCase{
-	{"debts", debtsQuery, []string{"debts", "edges"}, 0},
-	{"debts by cursor", debtsByCursorQuery, []string{"debts", "nodes"}, 0},
-	{"client debts", clientDebtsQuery, []string{"client", "debts", "nodes"}, 0},
-	{"debtors", debtorsQuery, []string{"debtors", "nodes"}, 0},
-	{"invoices", invoicesQuery, []string{"invoices", "nodes"}, 0},
+	// key, client, count, page, debtor, items, items' payments, payments,
+	// payments' debt, payments' item, the debtor's debts (statuses), the
+	// items' registered invoices, and those invoices' facts (the items
+	// carrying their numbers, with their debts): 14.
+	{"debts", debtsQuery, []string{"debts", "edges"}, 14},
+	{"debts by cursor", debtsByCursorQuery, []string{"debts", "nodes"}, 14},
+	// key, client (with no existence check: the lookup is the check), and
+	// the same 12 as above.
+	{"client debts", clientDebtsQuery, []string{"client", "debts", "nodes"}, 14},
+	// key, client, count, page, the debtors' debts (statuses), then the
+	// nested debts pages of all debtors at once: their counts, their rows
+	// (a window function numbers each debtor's debts), items, items'
+	// payments and payments: 10.
+	{"debtors", debtorsQuery, []string{"debtors", "nodes"}, 10},
+	// key, client, count, page, articles, the items carrying the invoices'
+	// numbers, their debts, and under Invoice.debt the debtors and items:
+	// 9.
+	{"invoices", invoicesQuery, []string{"invoices", "nodes"}, 9},
 }
 
 // A list request issues the same number of SQL statements for a page of 10
@@ -125,17 +143,17 @@ func TestListStatementCountIsFixed(t *testing.T) {
 					t.Fatalf("page of %d has %d rows: %s", n, got, r.Body)
 				}
 				t.Logf("%s, page of %d: %d statements", tc.name, n, counts[n])
-				if n == 100 {
-					for i, s := range env.Statements.Log() {
-						t.Logf("  %d: %.200s", i+1, s)
-					}
-				}
 			}
 			if counts[10] != counts[100] {
 				t.Errorf("a page of 10 issues %d statements, a page of 100 %d: want the same", counts[10], counts[100])
 			}
 			if counts[100] != tc.want {
 				t.Errorf("%d statements, want %d", counts[100], tc.want)
+			}
+			if t.Failed() {
+				for i, s := range env.Statements.Log() {
+					t.Logf("  %d: %.300s", i+1, s)
+				}
 			}
 		})
 	}
@@ -158,4 +176,93 @@ func rows(t testing.TB, r *apitest.Response, path []string) int {
 		t.Fatalf("%v is not a list in %s", path, r.Body)
 	}
 	return len(list)
+}
+
+// Debtor.debts under a debtors list is read for all the page's debtors at
+// once (a window function numbers each debtor's debts): each debtor's page
+// is the one its own list gives, in every paging mode and order.
+func TestNestedDebtorDebtsPages(t *testing.T) {
+	env := apitest.New(t)
+	clientID, _ := env.NewClient(t, "Nested AB")
+	// Debtors with 3, 1, 2 and 0 debts (the last one's debts are in
+	// another client), created interleaved.
+	other, _ := env.NewClient(t, "Other AB")
+	amounts := map[string][]string{"A": {"300", "100", "200"}, "B": {"50"}, "C": {"20", "10"}}
+	for round := 0; round < 3; round++ {
+		for _, who := range []string{"A", "B", "C"} {
+			if round < len(amounts[who]) {
+				in := debtCaseForeign("NO-"+who, "Debitor "+who, debtCaseItemInput(fmt.Sprintf("%s-%d", who, round), amounts[who][round]))
+				debtCaseCreate(t, env.Admin(), clientID, in).OK(t, nil)
+			}
+		}
+	}
+	debtCaseCreate(t, env.Admin(), other, debtCaseForeign("NO-A", "Debitor A", debtCaseItemInput("X-1", "5"))).OK(t, nil)
+	env.Admin().Do(t, `mutation($c: UUID!, $i: DebtorInput!) { createDebtor(clientId: $c, input: $i) { id } }`,
+		apitest.Vars{"c": clientID, "i": apitest.Vars{"isCorporation": false, "identificationNumber": "NO-D", "name": "Debitor D",
+			"address": apitest.Vars{"address1": "Storgata 1", "zipCode": "0150", "city": "Oslo", "countryCode": "NO"}}}).OK(t, nil)
+
+	type page struct {
+		TotalCount int
+		PageInfo   struct{ HasNextPage, HasPreviousPage bool }
+		Nodes      []struct {
+			ID             int
+			OriginalAmount string
+		}
+	}
+	// all is each debtor's debts in the list's default order, read one
+	// debtor at a time.
+	var all struct {
+		Debtors struct {
+			Nodes []struct {
+				ID, Name string
+			}
+		}
+	}
+	env.Admin().Do(t, `query($c: UUID!) { debtors(clientId: $c) { nodes { id name } } }`, apitest.Vars{"c": clientID}).OK(t, &all)
+	if len(all.Debtors.Nodes) != 4 {
+		t.Fatalf("%d debtors, want 4", len(all.Debtors.Nodes))
+	}
+	for _, args := range []string{
+		`rowsPerPage: 2`, `rowsPerPage: 2, page: 2`, `rowsPerPage: 2, page: 3`, `rowsPerPage: 1, page: 3`,
+		`first: 2`, `last: 2`, `first: 1`,
+		`orderBy: {field: ORIGINAL_AMOUNT}, rowsPerPage: 2`, `orderBy: {field: ORIGINAL_AMOUNT, direction: DESC}, last: 1`,
+		`filter: {searchTerm: "A-1", searchType: INVOICE_NUMBER}`,
+	} {
+		sel := `debts(` + args + `) { totalCount pageInfo { hasNextPage hasPreviousPage } nodes { id originalAmount } }`
+		var list struct {
+			Debtors struct {
+				Nodes []struct {
+					ID    string
+					Debts page
+				}
+			}
+		}
+		env.Statements.Reset()
+		env.Admin().Do(t, `query($c: UUID!) { debtors(clientId: $c) { nodes { id `+sel+` } } }`, apitest.Vars{"c": clientID}).OK(t, &list)
+		if n := env.Statements.Count(); n != 5 { // key, client, page, then the nested pages: counts and rows
+			t.Errorf("%s: %d statements, want 5", args, n)
+		}
+		for i, d := range list.Debtors.Nodes {
+			// The same page from the client's debts list, which pages one
+			// list on its own (Page, not PageEach), searched by the
+			// debtor's name; or, with a filter of its own, from the
+			// debtor alone.
+			var want page
+			if strings.Contains(args, "filter") {
+				var one struct{ Debtor struct{ Debts page } }
+				env.Admin().Do(t, `query($c: UUID!, $id: UUID!) { debtor(clientId: $c, id: $id) { `+sel+` } }`,
+					apitest.Vars{"c": clientID, "id": d.ID}).OK(t, &one)
+				want = one.Debtor.Debts
+			} else {
+				var alone struct{ Debts page }
+				q := `query($c: UUID!, $name: String!) { debts(clientId: $c, filter: {searchType: NAME, searchTerm: $name}, ` + args +
+					`) { totalCount pageInfo { hasNextPage hasPreviousPage } nodes { id originalAmount } } }`
+				env.Admin().Do(t, q, apitest.Vars{"c": clientID, "name": all.Debtors.Nodes[i].Name}).OK(t, &alone)
+				want = alone.Debts
+			}
+			if got, want := fmt.Sprintf("%+v", d.Debts), fmt.Sprintf("%+v", want); got != want {
+				t.Errorf("%s, debtor %s: in the list %s, alone %s", args, all.Debtors.Nodes[i].Name, got, want)
+			}
+		}
+	}
 }
