@@ -17,6 +17,8 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"github.com/debtql/debtql/ent/apikey"
+	"github.com/debtql/debtql/ent/auditevent"
+	"github.com/debtql/debtql/ent/auditeventrecord"
 	"github.com/debtql/debtql/ent/creditor"
 	"github.com/debtql/debtql/ent/debt"
 	"github.com/debtql/debtql/ent/debtinvoice"
@@ -36,6 +38,10 @@ type Client struct {
 	Schema *migrate.Schema
 	// APIKey is the client for interacting with the APIKey builders.
 	APIKey *APIKeyClient
+	// AuditEvent is the client for interacting with the AuditEvent builders.
+	AuditEvent *AuditEventClient
+	// AuditEventRecord is the client for interacting with the AuditEventRecord builders.
+	AuditEventRecord *AuditEventRecordClient
 	// Creditor is the client for interacting with the Creditor builders.
 	Creditor *CreditorClient
 	// Debt is the client for interacting with the Debt builders.
@@ -64,6 +70,8 @@ func NewClient(opts ...Option) *Client {
 func (c *Client) init() {
 	c.Schema = migrate.NewSchema(c.driver)
 	c.APIKey = NewAPIKeyClient(c.config)
+	c.AuditEvent = NewAuditEventClient(c.config)
+	c.AuditEventRecord = NewAuditEventRecordClient(c.config)
 	c.Creditor = NewCreditorClient(c.config)
 	c.Debt = NewDebtClient(c.config)
 	c.DebtInvoice = NewDebtInvoiceClient(c.config)
@@ -165,6 +173,8 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		ctx:               ctx,
 		config:            cfg,
 		APIKey:            NewAPIKeyClient(cfg),
+		AuditEvent:        NewAuditEventClient(cfg),
+		AuditEventRecord:  NewAuditEventRecordClient(cfg),
 		Creditor:          NewCreditorClient(cfg),
 		Debt:              NewDebtClient(cfg),
 		DebtInvoice:       NewDebtInvoiceClient(cfg),
@@ -193,6 +203,8 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		ctx:               ctx,
 		config:            cfg,
 		APIKey:            NewAPIKeyClient(cfg),
+		AuditEvent:        NewAuditEventClient(cfg),
+		AuditEventRecord:  NewAuditEventRecordClient(cfg),
 		Creditor:          NewCreditorClient(cfg),
 		Debt:              NewDebtClient(cfg),
 		DebtInvoice:       NewDebtInvoiceClient(cfg),
@@ -230,8 +242,8 @@ func (c *Client) Close() error {
 // In order to add hooks to a specific client, call: `client.Node.Use(...)`.
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
-		c.APIKey, c.Creditor, c.Debt, c.DebtInvoice, c.Debtor, c.IdempotencyRecord,
-		c.Invoice, c.InvoiceArticle, c.Payment,
+		c.APIKey, c.AuditEvent, c.AuditEventRecord, c.Creditor, c.Debt, c.DebtInvoice,
+		c.Debtor, c.IdempotencyRecord, c.Invoice, c.InvoiceArticle, c.Payment,
 	} {
 		n.Use(hooks...)
 	}
@@ -241,8 +253,8 @@ func (c *Client) Use(hooks ...Hook) {
 // In order to add interceptors to a specific client, call: `client.Node.Intercept(...)`.
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
-		c.APIKey, c.Creditor, c.Debt, c.DebtInvoice, c.Debtor, c.IdempotencyRecord,
-		c.Invoice, c.InvoiceArticle, c.Payment,
+		c.APIKey, c.AuditEvent, c.AuditEventRecord, c.Creditor, c.Debt, c.DebtInvoice,
+		c.Debtor, c.IdempotencyRecord, c.Invoice, c.InvoiceArticle, c.Payment,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -253,6 +265,10 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 	switch m := m.(type) {
 	case *APIKeyMutation:
 		return c.APIKey.mutate(ctx, m)
+	case *AuditEventMutation:
+		return c.AuditEvent.mutate(ctx, m)
+	case *AuditEventRecordMutation:
+		return c.AuditEventRecord.mutate(ctx, m)
 	case *CreditorMutation:
 		return c.Creditor.mutate(ctx, m)
 	case *DebtMutation:
@@ -420,6 +436,322 @@ func (c *APIKeyClient) mutate(ctx context.Context, m *APIKeyMutation) (Value, er
 		return (&APIKeyDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown APIKey mutation op: %q", m.Op())
+	}
+}
+
+// AuditEventClient is a client for the AuditEvent schema.
+type AuditEventClient struct {
+	config
+}
+
+// NewAuditEventClient returns a client for the AuditEvent from the given config.
+func NewAuditEventClient(c config) *AuditEventClient {
+	return &AuditEventClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `auditevent.Hooks(f(g(h())))`.
+func (c *AuditEventClient) Use(hooks ...Hook) {
+	c.hooks.AuditEvent = append(c.hooks.AuditEvent, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `auditevent.Intercept(f(g(h())))`.
+func (c *AuditEventClient) Intercept(interceptors ...Interceptor) {
+	c.inters.AuditEvent = append(c.inters.AuditEvent, interceptors...)
+}
+
+// Create returns a builder for creating a AuditEvent entity.
+func (c *AuditEventClient) Create() *AuditEventCreate {
+	mutation := newAuditEventMutation(c.config, OpCreate)
+	return &AuditEventCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of AuditEvent entities.
+func (c *AuditEventClient) CreateBulk(builders ...*AuditEventCreate) *AuditEventCreateBulk {
+	return &AuditEventCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *AuditEventClient) MapCreateBulk(slice any, setFunc func(*AuditEventCreate, int)) *AuditEventCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &AuditEventCreateBulk{err: fmt.Errorf("calling to AuditEventClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*AuditEventCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &AuditEventCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for AuditEvent.
+func (c *AuditEventClient) Update() *AuditEventUpdate {
+	mutation := newAuditEventMutation(c.config, OpUpdate)
+	return &AuditEventUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *AuditEventClient) UpdateOne(_m *AuditEvent) *AuditEventUpdateOne {
+	mutation := newAuditEventMutation(c.config, OpUpdateOne, withAuditEvent(_m))
+	return &AuditEventUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *AuditEventClient) UpdateOneID(id scalar.IntID) *AuditEventUpdateOne {
+	mutation := newAuditEventMutation(c.config, OpUpdateOne, withAuditEventID(id))
+	return &AuditEventUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for AuditEvent.
+func (c *AuditEventClient) Delete() *AuditEventDelete {
+	mutation := newAuditEventMutation(c.config, OpDelete)
+	return &AuditEventDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *AuditEventClient) DeleteOne(_m *AuditEvent) *AuditEventDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *AuditEventClient) DeleteOneID(id scalar.IntID) *AuditEventDeleteOne {
+	builder := c.Delete().Where(auditevent.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &AuditEventDeleteOne{builder}
+}
+
+// Query returns a query builder for AuditEvent.
+func (c *AuditEventClient) Query() *AuditEventQuery {
+	return &AuditEventQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeAuditEvent},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a AuditEvent entity by its id.
+func (c *AuditEventClient) Get(ctx context.Context, id scalar.IntID) (*AuditEvent, error) {
+	return c.Query().Where(auditevent.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *AuditEventClient) GetX(ctx context.Context, id scalar.IntID) *AuditEvent {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryDebt queries the debt edge of a AuditEvent.
+func (c *AuditEventClient) QueryDebt(_m *AuditEvent) *DebtQuery {
+	query := (&DebtClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(auditevent.Table, auditevent.FieldID, id),
+			sqlgraph.To(debt.Table, debt.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, auditevent.DebtTable, auditevent.DebtColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryRecords queries the records edge of a AuditEvent.
+func (c *AuditEventClient) QueryRecords(_m *AuditEvent) *AuditEventRecordQuery {
+	query := (&AuditEventRecordClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(auditevent.Table, auditevent.FieldID, id),
+			sqlgraph.To(auditeventrecord.Table, auditeventrecord.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, auditevent.RecordsTable, auditevent.RecordsColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *AuditEventClient) Hooks() []Hook {
+	hooks := c.hooks.AuditEvent
+	return append(hooks[:len(hooks):len(hooks)], auditevent.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *AuditEventClient) Interceptors() []Interceptor {
+	return c.inters.AuditEvent
+}
+
+func (c *AuditEventClient) mutate(ctx context.Context, m *AuditEventMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&AuditEventCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&AuditEventUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&AuditEventUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&AuditEventDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown AuditEvent mutation op: %q", m.Op())
+	}
+}
+
+// AuditEventRecordClient is a client for the AuditEventRecord schema.
+type AuditEventRecordClient struct {
+	config
+}
+
+// NewAuditEventRecordClient returns a client for the AuditEventRecord from the given config.
+func NewAuditEventRecordClient(c config) *AuditEventRecordClient {
+	return &AuditEventRecordClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `auditeventrecord.Hooks(f(g(h())))`.
+func (c *AuditEventRecordClient) Use(hooks ...Hook) {
+	c.hooks.AuditEventRecord = append(c.hooks.AuditEventRecord, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `auditeventrecord.Intercept(f(g(h())))`.
+func (c *AuditEventRecordClient) Intercept(interceptors ...Interceptor) {
+	c.inters.AuditEventRecord = append(c.inters.AuditEventRecord, interceptors...)
+}
+
+// Create returns a builder for creating a AuditEventRecord entity.
+func (c *AuditEventRecordClient) Create() *AuditEventRecordCreate {
+	mutation := newAuditEventRecordMutation(c.config, OpCreate)
+	return &AuditEventRecordCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of AuditEventRecord entities.
+func (c *AuditEventRecordClient) CreateBulk(builders ...*AuditEventRecordCreate) *AuditEventRecordCreateBulk {
+	return &AuditEventRecordCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *AuditEventRecordClient) MapCreateBulk(slice any, setFunc func(*AuditEventRecordCreate, int)) *AuditEventRecordCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &AuditEventRecordCreateBulk{err: fmt.Errorf("calling to AuditEventRecordClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*AuditEventRecordCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &AuditEventRecordCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for AuditEventRecord.
+func (c *AuditEventRecordClient) Update() *AuditEventRecordUpdate {
+	mutation := newAuditEventRecordMutation(c.config, OpUpdate)
+	return &AuditEventRecordUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *AuditEventRecordClient) UpdateOne(_m *AuditEventRecord) *AuditEventRecordUpdateOne {
+	mutation := newAuditEventRecordMutation(c.config, OpUpdateOne, withAuditEventRecord(_m))
+	return &AuditEventRecordUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *AuditEventRecordClient) UpdateOneID(id scalar.IntID) *AuditEventRecordUpdateOne {
+	mutation := newAuditEventRecordMutation(c.config, OpUpdateOne, withAuditEventRecordID(id))
+	return &AuditEventRecordUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for AuditEventRecord.
+func (c *AuditEventRecordClient) Delete() *AuditEventRecordDelete {
+	mutation := newAuditEventRecordMutation(c.config, OpDelete)
+	return &AuditEventRecordDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *AuditEventRecordClient) DeleteOne(_m *AuditEventRecord) *AuditEventRecordDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *AuditEventRecordClient) DeleteOneID(id scalar.IntID) *AuditEventRecordDeleteOne {
+	builder := c.Delete().Where(auditeventrecord.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &AuditEventRecordDeleteOne{builder}
+}
+
+// Query returns a query builder for AuditEventRecord.
+func (c *AuditEventRecordClient) Query() *AuditEventRecordQuery {
+	return &AuditEventRecordQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeAuditEventRecord},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a AuditEventRecord entity by its id.
+func (c *AuditEventRecordClient) Get(ctx context.Context, id scalar.IntID) (*AuditEventRecord, error) {
+	return c.Query().Where(auditeventrecord.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *AuditEventRecordClient) GetX(ctx context.Context, id scalar.IntID) *AuditEventRecord {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryEvent queries the event edge of a AuditEventRecord.
+func (c *AuditEventRecordClient) QueryEvent(_m *AuditEventRecord) *AuditEventQuery {
+	query := (&AuditEventClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(auditeventrecord.Table, auditeventrecord.FieldID, id),
+			sqlgraph.To(auditevent.Table, auditevent.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, auditeventrecord.EventTable, auditeventrecord.EventColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *AuditEventRecordClient) Hooks() []Hook {
+	hooks := c.hooks.AuditEventRecord
+	return append(hooks[:len(hooks):len(hooks)], auditeventrecord.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *AuditEventRecordClient) Interceptors() []Interceptor {
+	return c.inters.AuditEventRecord
+}
+
+func (c *AuditEventRecordClient) mutate(ctx context.Context, m *AuditEventRecordMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&AuditEventRecordCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&AuditEventRecordUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&AuditEventRecordUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&AuditEventRecordDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown AuditEventRecord mutation op: %q", m.Op())
 	}
 }
 
@@ -786,6 +1118,22 @@ func (c *DebtClient) QueryPayments(_m *Debt) *PaymentQuery {
 			sqlgraph.From(debt.Table, debt.FieldID, id),
 			sqlgraph.To(payment.Table, payment.FieldID),
 			sqlgraph.Edge(sqlgraph.O2M, false, debt.PaymentsTable, debt.PaymentsColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryEvents queries the events edge of a Debt.
+func (c *DebtClient) QueryEvents(_m *Debt) *AuditEventQuery {
+	query := (&AuditEventClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(debt.Table, debt.FieldID, id),
+			sqlgraph.To(auditevent.Table, auditevent.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, debt.EventsTable, debt.EventsColumn),
 		)
 		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
 		return fromV, nil
@@ -1767,12 +2115,12 @@ func (c *PaymentClient) mutate(ctx context.Context, m *PaymentMutation) (Value, 
 // hooks and interceptors per client, for fast access.
 type (
 	hooks struct {
-		APIKey, Creditor, Debt, DebtInvoice, Debtor, IdempotencyRecord, Invoice,
-		InvoiceArticle, Payment []ent.Hook
+		APIKey, AuditEvent, AuditEventRecord, Creditor, Debt, DebtInvoice, Debtor,
+		IdempotencyRecord, Invoice, InvoiceArticle, Payment []ent.Hook
 	}
 	inters struct {
-		APIKey, Creditor, Debt, DebtInvoice, Debtor, IdempotencyRecord, Invoice,
-		InvoiceArticle, Payment []ent.Interceptor
+		APIKey, AuditEvent, AuditEventRecord, Creditor, Debt, DebtInvoice, Debtor,
+		IdempotencyRecord, Invoice, InvoiceArticle, Payment []ent.Interceptor
 	}
 )
 

@@ -53,14 +53,17 @@ type DebtEdges struct {
 	Invoices []*DebtInvoice `json:"invoices,omitempty"`
 	// Payments holds the value of the payments edge.
 	Payments []*Payment `json:"payments,omitempty"`
+	// Events holds the value of the events edge.
+	Events []*AuditEvent `json:"events,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.
-	loadedTypes [4]bool
+	loadedTypes [5]bool
 	// totalCount holds the count of the edges above.
-	totalCount [4]map[string]int
+	totalCount [5]map[string]int
 
 	namedInvoices map[string][]*DebtInvoice
 	namedPayments map[string][]*Payment
+	namedEvents   map[string][]*AuditEvent
 }
 
 // ClientOrErr returns the Client value or an error if the edge
@@ -101,6 +104,15 @@ func (e DebtEdges) PaymentsOrErr() ([]*Payment, error) {
 		return e.Payments, nil
 	}
 	return nil, &NotLoadedError{edge: "payments"}
+}
+
+// EventsOrErr returns the Events value or an error if the edge
+// was not loaded in eager-loading.
+func (e DebtEdges) EventsOrErr() ([]*AuditEvent, error) {
+	if e.loadedTypes[4] {
+		return e.Events, nil
+	}
+	return nil, &NotLoadedError{edge: "events"}
 }
 
 // scanValues returns the types for scanning values from sql.Rows.
@@ -218,6 +230,11 @@ func (_m *Debt) QueryPayments() *PaymentQuery {
 	return NewDebtClient(_m.config).QueryPayments(_m)
 }
 
+// QueryEvents queries the "events" edge of the Debt entity.
+func (_m *Debt) QueryEvents() *AuditEventQuery {
+	return NewDebtClient(_m.config).QueryEvents(_m)
+}
+
 // Update returns a builder for updating this Debt.
 // Note that you need to call Debt.Unwrap() before calling this method if this Debt
 // was returned from a transaction, and the transaction was committed or rolled back.
@@ -317,6 +334,30 @@ func (_m *Debt) appendNamedPayments(name string, edges ...*Payment) {
 		_m.Edges.namedPayments[name] = []*Payment{}
 	} else {
 		_m.Edges.namedPayments[name] = append(_m.Edges.namedPayments[name], edges...)
+	}
+}
+
+// NamedEvents returns the Events named value or an error if the edge was not
+// loaded in eager-loading with this name.
+func (_m *Debt) NamedEvents(name string) ([]*AuditEvent, error) {
+	if _m.Edges.namedEvents == nil {
+		return nil, &NotLoadedError{edge: name}
+	}
+	nodes, ok := _m.Edges.namedEvents[name]
+	if !ok {
+		return nil, &NotLoadedError{edge: name}
+	}
+	return nodes, nil
+}
+
+func (_m *Debt) appendNamedEvents(name string, edges ...*AuditEvent) {
+	if _m.Edges.namedEvents == nil {
+		_m.Edges.namedEvents = make(map[string][]*AuditEvent)
+	}
+	if len(edges) == 0 {
+		_m.Edges.namedEvents[name] = []*AuditEvent{}
+	} else {
+		_m.Edges.namedEvents[name] = append(_m.Edges.namedEvents[name], edges...)
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
+	"github.com/debtql/debtql/ent/auditevent"
 	"github.com/debtql/debtql/ent/creditor"
 	"github.com/debtql/debtql/ent/debt"
 	"github.com/debtql/debtql/ent/debtinvoice"
@@ -160,6 +161,21 @@ func (_c *DebtCreate) AddPayments(v ...*Payment) *DebtCreate {
 		ids[i] = v[i].ID
 	}
 	return _c.AddPaymentIDs(ids...)
+}
+
+// AddEventIDs adds the "events" edge to the AuditEvent entity by IDs.
+func (_c *DebtCreate) AddEventIDs(ids ...scalar.IntID) *DebtCreate {
+	_c.mutation.AddEventIDs(ids...)
+	return _c
+}
+
+// AddEvents adds the "events" edges to the AuditEvent entity.
+func (_c *DebtCreate) AddEvents(v ...*AuditEvent) *DebtCreate {
+	ids := make([]scalar.IntID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _c.AddEventIDs(ids...)
 }
 
 // Mutation returns the DebtMutation object of the builder.
@@ -358,6 +374,22 @@ func (_c *DebtCreate) createSpec() (*Debt, *sqlgraph.CreateSpec) {
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(payment.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges = append(_spec.Edges, edge)
+	}
+	if nodes := _c.mutation.EventsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   debt.EventsTable,
+			Columns: []string{debt.EventsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(auditevent.FieldID, field.TypeInt),
 			},
 		}
 		for _, k := range nodes {

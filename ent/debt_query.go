@@ -13,6 +13,7 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
+	"github.com/debtql/debtql/ent/auditevent"
 	"github.com/debtql/debtql/ent/creditor"
 	"github.com/debtql/debtql/ent/debt"
 	"github.com/debtql/debtql/ent/debtinvoice"
@@ -33,10 +34,12 @@ type DebtQuery struct {
 	withDebtor        *DebtorQuery
 	withInvoices      *DebtInvoiceQuery
 	withPayments      *PaymentQuery
+	withEvents        *AuditEventQuery
 	loadTotal         []func(context.Context, []*Debt) error
 	modifiers         []func(*sql.Selector)
 	withNamedInvoices map[string]*DebtInvoiceQuery
 	withNamedPayments map[string]*PaymentQuery
+	withNamedEvents   map[string]*AuditEventQuery
 	// intermediate query (i.e. traversal path).
 	sql  *sql.Selector
 	path func(context.Context) (*sql.Selector, error)
@@ -154,6 +157,28 @@ func (_q *DebtQuery) QueryPayments() *PaymentQuery {
 			sqlgraph.From(debt.Table, debt.FieldID, selector),
 			sqlgraph.To(payment.Table, payment.FieldID),
 			sqlgraph.Edge(sqlgraph.O2M, false, debt.PaymentsTable, debt.PaymentsColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
+// QueryEvents chains the current query on the "events" edge.
+func (_q *DebtQuery) QueryEvents() *AuditEventQuery {
+	query := (&AuditEventClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(debt.Table, debt.FieldID, selector),
+			sqlgraph.To(auditevent.Table, auditevent.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, debt.EventsTable, debt.EventsColumn),
 		)
 		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
 		return fromU, nil
@@ -357,6 +382,7 @@ func (_q *DebtQuery) Clone() *DebtQuery {
 		withDebtor:   _q.withDebtor.Clone(),
 		withInvoices: _q.withInvoices.Clone(),
 		withPayments: _q.withPayments.Clone(),
+		withEvents:   _q.withEvents.Clone(),
 		// clone intermediate query.
 		sql:       _q.sql.Clone(),
 		path:      _q.path,
@@ -405,6 +431,17 @@ func (_q *DebtQuery) WithPayments(opts ...func(*PaymentQuery)) *DebtQuery {
 		opt(query)
 	}
 	_q.withPayments = query
+	return _q
+}
+
+// WithEvents tells the query-builder to eager-load the nodes that are connected to
+// the "events" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *DebtQuery) WithEvents(opts ...func(*AuditEventQuery)) *DebtQuery {
+	query := (&AuditEventClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withEvents = query
 	return _q
 }
 
@@ -486,11 +523,12 @@ func (_q *DebtQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*Debt, e
 	var (
 		nodes       = []*Debt{}
 		_spec       = _q.querySpec()
-		loadedTypes = [4]bool{
+		loadedTypes = [5]bool{
 			_q.withClient != nil,
 			_q.withDebtor != nil,
 			_q.withInvoices != nil,
 			_q.withPayments != nil,
+			_q.withEvents != nil,
 		}
 	)
 	_spec.ScanValues = func(columns []string) ([]any, error) {
@@ -540,6 +578,13 @@ func (_q *DebtQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*Debt, e
 			return nil, err
 		}
 	}
+	if query := _q.withEvents; query != nil {
+		if err := _q.loadEvents(ctx, query, nodes,
+			func(n *Debt) { n.Edges.Events = []*AuditEvent{} },
+			func(n *Debt, e *AuditEvent) { n.Edges.Events = append(n.Edges.Events, e) }); err != nil {
+			return nil, err
+		}
+	}
 	for name, query := range _q.withNamedInvoices {
 		if err := _q.loadInvoices(ctx, query, nodes,
 			func(n *Debt) { n.appendNamedInvoices(name) },
@@ -551,6 +596,13 @@ func (_q *DebtQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*Debt, e
 		if err := _q.loadPayments(ctx, query, nodes,
 			func(n *Debt) { n.appendNamedPayments(name) },
 			func(n *Debt, e *Payment) { n.appendNamedPayments(name, e) }); err != nil {
+			return nil, err
+		}
+	}
+	for name, query := range _q.withNamedEvents {
+		if err := _q.loadEvents(ctx, query, nodes,
+			func(n *Debt) { n.appendNamedEvents(name) },
+			func(n *Debt, e *AuditEvent) { n.appendNamedEvents(name, e) }); err != nil {
 			return nil, err
 		}
 	}
@@ -675,6 +727,39 @@ func (_q *DebtQuery) loadPayments(ctx context.Context, query *PaymentQuery, node
 		node, ok := nodeids[fk]
 		if !ok {
 			return fmt.Errorf(`unexpected referenced foreign-key "debt_id" returned %v for node %v`, fk, n.ID)
+		}
+		assign(node, n)
+	}
+	return nil
+}
+func (_q *DebtQuery) loadEvents(ctx context.Context, query *AuditEventQuery, nodes []*Debt, init func(*Debt), assign func(*Debt, *AuditEvent)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[scalar.IntID]*Debt)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+		if init != nil {
+			init(nodes[i])
+		}
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(auditevent.FieldDebtID)
+	}
+	query.Where(predicate.AuditEvent(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(debt.EventsColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.DebtID
+		if fk == nil {
+			return fmt.Errorf(`foreign-key "debt_id" is nil for node %v`, n.ID)
+		}
+		node, ok := nodeids[*fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "debt_id" returned %v for node %v`, *fk, n.ID)
 		}
 		assign(node, n)
 	}
@@ -831,6 +916,20 @@ func (_q *DebtQuery) WithNamedPayments(name string, opts ...func(*PaymentQuery))
 		_q.withNamedPayments = make(map[string]*PaymentQuery)
 	}
 	_q.withNamedPayments[name] = query
+	return _q
+}
+
+// WithNamedEvents tells the query-builder to eager-load the nodes that are connected to the "events"
+// edge with the given name. The optional arguments are used to configure the query builder of the edge.
+func (_q *DebtQuery) WithNamedEvents(name string, opts ...func(*AuditEventQuery)) *DebtQuery {
+	query := (&AuditEventClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	if _q.withNamedEvents == nil {
+		_q.withNamedEvents = make(map[string]*AuditEventQuery)
+	}
+	_q.withNamedEvents[name] = query
 	return _q
 }
 

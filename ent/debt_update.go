@@ -11,6 +11,7 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
+	"github.com/debtql/debtql/ent/auditevent"
 	"github.com/debtql/debtql/ent/debt"
 	"github.com/debtql/debtql/ent/debtinvoice"
 	"github.com/debtql/debtql/ent/payment"
@@ -130,6 +131,21 @@ func (_u *DebtUpdate) AddPayments(v ...*Payment) *DebtUpdate {
 	return _u.AddPaymentIDs(ids...)
 }
 
+// AddEventIDs adds the "events" edge to the AuditEvent entity by IDs.
+func (_u *DebtUpdate) AddEventIDs(ids ...scalar.IntID) *DebtUpdate {
+	_u.mutation.AddEventIDs(ids...)
+	return _u
+}
+
+// AddEvents adds the "events" edges to the AuditEvent entity.
+func (_u *DebtUpdate) AddEvents(v ...*AuditEvent) *DebtUpdate {
+	ids := make([]scalar.IntID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddEventIDs(ids...)
+}
+
 // Mutation returns the DebtMutation object of the builder.
 func (_u *DebtUpdate) Mutation() *DebtMutation {
 	return _u.mutation
@@ -175,6 +191,27 @@ func (_u *DebtUpdate) RemovePayments(v ...*Payment) *DebtUpdate {
 		ids[i] = v[i].ID
 	}
 	return _u.RemovePaymentIDs(ids...)
+}
+
+// ClearEvents clears all "events" edges to the AuditEvent entity.
+func (_u *DebtUpdate) ClearEvents() *DebtUpdate {
+	_u.mutation.ClearEvents()
+	return _u
+}
+
+// RemoveEventIDs removes the "events" edge to AuditEvent entities by IDs.
+func (_u *DebtUpdate) RemoveEventIDs(ids ...scalar.IntID) *DebtUpdate {
+	_u.mutation.RemoveEventIDs(ids...)
+	return _u
+}
+
+// RemoveEvents removes "events" edges to AuditEvent entities.
+func (_u *DebtUpdate) RemoveEvents(v ...*AuditEvent) *DebtUpdate {
+	ids := make([]scalar.IntID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveEventIDs(ids...)
 }
 
 // Save executes the query and returns the number of nodes affected by the update operation.
@@ -358,6 +395,51 @@ func (_u *DebtUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 		}
 		_spec.Edges.Add = append(_spec.Edges.Add, edge)
 	}
+	if _u.mutation.EventsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   debt.EventsTable,
+			Columns: []string{debt.EventsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(auditevent.FieldID, field.TypeInt),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedEventsIDs(); len(nodes) > 0 && !_u.mutation.EventsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   debt.EventsTable,
+			Columns: []string{debt.EventsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(auditevent.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.EventsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   debt.EventsTable,
+			Columns: []string{debt.EventsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(auditevent.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
 	_spec.AddModifiers(_u.modifiers...)
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
@@ -477,6 +559,21 @@ func (_u *DebtUpdateOne) AddPayments(v ...*Payment) *DebtUpdateOne {
 	return _u.AddPaymentIDs(ids...)
 }
 
+// AddEventIDs adds the "events" edge to the AuditEvent entity by IDs.
+func (_u *DebtUpdateOne) AddEventIDs(ids ...scalar.IntID) *DebtUpdateOne {
+	_u.mutation.AddEventIDs(ids...)
+	return _u
+}
+
+// AddEvents adds the "events" edges to the AuditEvent entity.
+func (_u *DebtUpdateOne) AddEvents(v ...*AuditEvent) *DebtUpdateOne {
+	ids := make([]scalar.IntID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddEventIDs(ids...)
+}
+
 // Mutation returns the DebtMutation object of the builder.
 func (_u *DebtUpdateOne) Mutation() *DebtMutation {
 	return _u.mutation
@@ -522,6 +619,27 @@ func (_u *DebtUpdateOne) RemovePayments(v ...*Payment) *DebtUpdateOne {
 		ids[i] = v[i].ID
 	}
 	return _u.RemovePaymentIDs(ids...)
+}
+
+// ClearEvents clears all "events" edges to the AuditEvent entity.
+func (_u *DebtUpdateOne) ClearEvents() *DebtUpdateOne {
+	_u.mutation.ClearEvents()
+	return _u
+}
+
+// RemoveEventIDs removes the "events" edge to AuditEvent entities by IDs.
+func (_u *DebtUpdateOne) RemoveEventIDs(ids ...scalar.IntID) *DebtUpdateOne {
+	_u.mutation.RemoveEventIDs(ids...)
+	return _u
+}
+
+// RemoveEvents removes "events" edges to AuditEvent entities.
+func (_u *DebtUpdateOne) RemoveEvents(v ...*AuditEvent) *DebtUpdateOne {
+	ids := make([]scalar.IntID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveEventIDs(ids...)
 }
 
 // Where appends a list predicates to the DebtUpdate builder.
@@ -728,6 +846,51 @@ func (_u *DebtUpdateOne) sqlSave(ctx context.Context) (_node *Debt, err error) {
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(payment.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.EventsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   debt.EventsTable,
+			Columns: []string{debt.EventsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(auditevent.FieldID, field.TypeInt),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedEventsIDs(); len(nodes) > 0 && !_u.mutation.EventsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   debt.EventsTable,
+			Columns: []string{debt.EventsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(auditevent.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.EventsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   debt.EventsTable,
+			Columns: []string{debt.EventsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(auditevent.FieldID, field.TypeInt),
 			},
 		}
 		for _, k := range nodes {

@@ -13,6 +13,8 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"github.com/debtql/debtql/ent/apikey"
+	"github.com/debtql/debtql/ent/auditevent"
+	"github.com/debtql/debtql/ent/auditeventrecord"
 	"github.com/debtql/debtql/ent/creditor"
 	"github.com/debtql/debtql/ent/debt"
 	"github.com/debtql/debtql/ent/debtinvoice"
@@ -82,6 +84,8 @@ func checkColumn(t, c string) error {
 	initCheck.Do(func() {
 		columnCheck = sql.NewColumnCheck(map[string]func(string) bool{
 			apikey.Table:            apikey.ValidColumn,
+			auditevent.Table:        auditevent.ValidColumn,
+			auditeventrecord.Table:  auditeventrecord.ValidColumn,
 			creditor.Table:          creditor.ValidColumn,
 			debt.Table:              debt.ValidColumn,
 			debtinvoice.Table:       debtinvoice.ValidColumn,

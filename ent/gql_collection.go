@@ -8,6 +8,8 @@ import (
 	"entgo.io/contrib/entgql"
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/debtql/debtql/ent/apikey"
+	"github.com/debtql/debtql/ent/auditevent"
+	"github.com/debtql/debtql/ent/auditeventrecord"
 	"github.com/debtql/debtql/ent/creditor"
 	"github.com/debtql/debtql/ent/debt"
 	"github.com/debtql/debtql/ent/debtinvoice"
@@ -140,6 +142,259 @@ func newAPIKeyPaginateArgs(rv map[string]any) *apikeyPaginateArgs {
 				args.opts = append(args.opts, WithAPIKeyOrder(v))
 			}
 		}
+	}
+	return args
+}
+
+// CollectFields tells the query-builder to eagerly load connected nodes by resolver context.
+func (_q *AuditEventQuery) CollectFields(ctx context.Context, satisfies ...string) (*AuditEventQuery, error) {
+	fc := graphql.GetFieldContext(ctx)
+	if fc == nil {
+		return _q, nil
+	}
+	if err := _q.collectField(ctx, false, graphql.GetOperationContext(ctx), fc.Field, nil, satisfies...); err != nil {
+		return nil, err
+	}
+	return _q, nil
+}
+
+func (_q *AuditEventQuery) collectField(ctx context.Context, oneNode bool, opCtx *graphql.OperationContext, collected graphql.CollectedField, path []string, satisfies ...string) error {
+	path = append([]string(nil), path...)
+	var (
+		unknownSeen    bool
+		fieldSeen      = make(map[string]struct{}, len(auditevent.Columns))
+		selectedFields = []string{auditevent.FieldID}
+	)
+	for _, field := range graphql.CollectFields(opCtx, collected.Selections, satisfies) {
+		switch field.Name {
+
+		case "debt":
+			var (
+				alias = field.Alias
+				path  = append(path, alias)
+				query = (&DebtClient{config: _q.config}).Query()
+			)
+			if err := query.collectField(ctx, oneNode, opCtx, field, path, mayAddCondition(satisfies, debtImplementors)...); err != nil {
+				return err
+			}
+			_q.withDebt = query
+			if _, ok := fieldSeen[auditevent.FieldDebtID]; !ok {
+				selectedFields = append(selectedFields, auditevent.FieldDebtID)
+				fieldSeen[auditevent.FieldDebtID] = struct{}{}
+			}
+
+		case "records":
+			var (
+				alias = field.Alias
+				path  = append(path, alias)
+				query = (&AuditEventRecordClient{config: _q.config}).Query()
+			)
+			if err := query.collectField(ctx, false, opCtx, field, path, mayAddCondition(satisfies, auditeventrecordImplementors)...); err != nil {
+				return err
+			}
+			_q.WithNamedRecords(alias, func(wq *AuditEventRecordQuery) {
+				*wq = *query
+			})
+		case "createdAt":
+			if _, ok := fieldSeen[auditevent.FieldCreatedAt]; !ok {
+				selectedFields = append(selectedFields, auditevent.FieldCreatedAt)
+				fieldSeen[auditevent.FieldCreatedAt] = struct{}{}
+			}
+		case "clientID":
+			if _, ok := fieldSeen[auditevent.FieldClientID]; !ok {
+				selectedFields = append(selectedFields, auditevent.FieldClientID)
+				fieldSeen[auditevent.FieldClientID] = struct{}{}
+			}
+		case "apiKeyID":
+			if _, ok := fieldSeen[auditevent.FieldAPIKeyID]; !ok {
+				selectedFields = append(selectedFields, auditevent.FieldAPIKeyID)
+				fieldSeen[auditevent.FieldAPIKeyID] = struct{}{}
+			}
+		case "apiKeyName":
+			if _, ok := fieldSeen[auditevent.FieldAPIKeyName]; !ok {
+				selectedFields = append(selectedFields, auditevent.FieldAPIKeyName)
+				fieldSeen[auditevent.FieldAPIKeyName] = struct{}{}
+			}
+		case "role":
+			if _, ok := fieldSeen[auditevent.FieldRole]; !ok {
+				selectedFields = append(selectedFields, auditevent.FieldRole)
+				fieldSeen[auditevent.FieldRole] = struct{}{}
+			}
+		case "operation":
+			if _, ok := fieldSeen[auditevent.FieldOperation]; !ok {
+				selectedFields = append(selectedFields, auditevent.FieldOperation)
+				fieldSeen[auditevent.FieldOperation] = struct{}{}
+			}
+		case "requestID":
+			if _, ok := fieldSeen[auditevent.FieldRequestID]; !ok {
+				selectedFields = append(selectedFields, auditevent.FieldRequestID)
+				fieldSeen[auditevent.FieldRequestID] = struct{}{}
+			}
+		case "debtID":
+			if _, ok := fieldSeen[auditevent.FieldDebtID]; !ok {
+				selectedFields = append(selectedFields, auditevent.FieldDebtID)
+				fieldSeen[auditevent.FieldDebtID] = struct{}{}
+			}
+		case "id":
+		case "__typename":
+		default:
+			unknownSeen = true
+		}
+	}
+	if !unknownSeen {
+		_q.Select(selectedFields...)
+	}
+	return nil
+}
+
+type auditeventPaginateArgs struct {
+	first, last   *int
+	after, before *Cursor
+	opts          []AuditEventPaginateOption
+}
+
+func newAuditEventPaginateArgs(rv map[string]any) *auditeventPaginateArgs {
+	args := &auditeventPaginateArgs{}
+	if rv == nil {
+		return args
+	}
+	if v := rv[firstField]; v != nil {
+		args.first = v.(*int)
+	}
+	if v := rv[lastField]; v != nil {
+		args.last = v.(*int)
+	}
+	if v := rv[afterField]; v != nil {
+		args.after = v.(*Cursor)
+	}
+	if v := rv[beforeField]; v != nil {
+		args.before = v.(*Cursor)
+	}
+	if v, ok := rv[orderByField]; ok {
+		switch v := v.(type) {
+		case map[string]any:
+			var (
+				err1, err2 error
+				order      = &AuditEventOrder{Field: &AuditEventOrderField{}, Direction: entgql.OrderDirectionAsc}
+			)
+			if d, ok := v[directionField]; ok {
+				err1 = order.Direction.UnmarshalGQL(d)
+			}
+			if f, ok := v[fieldField]; ok {
+				err2 = order.Field.UnmarshalGQL(f)
+			}
+			if err1 == nil && err2 == nil {
+				args.opts = append(args.opts, WithAuditEventOrder(order))
+			}
+		case *AuditEventOrder:
+			if v != nil {
+				args.opts = append(args.opts, WithAuditEventOrder(v))
+			}
+		}
+	}
+	return args
+}
+
+// CollectFields tells the query-builder to eagerly load connected nodes by resolver context.
+func (_q *AuditEventRecordQuery) CollectFields(ctx context.Context, satisfies ...string) (*AuditEventRecordQuery, error) {
+	fc := graphql.GetFieldContext(ctx)
+	if fc == nil {
+		return _q, nil
+	}
+	if err := _q.collectField(ctx, false, graphql.GetOperationContext(ctx), fc.Field, nil, satisfies...); err != nil {
+		return nil, err
+	}
+	return _q, nil
+}
+
+func (_q *AuditEventRecordQuery) collectField(ctx context.Context, oneNode bool, opCtx *graphql.OperationContext, collected graphql.CollectedField, path []string, satisfies ...string) error {
+	path = append([]string(nil), path...)
+	var (
+		unknownSeen    bool
+		fieldSeen      = make(map[string]struct{}, len(auditeventrecord.Columns))
+		selectedFields = []string{auditeventrecord.FieldID}
+	)
+	for _, field := range graphql.CollectFields(opCtx, collected.Selections, satisfies) {
+		switch field.Name {
+
+		case "event":
+			var (
+				alias = field.Alias
+				path  = append(path, alias)
+				query = (&AuditEventClient{config: _q.config}).Query()
+			)
+			if err := query.collectField(ctx, oneNode, opCtx, field, path, mayAddCondition(satisfies, auditeventImplementors)...); err != nil {
+				return err
+			}
+			_q.withEvent = query
+			if _, ok := fieldSeen[auditeventrecord.FieldEventID]; !ok {
+				selectedFields = append(selectedFields, auditeventrecord.FieldEventID)
+				fieldSeen[auditeventrecord.FieldEventID] = struct{}{}
+			}
+		case "eventID":
+			if _, ok := fieldSeen[auditeventrecord.FieldEventID]; !ok {
+				selectedFields = append(selectedFields, auditeventrecord.FieldEventID)
+				fieldSeen[auditeventrecord.FieldEventID] = struct{}{}
+			}
+		case "clientID":
+			if _, ok := fieldSeen[auditeventrecord.FieldClientID]; !ok {
+				selectedFields = append(selectedFields, auditeventrecord.FieldClientID)
+				fieldSeen[auditeventrecord.FieldClientID] = struct{}{}
+			}
+		case "recordType":
+			if _, ok := fieldSeen[auditeventrecord.FieldRecordType]; !ok {
+				selectedFields = append(selectedFields, auditeventrecord.FieldRecordType)
+				fieldSeen[auditeventrecord.FieldRecordType] = struct{}{}
+			}
+		case "recordID":
+			if _, ok := fieldSeen[auditeventrecord.FieldRecordID]; !ok {
+				selectedFields = append(selectedFields, auditeventrecord.FieldRecordID)
+				fieldSeen[auditeventrecord.FieldRecordID] = struct{}{}
+			}
+		case "before":
+			if _, ok := fieldSeen[auditeventrecord.FieldBefore]; !ok {
+				selectedFields = append(selectedFields, auditeventrecord.FieldBefore)
+				fieldSeen[auditeventrecord.FieldBefore] = struct{}{}
+			}
+		case "after":
+			if _, ok := fieldSeen[auditeventrecord.FieldAfter]; !ok {
+				selectedFields = append(selectedFields, auditeventrecord.FieldAfter)
+				fieldSeen[auditeventrecord.FieldAfter] = struct{}{}
+			}
+		case "id":
+		case "__typename":
+		default:
+			unknownSeen = true
+		}
+	}
+	if !unknownSeen {
+		_q.Select(selectedFields...)
+	}
+	return nil
+}
+
+type auditeventrecordPaginateArgs struct {
+	first, last   *int
+	after, before *Cursor
+	opts          []AuditEventRecordPaginateOption
+}
+
+func newAuditEventRecordPaginateArgs(rv map[string]any) *auditeventrecordPaginateArgs {
+	args := &auditeventrecordPaginateArgs{}
+	if rv == nil {
+		return args
+	}
+	if v := rv[firstField]; v != nil {
+		args.first = v.(*int)
+	}
+	if v := rv[lastField]; v != nil {
+		args.last = v.(*int)
+	}
+	if v := rv[afterField]; v != nil {
+		args.after = v.(*Cursor)
+	}
+	if v := rv[beforeField]; v != nil {
+		args.before = v.(*Cursor)
 	}
 	return args
 }
@@ -385,6 +640,19 @@ func (_q *DebtQuery) collectField(ctx context.Context, oneNode bool, opCtx *grap
 				return err
 			}
 			_q.WithNamedPayments(alias, func(wq *PaymentQuery) {
+				*wq = *query
+			})
+
+		case "events":
+			var (
+				alias = field.Alias
+				path  = append(path, alias)
+				query = (&AuditEventClient{config: _q.config}).Query()
+			)
+			if err := query.collectField(ctx, false, opCtx, field, path, mayAddCondition(satisfies, auditeventImplementors)...); err != nil {
+				return err
+			}
+			_q.WithNamedEvents(alias, func(wq *AuditEventQuery) {
 				*wq = *query
 			})
 		case "createdAt":

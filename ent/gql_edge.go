@@ -16,6 +16,34 @@ func (_m *APIKey) Client(ctx context.Context) (*Creditor, error) {
 	return result, MaskNotFound(err)
 }
 
+func (_m *AuditEvent) Debt(ctx context.Context) (*Debt, error) {
+	result, err := _m.Edges.DebtOrErr()
+	if IsNotLoaded(err) {
+		result, err = _m.QueryDebt().Only(ctx)
+	}
+	return result, MaskNotFound(err)
+}
+
+func (_m *AuditEvent) Records(ctx context.Context) (result []*AuditEventRecord, err error) {
+	if fc := graphql.GetFieldContext(ctx); fc != nil && fc.Field.Alias != "" {
+		result, err = _m.NamedRecords(graphql.GetFieldContext(ctx).Field.Alias)
+	} else {
+		result, err = _m.Edges.RecordsOrErr()
+	}
+	if IsNotLoaded(err) {
+		result, err = _m.QueryRecords().All(ctx)
+	}
+	return result, err
+}
+
+func (_m *AuditEventRecord) Event(ctx context.Context) (*AuditEvent, error) {
+	result, err := _m.Edges.EventOrErr()
+	if IsNotLoaded(err) {
+		result, err = _m.QueryEvent().Only(ctx)
+	}
+	return result, err
+}
+
 func (_m *Debt) Client(ctx context.Context) (*Creditor, error) {
 	result, err := _m.Edges.ClientOrErr()
 	if IsNotLoaded(err) {
@@ -52,6 +80,18 @@ func (_m *Debt) Payments(ctx context.Context) (result []*Payment, err error) {
 	}
 	if IsNotLoaded(err) {
 		result, err = _m.QueryPayments().All(ctx)
+	}
+	return result, err
+}
+
+func (_m *Debt) Events(ctx context.Context) (result []*AuditEvent, err error) {
+	if fc := graphql.GetFieldContext(ctx); fc != nil && fc.Field.Alias != "" {
+		result, err = _m.NamedEvents(graphql.GetFieldContext(ctx).Field.Alias)
+	} else {
+		result, err = _m.Edges.EventsOrErr()
+	}
+	if IsNotLoaded(err) {
+		result, err = _m.QueryEvents().All(ctx)
 	}
 	return result, err
 }

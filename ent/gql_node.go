@@ -10,6 +10,8 @@ import (
 	"entgo.io/contrib/entgql"
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/debtql/debtql/ent/apikey"
+	"github.com/debtql/debtql/ent/auditevent"
+	"github.com/debtql/debtql/ent/auditeventrecord"
 	"github.com/debtql/debtql/ent/creditor"
 	"github.com/debtql/debtql/ent/debt"
 	"github.com/debtql/debtql/ent/debtinvoice"
@@ -31,6 +33,28 @@ var apikeyImplementors = []string{"APIKey", "Node"}
 
 // IsNode implements the Node interface check for GQLGen.
 func (*APIKey) IsNode() {}
+
+var auditeventImplementors = []string{"AuditEvent", "Node"}
+
+// IsNode implements the Node interface check for GQLGen.
+func (*AuditEvent) IsNode() {}
+
+func (_m AuditEvent) marshalID() string {
+	var buf bytes.Buffer
+	_m.ID.MarshalGQL(&buf)
+	return buf.String()
+}
+
+var auditeventrecordImplementors = []string{"AuditEventRecord", "Node"}
+
+// IsNode implements the Node interface check for GQLGen.
+func (*AuditEventRecord) IsNode() {}
+
+func (_m AuditEventRecord) marshalID() string {
+	var buf bytes.Buffer
+	_m.ID.MarshalGQL(&buf)
+	return buf.String()
+}
 
 var creditorImplementors = []string{"Creditor", "Node", "Client"}
 
@@ -168,6 +192,32 @@ func (c *Client) noder(ctx context.Context, table string, id string) (Noder, err
 			Where(apikey.ID(id))
 		if fc := graphql.GetFieldContext(ctx); fc != nil {
 			if err := query.collectField(ctx, true, graphql.GetOperationContext(ctx), fc.Field, nil, apikeyImplementors...); err != nil {
+				return nil, err
+			}
+		}
+		return query.Only(ctx)
+	case auditevent.Table:
+		var uid scalar.IntID
+		if err := uid.UnmarshalGQL(id); err != nil {
+			return nil, err
+		}
+		query := c.AuditEvent.Query().
+			Where(auditevent.ID(uid))
+		if fc := graphql.GetFieldContext(ctx); fc != nil {
+			if err := query.collectField(ctx, true, graphql.GetOperationContext(ctx), fc.Field, nil, auditeventImplementors...); err != nil {
+				return nil, err
+			}
+		}
+		return query.Only(ctx)
+	case auditeventrecord.Table:
+		var uid scalar.IntID
+		if err := uid.UnmarshalGQL(id); err != nil {
+			return nil, err
+		}
+		query := c.AuditEventRecord.Query().
+			Where(auditeventrecord.ID(uid))
+		if fc := graphql.GetFieldContext(ctx); fc != nil {
+			if err := query.collectField(ctx, true, graphql.GetOperationContext(ctx), fc.Field, nil, auditeventrecordImplementors...); err != nil {
 				return nil, err
 			}
 		}
@@ -350,6 +400,50 @@ func (c *Client) noders(ctx context.Context, table string, ids []string) ([]Node
 		}
 		for _, node := range nodes {
 			for _, noder := range idmap[node.ID] {
+				*noder = node
+			}
+		}
+	case auditevent.Table:
+		uids := make([]scalar.IntID, len(ids))
+		for i, id := range ids {
+			if err := uids[i].UnmarshalGQL(id); err != nil {
+				return nil, err
+			}
+		}
+		query := c.AuditEvent.Query().
+			Where(auditevent.IDIn(uids...))
+		query, err := query.CollectFields(ctx, auditeventImplementors...)
+		if err != nil {
+			return nil, err
+		}
+		nodes, err := query.All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, node := range nodes {
+			for _, noder := range idmap[node.marshalID()] {
+				*noder = node
+			}
+		}
+	case auditeventrecord.Table:
+		uids := make([]scalar.IntID, len(ids))
+		for i, id := range ids {
+			if err := uids[i].UnmarshalGQL(id); err != nil {
+				return nil, err
+			}
+		}
+		query := c.AuditEventRecord.Query().
+			Where(auditeventrecord.IDIn(uids...))
+		query, err := query.CollectFields(ctx, auditeventrecordImplementors...)
+		if err != nil {
+			return nil, err
+		}
+		nodes, err := query.All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, node := range nodes {
+			for _, noder := range idmap[node.marshalID()] {
 				*noder = node
 			}
 		}

@@ -247,6 +247,364 @@ func (c *APIKeyConnection) Nodes() []*APIKey {
 	return nodes
 }
 
+// Page returns one page of AuditEvent as a connection. The total count is
+// computed only when totalCount is selected.
+func (_m *AuditEventQuery) Page(ctx context.Context, p Paging, opts ...AuditEventPaginateOption) (*AuditEventConnection, error) {
+	pager, err := newAuditEventPager(opts, !p.ByPage && p.Last != nil)
+	if err != nil {
+		return nil, err
+	}
+	if _m, err = pager.applyFilter(_m); err != nil {
+		return nil, err
+	}
+	var total int
+	if hasCollectedField(ctx, totalCountField) {
+		c := _m.Clone()
+		c.ctx.Fields = nil
+		if total, err = c.Count(ctx); err != nil {
+			return nil, err
+		}
+	}
+	field, path := pageNodeField(ctx)
+	if field == nil && !hasCollectedField(ctx, pageInfoField) {
+		return &AuditEventConnection{Edges: []*AuditEventEdge{}, TotalCount: total}, nil
+	}
+	if field != nil {
+		if err := _m.collectField(ctx, false, graphql.GetOperationContext(ctx), *field, path); err != nil {
+			return nil, err
+		}
+	}
+	var limit int
+	if p.ByPage {
+		limit = p.Limit
+		_m.Offset(p.Offset)
+	} else {
+		if _m, err = pager.applyCursors(_m, p.After, p.Before); err != nil {
+			return nil, err
+		}
+		limit = paginateLimit(p.First, p.Last) - 1
+	}
+	_m.Limit(limit + 1)
+	_m = pager.applyOrder(_m)
+	nodes, err := _m.All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	conn := pageOfAuditEventConnection(nodes, p, limit, pager)
+	conn.TotalCount = total
+	return conn, nil
+}
+
+// pageOfAuditEventConnection makes the connection of a page's nodes, read with
+// one row more than the page's limit to tell whether there are more.
+func pageOfAuditEventConnection(nodes []*AuditEvent, p Paging, limit int, pager *auditeventPager) *AuditEventConnection {
+	conn := &AuditEventConnection{}
+	more := len(nodes) > limit
+	if more {
+		nodes = nodes[:limit]
+	}
+	switch {
+	case p.ByPage:
+		conn.PageInfo.HasNextPage = more
+		conn.PageInfo.HasPreviousPage = p.Offset > 0
+	case p.Last != nil:
+		for i, j := 0, len(nodes)-1; i < j; i, j = i+1, j-1 {
+			nodes[i], nodes[j] = nodes[j], nodes[i]
+		}
+		conn.PageInfo.HasPreviousPage = more
+		conn.PageInfo.HasNextPage = p.Before != nil
+	default:
+		conn.PageInfo.HasNextPage = more
+		conn.PageInfo.HasPreviousPage = p.After != nil
+	}
+	conn.Edges = make([]*AuditEventEdge, len(nodes))
+	for i, node := range nodes {
+		conn.Edges[i] = &AuditEventEdge{Node: node, Cursor: pager.toCursor(node)}
+	}
+	if l := len(conn.Edges); l > 0 {
+		conn.PageInfo.StartCursor = &conn.Edges[0].Cursor
+		conn.PageInfo.EndCursor = &conn.Edges[l-1].Cursor
+	}
+	return conn
+}
+
+// PageEach returns, for each of the groups that the column groupBy splits
+// the query into (the debts of each debtor of a list, say), the page that
+// Page would return for that group alone; keys are the groups' values of
+// groupBy and every key gets a connection. It takes a fixed number of
+// queries whatever the number of groups: a window function numbers the rows
+// of each group, and the page is a range of those numbers.
+func (_m *AuditEventQuery) PageEach(ctx context.Context, p Paging, groupBy string, keys []string, group func(*AuditEvent) string, opts ...AuditEventPaginateOption) (map[string]*AuditEventConnection, error) {
+	pager, err := newAuditEventPager(opts, !p.ByPage && p.Last != nil)
+	if err != nil {
+		return nil, err
+	}
+	if _m, err = pager.applyFilter(_m); err != nil {
+		return nil, err
+	}
+	out := make(map[string]*AuditEventConnection, len(keys))
+	for _, k := range keys {
+		out[k] = pageOfAuditEventConnection(nil, p, 0, pager)
+	}
+	if hasCollectedField(ctx, totalCountField) {
+		c := _m.Clone()
+		c.ctx.Fields = nil
+		var counts []struct {
+			Group string `json:"group_key"`
+			Count int    `json:"group_count"`
+		}
+		err := c.Modify(func(s *sql.Selector) {
+			s.Select(sql.As(s.C(groupBy), "group_key"), sql.As(sql.Count("*"), "group_count")).GroupBy(s.C(groupBy))
+		}).Scan(ctx, &counts)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range counts {
+			if conn, ok := out[c.Group]; ok {
+				conn.TotalCount = c.Count
+			}
+		}
+	}
+	field, path := pageNodeField(ctx)
+	if field == nil && !hasCollectedField(ctx, pageInfoField) {
+		return out, nil
+	}
+	if field != nil {
+		if err := _m.collectField(ctx, false, graphql.GetOperationContext(ctx), *field, path); err != nil {
+			return nil, err
+		}
+	}
+	var limit, from int
+	if p.ByPage {
+		limit, from = p.Limit, p.Offset
+	} else {
+		if _m, err = pager.applyCursors(_m, p.After, p.Before); err != nil {
+			return nil, err
+		}
+		limit = paginateLimit(p.First, p.Last) - 1
+	}
+	if len(_m.ctx.Fields) > 0 {
+		_m.ctx.AppendFieldOnce(groupBy)
+	}
+	_m.modifiers = append(_m.modifiers, rowsPerGroup(groupBy, from, from+limit+1, pager.orderExpr(_m)))
+	_m = pager.applyOrder(_m)
+	nodes, err := _m.All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	grouped := make(map[string][]*AuditEvent, len(keys))
+	for _, n := range nodes {
+		grouped[group(n)] = append(grouped[group(n)], n)
+	}
+	for k, ns := range grouped {
+		if conn, ok := out[k]; ok {
+			total := conn.TotalCount
+			*conn = *pageOfAuditEventConnection(ns, p, limit, pager)
+			conn.TotalCount = total
+		}
+	}
+	return out, nil
+}
+
+// CollectSelection eager-loads the edges that a selection of AuditEvent
+// fields asks for (a field whose records another loader reads, such as
+// Invoice.debt), and keeps every column: the loader may need them all.
+func (_m *AuditEventQuery) CollectSelection(ctx context.Context, field graphql.CollectedField) (*AuditEventQuery, error) {
+	if err := _m.collectField(ctx, false, graphql.GetOperationContext(ctx), field, nil); err != nil {
+		return nil, err
+	}
+	_m.ctx.Fields = nil
+	return _m, nil
+}
+
+// Nodes returns the nodes of the connection's edges.
+func (c *AuditEventConnection) Nodes() []*AuditEvent {
+	nodes := make([]*AuditEvent, len(c.Edges))
+	for i, e := range c.Edges {
+		nodes[i] = e.Node
+	}
+	return nodes
+}
+
+// Page returns one page of AuditEventRecord as a connection. The total count is
+// computed only when totalCount is selected.
+func (_m *AuditEventRecordQuery) Page(ctx context.Context, p Paging, opts ...AuditEventRecordPaginateOption) (*AuditEventRecordConnection, error) {
+	pager, err := newAuditEventRecordPager(opts, !p.ByPage && p.Last != nil)
+	if err != nil {
+		return nil, err
+	}
+	if _m, err = pager.applyFilter(_m); err != nil {
+		return nil, err
+	}
+	var total int
+	if hasCollectedField(ctx, totalCountField) {
+		c := _m.Clone()
+		c.ctx.Fields = nil
+		if total, err = c.Count(ctx); err != nil {
+			return nil, err
+		}
+	}
+	field, path := pageNodeField(ctx)
+	if field == nil && !hasCollectedField(ctx, pageInfoField) {
+		return &AuditEventRecordConnection{Edges: []*AuditEventRecordEdge{}, TotalCount: total}, nil
+	}
+	if field != nil {
+		if err := _m.collectField(ctx, false, graphql.GetOperationContext(ctx), *field, path); err != nil {
+			return nil, err
+		}
+	}
+	var limit int
+	if p.ByPage {
+		limit = p.Limit
+		_m.Offset(p.Offset)
+	} else {
+		if _m, err = pager.applyCursors(_m, p.After, p.Before); err != nil {
+			return nil, err
+		}
+		limit = paginateLimit(p.First, p.Last) - 1
+	}
+	_m.Limit(limit + 1)
+	_m = pager.applyOrder(_m)
+	nodes, err := _m.All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	conn := pageOfAuditEventRecordConnection(nodes, p, limit, pager)
+	conn.TotalCount = total
+	return conn, nil
+}
+
+// pageOfAuditEventRecordConnection makes the connection of a page's nodes, read with
+// one row more than the page's limit to tell whether there are more.
+func pageOfAuditEventRecordConnection(nodes []*AuditEventRecord, p Paging, limit int, pager *auditeventrecordPager) *AuditEventRecordConnection {
+	conn := &AuditEventRecordConnection{}
+	more := len(nodes) > limit
+	if more {
+		nodes = nodes[:limit]
+	}
+	switch {
+	case p.ByPage:
+		conn.PageInfo.HasNextPage = more
+		conn.PageInfo.HasPreviousPage = p.Offset > 0
+	case p.Last != nil:
+		for i, j := 0, len(nodes)-1; i < j; i, j = i+1, j-1 {
+			nodes[i], nodes[j] = nodes[j], nodes[i]
+		}
+		conn.PageInfo.HasPreviousPage = more
+		conn.PageInfo.HasNextPage = p.Before != nil
+	default:
+		conn.PageInfo.HasNextPage = more
+		conn.PageInfo.HasPreviousPage = p.After != nil
+	}
+	conn.Edges = make([]*AuditEventRecordEdge, len(nodes))
+	for i, node := range nodes {
+		conn.Edges[i] = &AuditEventRecordEdge{Node: node, Cursor: pager.toCursor(node)}
+	}
+	if l := len(conn.Edges); l > 0 {
+		conn.PageInfo.StartCursor = &conn.Edges[0].Cursor
+		conn.PageInfo.EndCursor = &conn.Edges[l-1].Cursor
+	}
+	return conn
+}
+
+// PageEach returns, for each of the groups that the column groupBy splits
+// the query into (the debts of each debtor of a list, say), the page that
+// Page would return for that group alone; keys are the groups' values of
+// groupBy and every key gets a connection. It takes a fixed number of
+// queries whatever the number of groups: a window function numbers the rows
+// of each group, and the page is a range of those numbers.
+func (_m *AuditEventRecordQuery) PageEach(ctx context.Context, p Paging, groupBy string, keys []string, group func(*AuditEventRecord) string, opts ...AuditEventRecordPaginateOption) (map[string]*AuditEventRecordConnection, error) {
+	pager, err := newAuditEventRecordPager(opts, !p.ByPage && p.Last != nil)
+	if err != nil {
+		return nil, err
+	}
+	if _m, err = pager.applyFilter(_m); err != nil {
+		return nil, err
+	}
+	out := make(map[string]*AuditEventRecordConnection, len(keys))
+	for _, k := range keys {
+		out[k] = pageOfAuditEventRecordConnection(nil, p, 0, pager)
+	}
+	if hasCollectedField(ctx, totalCountField) {
+		c := _m.Clone()
+		c.ctx.Fields = nil
+		var counts []struct {
+			Group string `json:"group_key"`
+			Count int    `json:"group_count"`
+		}
+		err := c.Modify(func(s *sql.Selector) {
+			s.Select(sql.As(s.C(groupBy), "group_key"), sql.As(sql.Count("*"), "group_count")).GroupBy(s.C(groupBy))
+		}).Scan(ctx, &counts)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range counts {
+			if conn, ok := out[c.Group]; ok {
+				conn.TotalCount = c.Count
+			}
+		}
+	}
+	field, path := pageNodeField(ctx)
+	if field == nil && !hasCollectedField(ctx, pageInfoField) {
+		return out, nil
+	}
+	if field != nil {
+		if err := _m.collectField(ctx, false, graphql.GetOperationContext(ctx), *field, path); err != nil {
+			return nil, err
+		}
+	}
+	var limit, from int
+	if p.ByPage {
+		limit, from = p.Limit, p.Offset
+	} else {
+		if _m, err = pager.applyCursors(_m, p.After, p.Before); err != nil {
+			return nil, err
+		}
+		limit = paginateLimit(p.First, p.Last) - 1
+	}
+	if len(_m.ctx.Fields) > 0 {
+		_m.ctx.AppendFieldOnce(groupBy)
+	}
+	_m.modifiers = append(_m.modifiers, rowsPerGroup(groupBy, from, from+limit+1, pager.orderExpr(_m)))
+	_m = pager.applyOrder(_m)
+	nodes, err := _m.All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	grouped := make(map[string][]*AuditEventRecord, len(keys))
+	for _, n := range nodes {
+		grouped[group(n)] = append(grouped[group(n)], n)
+	}
+	for k, ns := range grouped {
+		if conn, ok := out[k]; ok {
+			total := conn.TotalCount
+			*conn = *pageOfAuditEventRecordConnection(ns, p, limit, pager)
+			conn.TotalCount = total
+		}
+	}
+	return out, nil
+}
+
+// CollectSelection eager-loads the edges that a selection of AuditEventRecord
+// fields asks for (a field whose records another loader reads, such as
+// Invoice.debt), and keeps every column: the loader may need them all.
+func (_m *AuditEventRecordQuery) CollectSelection(ctx context.Context, field graphql.CollectedField) (*AuditEventRecordQuery, error) {
+	if err := _m.collectField(ctx, false, graphql.GetOperationContext(ctx), field, nil); err != nil {
+		return nil, err
+	}
+	_m.ctx.Fields = nil
+	return _m, nil
+}
+
+// Nodes returns the nodes of the connection's edges.
+func (c *AuditEventRecordConnection) Nodes() []*AuditEventRecord {
+	nodes := make([]*AuditEventRecord, len(c.Edges))
+	for i, e := range c.Edges {
+		nodes[i] = e.Node
+	}
+	return nodes
+}
+
 // Page returns one page of Creditor as a connection. The total count is
 // computed only when totalCount is selected.
 func (_m *CreditorQuery) Page(ctx context.Context, p Paging, opts ...CreditorPaginateOption) (*CreditorConnection, error) {

@@ -15,6 +15,8 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/errcode"
 	"github.com/debtql/debtql/ent/apikey"
+	"github.com/debtql/debtql/ent/auditevent"
+	"github.com/debtql/debtql/ent/auditeventrecord"
 	"github.com/debtql/debtql/ent/creditor"
 	"github.com/debtql/debtql/ent/debt"
 	"github.com/debtql/debtql/ent/debtinvoice"
@@ -397,6 +399,551 @@ func (_m *APIKey) ToEdge(order *APIKeyOrder) *APIKeyEdge {
 		order = DefaultAPIKeyOrder
 	}
 	return &APIKeyEdge{
+		Node:   _m,
+		Cursor: order.Field.toCursor(_m),
+	}
+}
+
+// AuditEventEdge is the edge representation of AuditEvent.
+type AuditEventEdge struct {
+	Node   *AuditEvent `json:"node"`
+	Cursor Cursor      `json:"cursor"`
+}
+
+// AuditEventConnection is the connection containing edges to AuditEvent.
+type AuditEventConnection struct {
+	Edges      []*AuditEventEdge `json:"edges"`
+	PageInfo   PageInfo          `json:"pageInfo"`
+	TotalCount int               `json:"totalCount"`
+}
+
+func (c *AuditEventConnection) build(nodes []*AuditEvent, pager *auditeventPager, after *Cursor, first *int, before *Cursor, last *int) {
+	c.PageInfo.HasNextPage = before != nil
+	c.PageInfo.HasPreviousPage = after != nil
+	if first != nil && *first+1 == len(nodes) {
+		c.PageInfo.HasNextPage = true
+		nodes = nodes[:len(nodes)-1]
+	} else if last != nil && *last+1 == len(nodes) {
+		c.PageInfo.HasPreviousPage = true
+		nodes = nodes[:len(nodes)-1]
+	}
+	var nodeAt func(int) *AuditEvent
+	if last != nil {
+		n := len(nodes) - 1
+		nodeAt = func(i int) *AuditEvent {
+			return nodes[n-i]
+		}
+	} else {
+		nodeAt = func(i int) *AuditEvent {
+			return nodes[i]
+		}
+	}
+	c.Edges = make([]*AuditEventEdge, len(nodes))
+	for i := range nodes {
+		node := nodeAt(i)
+		c.Edges[i] = &AuditEventEdge{
+			Node:   node,
+			Cursor: pager.toCursor(node),
+		}
+	}
+	if l := len(c.Edges); l > 0 {
+		c.PageInfo.StartCursor = &c.Edges[0].Cursor
+		c.PageInfo.EndCursor = &c.Edges[l-1].Cursor
+	}
+	if c.TotalCount == 0 {
+		c.TotalCount = len(nodes)
+	}
+}
+
+// AuditEventPaginateOption enables pagination customization.
+type AuditEventPaginateOption func(*auditeventPager) error
+
+// WithAuditEventOrder configures pagination ordering.
+func WithAuditEventOrder(order *AuditEventOrder) AuditEventPaginateOption {
+	if order == nil {
+		order = DefaultAuditEventOrder
+	}
+	o := *order
+	return func(pager *auditeventPager) error {
+		if err := o.Direction.Validate(); err != nil {
+			return err
+		}
+		if o.Field == nil {
+			o.Field = DefaultAuditEventOrder.Field
+		}
+		pager.order = &o
+		return nil
+	}
+}
+
+// WithAuditEventFilter configures pagination filter.
+func WithAuditEventFilter(filter func(*AuditEventQuery) (*AuditEventQuery, error)) AuditEventPaginateOption {
+	return func(pager *auditeventPager) error {
+		if filter == nil {
+			return errors.New("AuditEventQuery filter cannot be nil")
+		}
+		pager.filter = filter
+		return nil
+	}
+}
+
+type auditeventPager struct {
+	reverse bool
+	order   *AuditEventOrder
+	filter  func(*AuditEventQuery) (*AuditEventQuery, error)
+}
+
+func newAuditEventPager(opts []AuditEventPaginateOption, reverse bool) (*auditeventPager, error) {
+	pager := &auditeventPager{reverse: reverse}
+	for _, opt := range opts {
+		if err := opt(pager); err != nil {
+			return nil, err
+		}
+	}
+	if pager.order == nil {
+		pager.order = DefaultAuditEventOrder
+	}
+	return pager, nil
+}
+
+func (p *auditeventPager) applyFilter(query *AuditEventQuery) (*AuditEventQuery, error) {
+	if p.filter != nil {
+		return p.filter(query)
+	}
+	return query, nil
+}
+
+func (p *auditeventPager) toCursor(_m *AuditEvent) Cursor {
+	return p.order.Field.toCursor(_m)
+}
+
+func (p *auditeventPager) applyCursors(query *AuditEventQuery, after, before *Cursor) (*AuditEventQuery, error) {
+	direction := p.order.Direction
+	if p.reverse {
+		direction = direction.Reverse()
+	}
+	for _, predicate := range entgql.CursorsPredicate(after, before, DefaultAuditEventOrder.Field.column, p.order.Field.column, direction) {
+		query = query.Where(predicate)
+	}
+	return query, nil
+}
+
+func (p *auditeventPager) applyOrder(query *AuditEventQuery) *AuditEventQuery {
+	direction := p.order.Direction
+	if p.reverse {
+		direction = direction.Reverse()
+	}
+	query = query.Order(p.order.Field.toTerm(direction.OrderTermOption()))
+	if p.order.Field != DefaultAuditEventOrder.Field {
+		query = query.Order(DefaultAuditEventOrder.Field.toTerm(direction.OrderTermOption()))
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(p.order.Field.column)
+	}
+	return query
+}
+
+func (p *auditeventPager) orderExpr(query *AuditEventQuery) sql.Querier {
+	direction := p.order.Direction
+	if p.reverse {
+		direction = direction.Reverse()
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(p.order.Field.column)
+	}
+	return sql.ExprFunc(func(b *sql.Builder) {
+		b.Ident(p.order.Field.column).Pad().WriteString(string(direction))
+		if p.order.Field != DefaultAuditEventOrder.Field {
+			b.Comma().Ident(DefaultAuditEventOrder.Field.column).Pad().WriteString(string(direction))
+		}
+	})
+}
+
+// Paginate executes the query and returns a relay based cursor connection to AuditEvent.
+func (_m *AuditEventQuery) Paginate(
+	ctx context.Context, after *Cursor, first *int,
+	before *Cursor, last *int, opts ...AuditEventPaginateOption,
+) (*AuditEventConnection, error) {
+	if err := validateFirstLast(first, last); err != nil {
+		return nil, err
+	}
+	pager, err := newAuditEventPager(opts, last != nil)
+	if err != nil {
+		return nil, err
+	}
+	if _m, err = pager.applyFilter(_m); err != nil {
+		return nil, err
+	}
+	conn := &AuditEventConnection{Edges: []*AuditEventEdge{}}
+	ignoredEdges := !hasCollectedField(ctx, edgesField)
+	if hasCollectedField(ctx, totalCountField) || hasCollectedField(ctx, pageInfoField) {
+		hasPagination := after != nil || first != nil || before != nil || last != nil
+		if hasPagination || ignoredEdges {
+			c := _m.Clone()
+			c.ctx.Fields = nil
+			if conn.TotalCount, err = c.Count(ctx); err != nil {
+				return nil, err
+			}
+			conn.PageInfo.HasNextPage = first != nil && conn.TotalCount > 0
+			conn.PageInfo.HasPreviousPage = last != nil && conn.TotalCount > 0
+		}
+	}
+	if ignoredEdges || (first != nil && *first == 0) || (last != nil && *last == 0) {
+		return conn, nil
+	}
+	if _m, err = pager.applyCursors(_m, after, before); err != nil {
+		return nil, err
+	}
+	limit := paginateLimit(first, last)
+	if limit != 0 {
+		_m.Limit(limit)
+	}
+	if field := collectedField(ctx, edgesField, nodeField); field != nil {
+		if err := _m.collectField(ctx, limit == 1, graphql.GetOperationContext(ctx), *field, []string{edgesField, nodeField}); err != nil {
+			return nil, err
+		}
+	}
+	_m = pager.applyOrder(_m)
+	nodes, err := _m.All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	conn.build(nodes, pager, after, first, before, last)
+	return conn, nil
+}
+
+var (
+	// AuditEventOrderFieldCreatedAt orders AuditEvent by created_at.
+	AuditEventOrderFieldCreatedAt = &AuditEventOrderField{
+		Value: func(_m *AuditEvent) (ent.Value, error) {
+			return _m.CreatedAt, nil
+		},
+		column: auditevent.FieldCreatedAt,
+		toTerm: auditevent.ByCreatedAt,
+		toCursor: func(_m *AuditEvent) Cursor {
+			return Cursor{
+				ID:    _m.marshalID(),
+				Value: _m.CreatedAt,
+			}
+		},
+	}
+)
+
+// String implement fmt.Stringer interface.
+func (f AuditEventOrderField) String() string {
+	var str string
+	switch f.column {
+	case AuditEventOrderFieldCreatedAt.column:
+		str = "CREATED_AT"
+	}
+	return str
+}
+
+// MarshalGQL implements graphql.Marshaler interface.
+func (f AuditEventOrderField) MarshalGQL(w io.Writer) {
+	io.WriteString(w, strconv.Quote(f.String()))
+}
+
+// UnmarshalGQL implements graphql.Unmarshaler interface.
+func (f *AuditEventOrderField) UnmarshalGQL(v interface{}) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("AuditEventOrderField %T must be a string", v)
+	}
+	switch str {
+	case "CREATED_AT":
+		*f = *AuditEventOrderFieldCreatedAt
+	default:
+		return fmt.Errorf("%s is not a valid AuditEventOrderField", str)
+	}
+	return nil
+}
+
+// AuditEventOrderField defines the ordering field of AuditEvent.
+type AuditEventOrderField struct {
+	// Value extracts the ordering value from the given AuditEvent.
+	Value    func(*AuditEvent) (ent.Value, error)
+	column   string // field or computed.
+	toTerm   func(...sql.OrderTermOption) auditevent.OrderOption
+	toCursor func(*AuditEvent) Cursor
+}
+
+// AuditEventOrder defines the ordering of AuditEvent.
+type AuditEventOrder struct {
+	Direction OrderDirection        `json:"direction"`
+	Field     *AuditEventOrderField `json:"field"`
+}
+
+// DefaultAuditEventOrder is the default ordering of AuditEvent.
+var DefaultAuditEventOrder = &AuditEventOrder{
+	Direction: entgql.OrderDirectionAsc,
+	Field: &AuditEventOrderField{
+		Value: func(_m *AuditEvent) (ent.Value, error) {
+			return _m.ID, nil
+		},
+		column: auditevent.FieldID,
+		toTerm: auditevent.ByID,
+		toCursor: func(_m *AuditEvent) Cursor {
+			return Cursor{ID: _m.marshalID()}
+		},
+	},
+}
+
+// ToEdge converts AuditEvent into AuditEventEdge.
+func (_m *AuditEvent) ToEdge(order *AuditEventOrder) *AuditEventEdge {
+	if order == nil {
+		order = DefaultAuditEventOrder
+	}
+	return &AuditEventEdge{
+		Node:   _m,
+		Cursor: order.Field.toCursor(_m),
+	}
+}
+
+// AuditEventRecordEdge is the edge representation of AuditEventRecord.
+type AuditEventRecordEdge struct {
+	Node   *AuditEventRecord `json:"node"`
+	Cursor Cursor            `json:"cursor"`
+}
+
+// AuditEventRecordConnection is the connection containing edges to AuditEventRecord.
+type AuditEventRecordConnection struct {
+	Edges      []*AuditEventRecordEdge `json:"edges"`
+	PageInfo   PageInfo                `json:"pageInfo"`
+	TotalCount int                     `json:"totalCount"`
+}
+
+func (c *AuditEventRecordConnection) build(nodes []*AuditEventRecord, pager *auditeventrecordPager, after *Cursor, first *int, before *Cursor, last *int) {
+	c.PageInfo.HasNextPage = before != nil
+	c.PageInfo.HasPreviousPage = after != nil
+	if first != nil && *first+1 == len(nodes) {
+		c.PageInfo.HasNextPage = true
+		nodes = nodes[:len(nodes)-1]
+	} else if last != nil && *last+1 == len(nodes) {
+		c.PageInfo.HasPreviousPage = true
+		nodes = nodes[:len(nodes)-1]
+	}
+	var nodeAt func(int) *AuditEventRecord
+	if last != nil {
+		n := len(nodes) - 1
+		nodeAt = func(i int) *AuditEventRecord {
+			return nodes[n-i]
+		}
+	} else {
+		nodeAt = func(i int) *AuditEventRecord {
+			return nodes[i]
+		}
+	}
+	c.Edges = make([]*AuditEventRecordEdge, len(nodes))
+	for i := range nodes {
+		node := nodeAt(i)
+		c.Edges[i] = &AuditEventRecordEdge{
+			Node:   node,
+			Cursor: pager.toCursor(node),
+		}
+	}
+	if l := len(c.Edges); l > 0 {
+		c.PageInfo.StartCursor = &c.Edges[0].Cursor
+		c.PageInfo.EndCursor = &c.Edges[l-1].Cursor
+	}
+	if c.TotalCount == 0 {
+		c.TotalCount = len(nodes)
+	}
+}
+
+// AuditEventRecordPaginateOption enables pagination customization.
+type AuditEventRecordPaginateOption func(*auditeventrecordPager) error
+
+// WithAuditEventRecordOrder configures pagination ordering.
+func WithAuditEventRecordOrder(order *AuditEventRecordOrder) AuditEventRecordPaginateOption {
+	if order == nil {
+		order = DefaultAuditEventRecordOrder
+	}
+	o := *order
+	return func(pager *auditeventrecordPager) error {
+		if err := o.Direction.Validate(); err != nil {
+			return err
+		}
+		if o.Field == nil {
+			o.Field = DefaultAuditEventRecordOrder.Field
+		}
+		pager.order = &o
+		return nil
+	}
+}
+
+// WithAuditEventRecordFilter configures pagination filter.
+func WithAuditEventRecordFilter(filter func(*AuditEventRecordQuery) (*AuditEventRecordQuery, error)) AuditEventRecordPaginateOption {
+	return func(pager *auditeventrecordPager) error {
+		if filter == nil {
+			return errors.New("AuditEventRecordQuery filter cannot be nil")
+		}
+		pager.filter = filter
+		return nil
+	}
+}
+
+type auditeventrecordPager struct {
+	reverse bool
+	order   *AuditEventRecordOrder
+	filter  func(*AuditEventRecordQuery) (*AuditEventRecordQuery, error)
+}
+
+func newAuditEventRecordPager(opts []AuditEventRecordPaginateOption, reverse bool) (*auditeventrecordPager, error) {
+	pager := &auditeventrecordPager{reverse: reverse}
+	for _, opt := range opts {
+		if err := opt(pager); err != nil {
+			return nil, err
+		}
+	}
+	if pager.order == nil {
+		pager.order = DefaultAuditEventRecordOrder
+	}
+	return pager, nil
+}
+
+func (p *auditeventrecordPager) applyFilter(query *AuditEventRecordQuery) (*AuditEventRecordQuery, error) {
+	if p.filter != nil {
+		return p.filter(query)
+	}
+	return query, nil
+}
+
+func (p *auditeventrecordPager) toCursor(_m *AuditEventRecord) Cursor {
+	return p.order.Field.toCursor(_m)
+}
+
+func (p *auditeventrecordPager) applyCursors(query *AuditEventRecordQuery, after, before *Cursor) (*AuditEventRecordQuery, error) {
+	direction := p.order.Direction
+	if p.reverse {
+		direction = direction.Reverse()
+	}
+	for _, predicate := range entgql.CursorsPredicate(after, before, DefaultAuditEventRecordOrder.Field.column, p.order.Field.column, direction) {
+		query = query.Where(predicate)
+	}
+	return query, nil
+}
+
+func (p *auditeventrecordPager) applyOrder(query *AuditEventRecordQuery) *AuditEventRecordQuery {
+	direction := p.order.Direction
+	if p.reverse {
+		direction = direction.Reverse()
+	}
+	query = query.Order(p.order.Field.toTerm(direction.OrderTermOption()))
+	if p.order.Field != DefaultAuditEventRecordOrder.Field {
+		query = query.Order(DefaultAuditEventRecordOrder.Field.toTerm(direction.OrderTermOption()))
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(p.order.Field.column)
+	}
+	return query
+}
+
+func (p *auditeventrecordPager) orderExpr(query *AuditEventRecordQuery) sql.Querier {
+	direction := p.order.Direction
+	if p.reverse {
+		direction = direction.Reverse()
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(p.order.Field.column)
+	}
+	return sql.ExprFunc(func(b *sql.Builder) {
+		b.Ident(p.order.Field.column).Pad().WriteString(string(direction))
+		if p.order.Field != DefaultAuditEventRecordOrder.Field {
+			b.Comma().Ident(DefaultAuditEventRecordOrder.Field.column).Pad().WriteString(string(direction))
+		}
+	})
+}
+
+// Paginate executes the query and returns a relay based cursor connection to AuditEventRecord.
+func (_m *AuditEventRecordQuery) Paginate(
+	ctx context.Context, after *Cursor, first *int,
+	before *Cursor, last *int, opts ...AuditEventRecordPaginateOption,
+) (*AuditEventRecordConnection, error) {
+	if err := validateFirstLast(first, last); err != nil {
+		return nil, err
+	}
+	pager, err := newAuditEventRecordPager(opts, last != nil)
+	if err != nil {
+		return nil, err
+	}
+	if _m, err = pager.applyFilter(_m); err != nil {
+		return nil, err
+	}
+	conn := &AuditEventRecordConnection{Edges: []*AuditEventRecordEdge{}}
+	ignoredEdges := !hasCollectedField(ctx, edgesField)
+	if hasCollectedField(ctx, totalCountField) || hasCollectedField(ctx, pageInfoField) {
+		hasPagination := after != nil || first != nil || before != nil || last != nil
+		if hasPagination || ignoredEdges {
+			c := _m.Clone()
+			c.ctx.Fields = nil
+			if conn.TotalCount, err = c.Count(ctx); err != nil {
+				return nil, err
+			}
+			conn.PageInfo.HasNextPage = first != nil && conn.TotalCount > 0
+			conn.PageInfo.HasPreviousPage = last != nil && conn.TotalCount > 0
+		}
+	}
+	if ignoredEdges || (first != nil && *first == 0) || (last != nil && *last == 0) {
+		return conn, nil
+	}
+	if _m, err = pager.applyCursors(_m, after, before); err != nil {
+		return nil, err
+	}
+	limit := paginateLimit(first, last)
+	if limit != 0 {
+		_m.Limit(limit)
+	}
+	if field := collectedField(ctx, edgesField, nodeField); field != nil {
+		if err := _m.collectField(ctx, limit == 1, graphql.GetOperationContext(ctx), *field, []string{edgesField, nodeField}); err != nil {
+			return nil, err
+		}
+	}
+	_m = pager.applyOrder(_m)
+	nodes, err := _m.All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	conn.build(nodes, pager, after, first, before, last)
+	return conn, nil
+}
+
+// AuditEventRecordOrderField defines the ordering field of AuditEventRecord.
+type AuditEventRecordOrderField struct {
+	// Value extracts the ordering value from the given AuditEventRecord.
+	Value    func(*AuditEventRecord) (ent.Value, error)
+	column   string // field or computed.
+	toTerm   func(...sql.OrderTermOption) auditeventrecord.OrderOption
+	toCursor func(*AuditEventRecord) Cursor
+}
+
+// AuditEventRecordOrder defines the ordering of AuditEventRecord.
+type AuditEventRecordOrder struct {
+	Direction OrderDirection              `json:"direction"`
+	Field     *AuditEventRecordOrderField `json:"field"`
+}
+
+// DefaultAuditEventRecordOrder is the default ordering of AuditEventRecord.
+var DefaultAuditEventRecordOrder = &AuditEventRecordOrder{
+	Direction: entgql.OrderDirectionAsc,
+	Field: &AuditEventRecordOrderField{
+		Value: func(_m *AuditEventRecord) (ent.Value, error) {
+			return _m.ID, nil
+		},
+		column: auditeventrecord.FieldID,
+		toTerm: auditeventrecord.ByID,
+		toCursor: func(_m *AuditEventRecord) Cursor {
+			return Cursor{ID: _m.marshalID()}
+		},
+	},
+}
+
+// ToEdge converts AuditEventRecord into AuditEventRecordEdge.
+func (_m *AuditEventRecord) ToEdge(order *AuditEventRecordOrder) *AuditEventRecordEdge {
+	if order == nil {
+		order = DefaultAuditEventRecordOrder
+	}
+	return &AuditEventRecordEdge{
 		Node:   _m,
 		Cursor: order.Field.toCursor(_m),
 	}

@@ -12,6 +12,8 @@ import (
 	"entgo.io/ent"
 	"entgo.io/ent/dialect/sql"
 	"github.com/debtql/debtql/ent/apikey"
+	"github.com/debtql/debtql/ent/auditevent"
+	"github.com/debtql/debtql/ent/auditeventrecord"
 	"github.com/debtql/debtql/ent/creditor"
 	"github.com/debtql/debtql/ent/debt"
 	"github.com/debtql/debtql/ent/debtinvoice"
@@ -21,6 +23,7 @@ import (
 	"github.com/debtql/debtql/ent/invoicearticle"
 	"github.com/debtql/debtql/ent/payment"
 	"github.com/debtql/debtql/ent/predicate"
+	"github.com/debtql/debtql/internal/audit"
 	"github.com/debtql/debtql/internal/collection"
 	"github.com/debtql/debtql/internal/scalar"
 )
@@ -35,6 +38,8 @@ const (
 
 	// Node types.
 	TypeAPIKey            = "APIKey"
+	TypeAuditEvent        = "AuditEvent"
+	TypeAuditEventRecord  = "AuditEventRecord"
 	TypeCreditor          = "Creditor"
 	TypeDebt              = "Debt"
 	TypeDebtInvoice       = "DebtInvoice"
@@ -813,6 +818,1618 @@ func (m *APIKeyMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown APIKey edge %s", name)
+}
+
+// AuditEventMutation represents an operation that mutates the AuditEvent nodes in the graph.
+type AuditEventMutation struct {
+	config
+	op             Op
+	typ            string
+	id             *scalar.IntID
+	created_at     *time.Time
+	client_id      *string
+	api_key_id     *string
+	api_key_name   *string
+	role           *auditevent.Role
+	operation      *string
+	request_id     *string
+	clearedFields  map[string]struct{}
+	debt           *scalar.IntID
+	cleareddebt    bool
+	records        map[scalar.IntID]struct{}
+	removedrecords map[scalar.IntID]struct{}
+	clearedrecords bool
+	done           bool
+	oldValue       func(context.Context) (*AuditEvent, error)
+	predicates     []predicate.AuditEvent
+}
+
+var _ ent.Mutation = (*AuditEventMutation)(nil)
+
+// auditeventOption allows management of the mutation configuration using functional options.
+type auditeventOption func(*AuditEventMutation)
+
+// newAuditEventMutation creates new mutation for the AuditEvent entity.
+func newAuditEventMutation(c config, op Op, opts ...auditeventOption) *AuditEventMutation {
+	m := &AuditEventMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeAuditEvent,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withAuditEventID sets the ID field of the mutation.
+func withAuditEventID(id scalar.IntID) auditeventOption {
+	return func(m *AuditEventMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *AuditEvent
+		)
+		m.oldValue = func(ctx context.Context) (*AuditEvent, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().AuditEvent.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withAuditEvent sets the old AuditEvent of the mutation.
+func withAuditEvent(node *AuditEvent) auditeventOption {
+	return func(m *AuditEventMutation) {
+		m.oldValue = func(context.Context) (*AuditEvent, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m AuditEventMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m AuditEventMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of AuditEvent entities.
+func (m *AuditEventMutation) SetID(id scalar.IntID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *AuditEventMutation) ID() (id scalar.IntID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *AuditEventMutation) IDs(ctx context.Context) ([]scalar.IntID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []scalar.IntID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().AuditEvent.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *AuditEventMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *AuditEventMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the AuditEvent entity.
+// If the AuditEvent object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AuditEventMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *AuditEventMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetClientID sets the "client_id" field.
+func (m *AuditEventMutation) SetClientID(s string) {
+	m.client_id = &s
+}
+
+// ClientID returns the value of the "client_id" field in the mutation.
+func (m *AuditEventMutation) ClientID() (r string, exists bool) {
+	v := m.client_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldClientID returns the old "client_id" field's value of the AuditEvent entity.
+// If the AuditEvent object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AuditEventMutation) OldClientID(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldClientID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldClientID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldClientID: %w", err)
+	}
+	return oldValue.ClientID, nil
+}
+
+// ClearClientID clears the value of the "client_id" field.
+func (m *AuditEventMutation) ClearClientID() {
+	m.client_id = nil
+	m.clearedFields[auditevent.FieldClientID] = struct{}{}
+}
+
+// ClientIDCleared returns if the "client_id" field was cleared in this mutation.
+func (m *AuditEventMutation) ClientIDCleared() bool {
+	_, ok := m.clearedFields[auditevent.FieldClientID]
+	return ok
+}
+
+// ResetClientID resets all changes to the "client_id" field.
+func (m *AuditEventMutation) ResetClientID() {
+	m.client_id = nil
+	delete(m.clearedFields, auditevent.FieldClientID)
+}
+
+// SetAPIKeyID sets the "api_key_id" field.
+func (m *AuditEventMutation) SetAPIKeyID(s string) {
+	m.api_key_id = &s
+}
+
+// APIKeyID returns the value of the "api_key_id" field in the mutation.
+func (m *AuditEventMutation) APIKeyID() (r string, exists bool) {
+	v := m.api_key_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAPIKeyID returns the old "api_key_id" field's value of the AuditEvent entity.
+// If the AuditEvent object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AuditEventMutation) OldAPIKeyID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAPIKeyID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAPIKeyID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAPIKeyID: %w", err)
+	}
+	return oldValue.APIKeyID, nil
+}
+
+// ResetAPIKeyID resets all changes to the "api_key_id" field.
+func (m *AuditEventMutation) ResetAPIKeyID() {
+	m.api_key_id = nil
+}
+
+// SetAPIKeyName sets the "api_key_name" field.
+func (m *AuditEventMutation) SetAPIKeyName(s string) {
+	m.api_key_name = &s
+}
+
+// APIKeyName returns the value of the "api_key_name" field in the mutation.
+func (m *AuditEventMutation) APIKeyName() (r string, exists bool) {
+	v := m.api_key_name
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAPIKeyName returns the old "api_key_name" field's value of the AuditEvent entity.
+// If the AuditEvent object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AuditEventMutation) OldAPIKeyName(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAPIKeyName is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAPIKeyName requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAPIKeyName: %w", err)
+	}
+	return oldValue.APIKeyName, nil
+}
+
+// ResetAPIKeyName resets all changes to the "api_key_name" field.
+func (m *AuditEventMutation) ResetAPIKeyName() {
+	m.api_key_name = nil
+}
+
+// SetRole sets the "role" field.
+func (m *AuditEventMutation) SetRole(a auditevent.Role) {
+	m.role = &a
+}
+
+// Role returns the value of the "role" field in the mutation.
+func (m *AuditEventMutation) Role() (r auditevent.Role, exists bool) {
+	v := m.role
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRole returns the old "role" field's value of the AuditEvent entity.
+// If the AuditEvent object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AuditEventMutation) OldRole(ctx context.Context) (v auditevent.Role, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRole is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRole requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRole: %w", err)
+	}
+	return oldValue.Role, nil
+}
+
+// ResetRole resets all changes to the "role" field.
+func (m *AuditEventMutation) ResetRole() {
+	m.role = nil
+}
+
+// SetOperation sets the "operation" field.
+func (m *AuditEventMutation) SetOperation(s string) {
+	m.operation = &s
+}
+
+// Operation returns the value of the "operation" field in the mutation.
+func (m *AuditEventMutation) Operation() (r string, exists bool) {
+	v := m.operation
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOperation returns the old "operation" field's value of the AuditEvent entity.
+// If the AuditEvent object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AuditEventMutation) OldOperation(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOperation is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOperation requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOperation: %w", err)
+	}
+	return oldValue.Operation, nil
+}
+
+// ResetOperation resets all changes to the "operation" field.
+func (m *AuditEventMutation) ResetOperation() {
+	m.operation = nil
+}
+
+// SetRequestID sets the "request_id" field.
+func (m *AuditEventMutation) SetRequestID(s string) {
+	m.request_id = &s
+}
+
+// RequestID returns the value of the "request_id" field in the mutation.
+func (m *AuditEventMutation) RequestID() (r string, exists bool) {
+	v := m.request_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRequestID returns the old "request_id" field's value of the AuditEvent entity.
+// If the AuditEvent object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AuditEventMutation) OldRequestID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRequestID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRequestID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRequestID: %w", err)
+	}
+	return oldValue.RequestID, nil
+}
+
+// ResetRequestID resets all changes to the "request_id" field.
+func (m *AuditEventMutation) ResetRequestID() {
+	m.request_id = nil
+}
+
+// SetDebtID sets the "debt_id" field.
+func (m *AuditEventMutation) SetDebtID(si scalar.IntID) {
+	m.debt = &si
+}
+
+// DebtID returns the value of the "debt_id" field in the mutation.
+func (m *AuditEventMutation) DebtID() (r scalar.IntID, exists bool) {
+	v := m.debt
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDebtID returns the old "debt_id" field's value of the AuditEvent entity.
+// If the AuditEvent object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AuditEventMutation) OldDebtID(ctx context.Context) (v *scalar.IntID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDebtID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDebtID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDebtID: %w", err)
+	}
+	return oldValue.DebtID, nil
+}
+
+// ClearDebtID clears the value of the "debt_id" field.
+func (m *AuditEventMutation) ClearDebtID() {
+	m.debt = nil
+	m.clearedFields[auditevent.FieldDebtID] = struct{}{}
+}
+
+// DebtIDCleared returns if the "debt_id" field was cleared in this mutation.
+func (m *AuditEventMutation) DebtIDCleared() bool {
+	_, ok := m.clearedFields[auditevent.FieldDebtID]
+	return ok
+}
+
+// ResetDebtID resets all changes to the "debt_id" field.
+func (m *AuditEventMutation) ResetDebtID() {
+	m.debt = nil
+	delete(m.clearedFields, auditevent.FieldDebtID)
+}
+
+// ClearDebt clears the "debt" edge to the Debt entity.
+func (m *AuditEventMutation) ClearDebt() {
+	m.cleareddebt = true
+	m.clearedFields[auditevent.FieldDebtID] = struct{}{}
+}
+
+// DebtCleared reports if the "debt" edge to the Debt entity was cleared.
+func (m *AuditEventMutation) DebtCleared() bool {
+	return m.DebtIDCleared() || m.cleareddebt
+}
+
+// DebtIDs returns the "debt" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// DebtID instead. It exists only for internal usage by the builders.
+func (m *AuditEventMutation) DebtIDs() (ids []scalar.IntID) {
+	if id := m.debt; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetDebt resets all changes to the "debt" edge.
+func (m *AuditEventMutation) ResetDebt() {
+	m.debt = nil
+	m.cleareddebt = false
+}
+
+// AddRecordIDs adds the "records" edge to the AuditEventRecord entity by ids.
+func (m *AuditEventMutation) AddRecordIDs(ids ...scalar.IntID) {
+	if m.records == nil {
+		m.records = make(map[scalar.IntID]struct{})
+	}
+	for i := range ids {
+		m.records[ids[i]] = struct{}{}
+	}
+}
+
+// ClearRecords clears the "records" edge to the AuditEventRecord entity.
+func (m *AuditEventMutation) ClearRecords() {
+	m.clearedrecords = true
+}
+
+// RecordsCleared reports if the "records" edge to the AuditEventRecord entity was cleared.
+func (m *AuditEventMutation) RecordsCleared() bool {
+	return m.clearedrecords
+}
+
+// RemoveRecordIDs removes the "records" edge to the AuditEventRecord entity by IDs.
+func (m *AuditEventMutation) RemoveRecordIDs(ids ...scalar.IntID) {
+	if m.removedrecords == nil {
+		m.removedrecords = make(map[scalar.IntID]struct{})
+	}
+	for i := range ids {
+		delete(m.records, ids[i])
+		m.removedrecords[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedRecords returns the removed IDs of the "records" edge to the AuditEventRecord entity.
+func (m *AuditEventMutation) RemovedRecordsIDs() (ids []scalar.IntID) {
+	for id := range m.removedrecords {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// RecordsIDs returns the "records" edge IDs in the mutation.
+func (m *AuditEventMutation) RecordsIDs() (ids []scalar.IntID) {
+	for id := range m.records {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetRecords resets all changes to the "records" edge.
+func (m *AuditEventMutation) ResetRecords() {
+	m.records = nil
+	m.clearedrecords = false
+	m.removedrecords = nil
+}
+
+// Where appends a list predicates to the AuditEventMutation builder.
+func (m *AuditEventMutation) Where(ps ...predicate.AuditEvent) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the AuditEventMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *AuditEventMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.AuditEvent, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *AuditEventMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *AuditEventMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (AuditEvent).
+func (m *AuditEventMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *AuditEventMutation) Fields() []string {
+	fields := make([]string, 0, 8)
+	if m.created_at != nil {
+		fields = append(fields, auditevent.FieldCreatedAt)
+	}
+	if m.client_id != nil {
+		fields = append(fields, auditevent.FieldClientID)
+	}
+	if m.api_key_id != nil {
+		fields = append(fields, auditevent.FieldAPIKeyID)
+	}
+	if m.api_key_name != nil {
+		fields = append(fields, auditevent.FieldAPIKeyName)
+	}
+	if m.role != nil {
+		fields = append(fields, auditevent.FieldRole)
+	}
+	if m.operation != nil {
+		fields = append(fields, auditevent.FieldOperation)
+	}
+	if m.request_id != nil {
+		fields = append(fields, auditevent.FieldRequestID)
+	}
+	if m.debt != nil {
+		fields = append(fields, auditevent.FieldDebtID)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *AuditEventMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case auditevent.FieldCreatedAt:
+		return m.CreatedAt()
+	case auditevent.FieldClientID:
+		return m.ClientID()
+	case auditevent.FieldAPIKeyID:
+		return m.APIKeyID()
+	case auditevent.FieldAPIKeyName:
+		return m.APIKeyName()
+	case auditevent.FieldRole:
+		return m.Role()
+	case auditevent.FieldOperation:
+		return m.Operation()
+	case auditevent.FieldRequestID:
+		return m.RequestID()
+	case auditevent.FieldDebtID:
+		return m.DebtID()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *AuditEventMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case auditevent.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case auditevent.FieldClientID:
+		return m.OldClientID(ctx)
+	case auditevent.FieldAPIKeyID:
+		return m.OldAPIKeyID(ctx)
+	case auditevent.FieldAPIKeyName:
+		return m.OldAPIKeyName(ctx)
+	case auditevent.FieldRole:
+		return m.OldRole(ctx)
+	case auditevent.FieldOperation:
+		return m.OldOperation(ctx)
+	case auditevent.FieldRequestID:
+		return m.OldRequestID(ctx)
+	case auditevent.FieldDebtID:
+		return m.OldDebtID(ctx)
+	}
+	return nil, fmt.Errorf("unknown AuditEvent field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *AuditEventMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case auditevent.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case auditevent.FieldClientID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetClientID(v)
+		return nil
+	case auditevent.FieldAPIKeyID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAPIKeyID(v)
+		return nil
+	case auditevent.FieldAPIKeyName:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAPIKeyName(v)
+		return nil
+	case auditevent.FieldRole:
+		v, ok := value.(auditevent.Role)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRole(v)
+		return nil
+	case auditevent.FieldOperation:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOperation(v)
+		return nil
+	case auditevent.FieldRequestID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRequestID(v)
+		return nil
+	case auditevent.FieldDebtID:
+		v, ok := value.(scalar.IntID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDebtID(v)
+		return nil
+	}
+	return fmt.Errorf("unknown AuditEvent field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *AuditEventMutation) AddedFields() []string {
+	var fields []string
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *AuditEventMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *AuditEventMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown AuditEvent numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *AuditEventMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(auditevent.FieldClientID) {
+		fields = append(fields, auditevent.FieldClientID)
+	}
+	if m.FieldCleared(auditevent.FieldDebtID) {
+		fields = append(fields, auditevent.FieldDebtID)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *AuditEventMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *AuditEventMutation) ClearField(name string) error {
+	switch name {
+	case auditevent.FieldClientID:
+		m.ClearClientID()
+		return nil
+	case auditevent.FieldDebtID:
+		m.ClearDebtID()
+		return nil
+	}
+	return fmt.Errorf("unknown AuditEvent nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *AuditEventMutation) ResetField(name string) error {
+	switch name {
+	case auditevent.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case auditevent.FieldClientID:
+		m.ResetClientID()
+		return nil
+	case auditevent.FieldAPIKeyID:
+		m.ResetAPIKeyID()
+		return nil
+	case auditevent.FieldAPIKeyName:
+		m.ResetAPIKeyName()
+		return nil
+	case auditevent.FieldRole:
+		m.ResetRole()
+		return nil
+	case auditevent.FieldOperation:
+		m.ResetOperation()
+		return nil
+	case auditevent.FieldRequestID:
+		m.ResetRequestID()
+		return nil
+	case auditevent.FieldDebtID:
+		m.ResetDebtID()
+		return nil
+	}
+	return fmt.Errorf("unknown AuditEvent field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *AuditEventMutation) AddedEdges() []string {
+	edges := make([]string, 0, 2)
+	if m.debt != nil {
+		edges = append(edges, auditevent.EdgeDebt)
+	}
+	if m.records != nil {
+		edges = append(edges, auditevent.EdgeRecords)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *AuditEventMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case auditevent.EdgeDebt:
+		if id := m.debt; id != nil {
+			return []ent.Value{*id}
+		}
+	case auditevent.EdgeRecords:
+		ids := make([]ent.Value, 0, len(m.records))
+		for id := range m.records {
+			ids = append(ids, id)
+		}
+		return ids
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *AuditEventMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 2)
+	if m.removedrecords != nil {
+		edges = append(edges, auditevent.EdgeRecords)
+	}
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *AuditEventMutation) RemovedIDs(name string) []ent.Value {
+	switch name {
+	case auditevent.EdgeRecords:
+		ids := make([]ent.Value, 0, len(m.removedrecords))
+		for id := range m.removedrecords {
+			ids = append(ids, id)
+		}
+		return ids
+	}
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *AuditEventMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 2)
+	if m.cleareddebt {
+		edges = append(edges, auditevent.EdgeDebt)
+	}
+	if m.clearedrecords {
+		edges = append(edges, auditevent.EdgeRecords)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *AuditEventMutation) EdgeCleared(name string) bool {
+	switch name {
+	case auditevent.EdgeDebt:
+		return m.cleareddebt
+	case auditevent.EdgeRecords:
+		return m.clearedrecords
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *AuditEventMutation) ClearEdge(name string) error {
+	switch name {
+	case auditevent.EdgeDebt:
+		m.ClearDebt()
+		return nil
+	}
+	return fmt.Errorf("unknown AuditEvent unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *AuditEventMutation) ResetEdge(name string) error {
+	switch name {
+	case auditevent.EdgeDebt:
+		m.ResetDebt()
+		return nil
+	case auditevent.EdgeRecords:
+		m.ResetRecords()
+		return nil
+	}
+	return fmt.Errorf("unknown AuditEvent edge %s", name)
+}
+
+// AuditEventRecordMutation represents an operation that mutates the AuditEventRecord nodes in the graph.
+type AuditEventRecordMutation struct {
+	config
+	op            Op
+	typ           string
+	id            *scalar.IntID
+	client_id     *string
+	record_type   *auditeventrecord.RecordType
+	record_id     *string
+	before        **audit.Statuses
+	after         **audit.Statuses
+	clearedFields map[string]struct{}
+	event         *scalar.IntID
+	clearedevent  bool
+	done          bool
+	oldValue      func(context.Context) (*AuditEventRecord, error)
+	predicates    []predicate.AuditEventRecord
+}
+
+var _ ent.Mutation = (*AuditEventRecordMutation)(nil)
+
+// auditeventrecordOption allows management of the mutation configuration using functional options.
+type auditeventrecordOption func(*AuditEventRecordMutation)
+
+// newAuditEventRecordMutation creates new mutation for the AuditEventRecord entity.
+func newAuditEventRecordMutation(c config, op Op, opts ...auditeventrecordOption) *AuditEventRecordMutation {
+	m := &AuditEventRecordMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeAuditEventRecord,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withAuditEventRecordID sets the ID field of the mutation.
+func withAuditEventRecordID(id scalar.IntID) auditeventrecordOption {
+	return func(m *AuditEventRecordMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *AuditEventRecord
+		)
+		m.oldValue = func(ctx context.Context) (*AuditEventRecord, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().AuditEventRecord.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withAuditEventRecord sets the old AuditEventRecord of the mutation.
+func withAuditEventRecord(node *AuditEventRecord) auditeventrecordOption {
+	return func(m *AuditEventRecordMutation) {
+		m.oldValue = func(context.Context) (*AuditEventRecord, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m AuditEventRecordMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m AuditEventRecordMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of AuditEventRecord entities.
+func (m *AuditEventRecordMutation) SetID(id scalar.IntID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *AuditEventRecordMutation) ID() (id scalar.IntID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *AuditEventRecordMutation) IDs(ctx context.Context) ([]scalar.IntID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []scalar.IntID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().AuditEventRecord.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetEventID sets the "event_id" field.
+func (m *AuditEventRecordMutation) SetEventID(si scalar.IntID) {
+	m.event = &si
+}
+
+// EventID returns the value of the "event_id" field in the mutation.
+func (m *AuditEventRecordMutation) EventID() (r scalar.IntID, exists bool) {
+	v := m.event
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldEventID returns the old "event_id" field's value of the AuditEventRecord entity.
+// If the AuditEventRecord object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AuditEventRecordMutation) OldEventID(ctx context.Context) (v scalar.IntID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldEventID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldEventID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldEventID: %w", err)
+	}
+	return oldValue.EventID, nil
+}
+
+// ResetEventID resets all changes to the "event_id" field.
+func (m *AuditEventRecordMutation) ResetEventID() {
+	m.event = nil
+}
+
+// SetClientID sets the "client_id" field.
+func (m *AuditEventRecordMutation) SetClientID(s string) {
+	m.client_id = &s
+}
+
+// ClientID returns the value of the "client_id" field in the mutation.
+func (m *AuditEventRecordMutation) ClientID() (r string, exists bool) {
+	v := m.client_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldClientID returns the old "client_id" field's value of the AuditEventRecord entity.
+// If the AuditEventRecord object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AuditEventRecordMutation) OldClientID(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldClientID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldClientID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldClientID: %w", err)
+	}
+	return oldValue.ClientID, nil
+}
+
+// ClearClientID clears the value of the "client_id" field.
+func (m *AuditEventRecordMutation) ClearClientID() {
+	m.client_id = nil
+	m.clearedFields[auditeventrecord.FieldClientID] = struct{}{}
+}
+
+// ClientIDCleared returns if the "client_id" field was cleared in this mutation.
+func (m *AuditEventRecordMutation) ClientIDCleared() bool {
+	_, ok := m.clearedFields[auditeventrecord.FieldClientID]
+	return ok
+}
+
+// ResetClientID resets all changes to the "client_id" field.
+func (m *AuditEventRecordMutation) ResetClientID() {
+	m.client_id = nil
+	delete(m.clearedFields, auditeventrecord.FieldClientID)
+}
+
+// SetRecordType sets the "record_type" field.
+func (m *AuditEventRecordMutation) SetRecordType(at auditeventrecord.RecordType) {
+	m.record_type = &at
+}
+
+// RecordType returns the value of the "record_type" field in the mutation.
+func (m *AuditEventRecordMutation) RecordType() (r auditeventrecord.RecordType, exists bool) {
+	v := m.record_type
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRecordType returns the old "record_type" field's value of the AuditEventRecord entity.
+// If the AuditEventRecord object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AuditEventRecordMutation) OldRecordType(ctx context.Context) (v auditeventrecord.RecordType, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRecordType is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRecordType requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRecordType: %w", err)
+	}
+	return oldValue.RecordType, nil
+}
+
+// ResetRecordType resets all changes to the "record_type" field.
+func (m *AuditEventRecordMutation) ResetRecordType() {
+	m.record_type = nil
+}
+
+// SetRecordID sets the "record_id" field.
+func (m *AuditEventRecordMutation) SetRecordID(s string) {
+	m.record_id = &s
+}
+
+// RecordID returns the value of the "record_id" field in the mutation.
+func (m *AuditEventRecordMutation) RecordID() (r string, exists bool) {
+	v := m.record_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRecordID returns the old "record_id" field's value of the AuditEventRecord entity.
+// If the AuditEventRecord object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AuditEventRecordMutation) OldRecordID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRecordID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRecordID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRecordID: %w", err)
+	}
+	return oldValue.RecordID, nil
+}
+
+// ResetRecordID resets all changes to the "record_id" field.
+func (m *AuditEventRecordMutation) ResetRecordID() {
+	m.record_id = nil
+}
+
+// SetBefore sets the "before" field.
+func (m *AuditEventRecordMutation) SetBefore(a *audit.Statuses) {
+	m.before = &a
+}
+
+// Before returns the value of the "before" field in the mutation.
+func (m *AuditEventRecordMutation) Before() (r *audit.Statuses, exists bool) {
+	v := m.before
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldBefore returns the old "before" field's value of the AuditEventRecord entity.
+// If the AuditEventRecord object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AuditEventRecordMutation) OldBefore(ctx context.Context) (v *audit.Statuses, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldBefore is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldBefore requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldBefore: %w", err)
+	}
+	return oldValue.Before, nil
+}
+
+// ClearBefore clears the value of the "before" field.
+func (m *AuditEventRecordMutation) ClearBefore() {
+	m.before = nil
+	m.clearedFields[auditeventrecord.FieldBefore] = struct{}{}
+}
+
+// BeforeCleared returns if the "before" field was cleared in this mutation.
+func (m *AuditEventRecordMutation) BeforeCleared() bool {
+	_, ok := m.clearedFields[auditeventrecord.FieldBefore]
+	return ok
+}
+
+// ResetBefore resets all changes to the "before" field.
+func (m *AuditEventRecordMutation) ResetBefore() {
+	m.before = nil
+	delete(m.clearedFields, auditeventrecord.FieldBefore)
+}
+
+// SetAfter sets the "after" field.
+func (m *AuditEventRecordMutation) SetAfter(a *audit.Statuses) {
+	m.after = &a
+}
+
+// After returns the value of the "after" field in the mutation.
+func (m *AuditEventRecordMutation) After() (r *audit.Statuses, exists bool) {
+	v := m.after
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAfter returns the old "after" field's value of the AuditEventRecord entity.
+// If the AuditEventRecord object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AuditEventRecordMutation) OldAfter(ctx context.Context) (v *audit.Statuses, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAfter is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAfter requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAfter: %w", err)
+	}
+	return oldValue.After, nil
+}
+
+// ClearAfter clears the value of the "after" field.
+func (m *AuditEventRecordMutation) ClearAfter() {
+	m.after = nil
+	m.clearedFields[auditeventrecord.FieldAfter] = struct{}{}
+}
+
+// AfterCleared returns if the "after" field was cleared in this mutation.
+func (m *AuditEventRecordMutation) AfterCleared() bool {
+	_, ok := m.clearedFields[auditeventrecord.FieldAfter]
+	return ok
+}
+
+// ResetAfter resets all changes to the "after" field.
+func (m *AuditEventRecordMutation) ResetAfter() {
+	m.after = nil
+	delete(m.clearedFields, auditeventrecord.FieldAfter)
+}
+
+// ClearEvent clears the "event" edge to the AuditEvent entity.
+func (m *AuditEventRecordMutation) ClearEvent() {
+	m.clearedevent = true
+	m.clearedFields[auditeventrecord.FieldEventID] = struct{}{}
+}
+
+// EventCleared reports if the "event" edge to the AuditEvent entity was cleared.
+func (m *AuditEventRecordMutation) EventCleared() bool {
+	return m.clearedevent
+}
+
+// EventIDs returns the "event" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// EventID instead. It exists only for internal usage by the builders.
+func (m *AuditEventRecordMutation) EventIDs() (ids []scalar.IntID) {
+	if id := m.event; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetEvent resets all changes to the "event" edge.
+func (m *AuditEventRecordMutation) ResetEvent() {
+	m.event = nil
+	m.clearedevent = false
+}
+
+// Where appends a list predicates to the AuditEventRecordMutation builder.
+func (m *AuditEventRecordMutation) Where(ps ...predicate.AuditEventRecord) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the AuditEventRecordMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *AuditEventRecordMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.AuditEventRecord, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *AuditEventRecordMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *AuditEventRecordMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (AuditEventRecord).
+func (m *AuditEventRecordMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *AuditEventRecordMutation) Fields() []string {
+	fields := make([]string, 0, 6)
+	if m.event != nil {
+		fields = append(fields, auditeventrecord.FieldEventID)
+	}
+	if m.client_id != nil {
+		fields = append(fields, auditeventrecord.FieldClientID)
+	}
+	if m.record_type != nil {
+		fields = append(fields, auditeventrecord.FieldRecordType)
+	}
+	if m.record_id != nil {
+		fields = append(fields, auditeventrecord.FieldRecordID)
+	}
+	if m.before != nil {
+		fields = append(fields, auditeventrecord.FieldBefore)
+	}
+	if m.after != nil {
+		fields = append(fields, auditeventrecord.FieldAfter)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *AuditEventRecordMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case auditeventrecord.FieldEventID:
+		return m.EventID()
+	case auditeventrecord.FieldClientID:
+		return m.ClientID()
+	case auditeventrecord.FieldRecordType:
+		return m.RecordType()
+	case auditeventrecord.FieldRecordID:
+		return m.RecordID()
+	case auditeventrecord.FieldBefore:
+		return m.Before()
+	case auditeventrecord.FieldAfter:
+		return m.After()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *AuditEventRecordMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case auditeventrecord.FieldEventID:
+		return m.OldEventID(ctx)
+	case auditeventrecord.FieldClientID:
+		return m.OldClientID(ctx)
+	case auditeventrecord.FieldRecordType:
+		return m.OldRecordType(ctx)
+	case auditeventrecord.FieldRecordID:
+		return m.OldRecordID(ctx)
+	case auditeventrecord.FieldBefore:
+		return m.OldBefore(ctx)
+	case auditeventrecord.FieldAfter:
+		return m.OldAfter(ctx)
+	}
+	return nil, fmt.Errorf("unknown AuditEventRecord field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *AuditEventRecordMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case auditeventrecord.FieldEventID:
+		v, ok := value.(scalar.IntID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetEventID(v)
+		return nil
+	case auditeventrecord.FieldClientID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetClientID(v)
+		return nil
+	case auditeventrecord.FieldRecordType:
+		v, ok := value.(auditeventrecord.RecordType)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRecordType(v)
+		return nil
+	case auditeventrecord.FieldRecordID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRecordID(v)
+		return nil
+	case auditeventrecord.FieldBefore:
+		v, ok := value.(*audit.Statuses)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetBefore(v)
+		return nil
+	case auditeventrecord.FieldAfter:
+		v, ok := value.(*audit.Statuses)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAfter(v)
+		return nil
+	}
+	return fmt.Errorf("unknown AuditEventRecord field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *AuditEventRecordMutation) AddedFields() []string {
+	var fields []string
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *AuditEventRecordMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *AuditEventRecordMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown AuditEventRecord numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *AuditEventRecordMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(auditeventrecord.FieldClientID) {
+		fields = append(fields, auditeventrecord.FieldClientID)
+	}
+	if m.FieldCleared(auditeventrecord.FieldBefore) {
+		fields = append(fields, auditeventrecord.FieldBefore)
+	}
+	if m.FieldCleared(auditeventrecord.FieldAfter) {
+		fields = append(fields, auditeventrecord.FieldAfter)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *AuditEventRecordMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *AuditEventRecordMutation) ClearField(name string) error {
+	switch name {
+	case auditeventrecord.FieldClientID:
+		m.ClearClientID()
+		return nil
+	case auditeventrecord.FieldBefore:
+		m.ClearBefore()
+		return nil
+	case auditeventrecord.FieldAfter:
+		m.ClearAfter()
+		return nil
+	}
+	return fmt.Errorf("unknown AuditEventRecord nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *AuditEventRecordMutation) ResetField(name string) error {
+	switch name {
+	case auditeventrecord.FieldEventID:
+		m.ResetEventID()
+		return nil
+	case auditeventrecord.FieldClientID:
+		m.ResetClientID()
+		return nil
+	case auditeventrecord.FieldRecordType:
+		m.ResetRecordType()
+		return nil
+	case auditeventrecord.FieldRecordID:
+		m.ResetRecordID()
+		return nil
+	case auditeventrecord.FieldBefore:
+		m.ResetBefore()
+		return nil
+	case auditeventrecord.FieldAfter:
+		m.ResetAfter()
+		return nil
+	}
+	return fmt.Errorf("unknown AuditEventRecord field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *AuditEventRecordMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.event != nil {
+		edges = append(edges, auditeventrecord.EdgeEvent)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *AuditEventRecordMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case auditeventrecord.EdgeEvent:
+		if id := m.event; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *AuditEventRecordMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *AuditEventRecordMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *AuditEventRecordMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.clearedevent {
+		edges = append(edges, auditeventrecord.EdgeEvent)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *AuditEventRecordMutation) EdgeCleared(name string) bool {
+	switch name {
+	case auditeventrecord.EdgeEvent:
+		return m.clearedevent
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *AuditEventRecordMutation) ClearEdge(name string) error {
+	switch name {
+	case auditeventrecord.EdgeEvent:
+		m.ClearEvent()
+		return nil
+	}
+	return fmt.Errorf("unknown AuditEventRecord unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *AuditEventRecordMutation) ResetEdge(name string) error {
+	switch name {
+	case auditeventrecord.EdgeEvent:
+		m.ResetEvent()
+		return nil
+	}
+	return fmt.Errorf("unknown AuditEventRecord edge %s", name)
 }
 
 // CreditorMutation represents an operation that mutates the Creditor nodes in the graph.
@@ -2414,6 +4031,9 @@ type DebtMutation struct {
 	payments           map[scalar.IntID]struct{}
 	removedpayments    map[scalar.IntID]struct{}
 	clearedpayments    bool
+	events             map[scalar.IntID]struct{}
+	removedevents      map[scalar.IntID]struct{}
+	clearedevents      bool
 	done               bool
 	oldValue           func(context.Context) (*Debt, error)
 	predicates         []predicate.Debt
@@ -3039,6 +4659,60 @@ func (m *DebtMutation) ResetPayments() {
 	m.removedpayments = nil
 }
 
+// AddEventIDs adds the "events" edge to the AuditEvent entity by ids.
+func (m *DebtMutation) AddEventIDs(ids ...scalar.IntID) {
+	if m.events == nil {
+		m.events = make(map[scalar.IntID]struct{})
+	}
+	for i := range ids {
+		m.events[ids[i]] = struct{}{}
+	}
+}
+
+// ClearEvents clears the "events" edge to the AuditEvent entity.
+func (m *DebtMutation) ClearEvents() {
+	m.clearedevents = true
+}
+
+// EventsCleared reports if the "events" edge to the AuditEvent entity was cleared.
+func (m *DebtMutation) EventsCleared() bool {
+	return m.clearedevents
+}
+
+// RemoveEventIDs removes the "events" edge to the AuditEvent entity by IDs.
+func (m *DebtMutation) RemoveEventIDs(ids ...scalar.IntID) {
+	if m.removedevents == nil {
+		m.removedevents = make(map[scalar.IntID]struct{})
+	}
+	for i := range ids {
+		delete(m.events, ids[i])
+		m.removedevents[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedEvents returns the removed IDs of the "events" edge to the AuditEvent entity.
+func (m *DebtMutation) RemovedEventsIDs() (ids []scalar.IntID) {
+	for id := range m.removedevents {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// EventsIDs returns the "events" edge IDs in the mutation.
+func (m *DebtMutation) EventsIDs() (ids []scalar.IntID) {
+	for id := range m.events {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetEvents resets all changes to the "events" edge.
+func (m *DebtMutation) ResetEvents() {
+	m.events = nil
+	m.clearedevents = false
+	m.removedevents = nil
+}
+
 // Where appends a list predicates to the DebtMutation builder.
 func (m *DebtMutation) Where(ps ...predicate.Debt) {
 	m.predicates = append(m.predicates, ps...)
@@ -3333,7 +5007,7 @@ func (m *DebtMutation) ResetField(name string) error {
 
 // AddedEdges returns all edge names that were set/added in this mutation.
 func (m *DebtMutation) AddedEdges() []string {
-	edges := make([]string, 0, 4)
+	edges := make([]string, 0, 5)
 	if m.client != nil {
 		edges = append(edges, debt.EdgeClient)
 	}
@@ -3345,6 +5019,9 @@ func (m *DebtMutation) AddedEdges() []string {
 	}
 	if m.payments != nil {
 		edges = append(edges, debt.EdgePayments)
+	}
+	if m.events != nil {
+		edges = append(edges, debt.EdgeEvents)
 	}
 	return edges
 }
@@ -3373,18 +5050,27 @@ func (m *DebtMutation) AddedIDs(name string) []ent.Value {
 			ids = append(ids, id)
 		}
 		return ids
+	case debt.EdgeEvents:
+		ids := make([]ent.Value, 0, len(m.events))
+		for id := range m.events {
+			ids = append(ids, id)
+		}
+		return ids
 	}
 	return nil
 }
 
 // RemovedEdges returns all edge names that were removed in this mutation.
 func (m *DebtMutation) RemovedEdges() []string {
-	edges := make([]string, 0, 4)
+	edges := make([]string, 0, 5)
 	if m.removedinvoices != nil {
 		edges = append(edges, debt.EdgeInvoices)
 	}
 	if m.removedpayments != nil {
 		edges = append(edges, debt.EdgePayments)
+	}
+	if m.removedevents != nil {
+		edges = append(edges, debt.EdgeEvents)
 	}
 	return edges
 }
@@ -3405,13 +5091,19 @@ func (m *DebtMutation) RemovedIDs(name string) []ent.Value {
 			ids = append(ids, id)
 		}
 		return ids
+	case debt.EdgeEvents:
+		ids := make([]ent.Value, 0, len(m.removedevents))
+		for id := range m.removedevents {
+			ids = append(ids, id)
+		}
+		return ids
 	}
 	return nil
 }
 
 // ClearedEdges returns all edge names that were cleared in this mutation.
 func (m *DebtMutation) ClearedEdges() []string {
-	edges := make([]string, 0, 4)
+	edges := make([]string, 0, 5)
 	if m.clearedclient {
 		edges = append(edges, debt.EdgeClient)
 	}
@@ -3423,6 +5115,9 @@ func (m *DebtMutation) ClearedEdges() []string {
 	}
 	if m.clearedpayments {
 		edges = append(edges, debt.EdgePayments)
+	}
+	if m.clearedevents {
+		edges = append(edges, debt.EdgeEvents)
 	}
 	return edges
 }
@@ -3439,6 +5134,8 @@ func (m *DebtMutation) EdgeCleared(name string) bool {
 		return m.clearedinvoices
 	case debt.EdgePayments:
 		return m.clearedpayments
+	case debt.EdgeEvents:
+		return m.clearedevents
 	}
 	return false
 }
@@ -3472,6 +5169,9 @@ func (m *DebtMutation) ResetEdge(name string) error {
 		return nil
 	case debt.EdgePayments:
 		m.ResetPayments()
+		return nil
+	case debt.EdgeEvents:
+		m.ResetEvents()
 		return nil
 	}
 	return fmt.Errorf("unknown Debt edge %s", name)

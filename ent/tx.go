@@ -16,6 +16,10 @@ type Tx struct {
 	config
 	// APIKey is the client for interacting with the APIKey builders.
 	APIKey *APIKeyClient
+	// AuditEvent is the client for interacting with the AuditEvent builders.
+	AuditEvent *AuditEventClient
+	// AuditEventRecord is the client for interacting with the AuditEventRecord builders.
+	AuditEventRecord *AuditEventRecordClient
 	// Creditor is the client for interacting with the Creditor builders.
 	Creditor *CreditorClient
 	// Debt is the client for interacting with the Debt builders.
@@ -164,6 +168,8 @@ func (tx *Tx) Client() *Client {
 
 func (tx *Tx) init() {
 	tx.APIKey = NewAPIKeyClient(tx.config)
+	tx.AuditEvent = NewAuditEventClient(tx.config)
+	tx.AuditEventRecord = NewAuditEventRecordClient(tx.config)
 	tx.Creditor = NewCreditorClient(tx.config)
 	tx.Debt = NewDebtClient(tx.config)
 	tx.DebtInvoice = NewDebtInvoiceClient(tx.config)

@@ -67,7 +67,12 @@ func Complexity() ComplexityRoot {
 	c.Debtor.Debts = func(child int, _ *DebtFilter, _ *ent.DebtOrder, page, rows, first *int, _ *string, last *int, _ *string) int {
 		return paged(child, rows, first, last)
 	}
+	c.Query.AuditEvents = func(child int, _ *AuditEventFilter, page, rows, first *int, _ *string, last *int, _ *string) int {
+		return paged(child, rows, first, last)
+	}
 	list := func(child int) int { return times(ListWeight, child) }
+	c.Debt.Events = list
+	c.AuditEvent.Records = list
 	c.Debt.Invoices = list
 	c.Debt.Payments = list
 	c.DebtInvoice.Payments = list

@@ -13,6 +13,7 @@ import (
 	"entgo.io/ent/dialect/sql"
 
 	"github.com/debtql/debtql/ent"
+	"github.com/debtql/debtql/ent/auditeventrecord"
 	"github.com/debtql/debtql/ent/debt"
 	"github.com/debtql/debtql/ent/debtinvoice"
 	"github.com/debtql/debtql/ent/debtor"
@@ -224,13 +225,27 @@ func (r *Resolver) createDebt(ctx context.Context, clientID string, in collectio
 				SetSource(payment.SourceBEFORE_HANDOVER))
 		}
 	}
+	// The event names the debtor, the debt, its items and its opening
+	// payments.
+	records := make([]auditRecord, 0, 2+len(saved)+len(payments))
+	records = append(records, touched(auditeventrecord.RecordTypeDEBTOR, debtorID))
+	debtRecord := touchedInt(auditeventrecord.RecordTypeDEBT, d.ID)
+	debtRecord.after = r.debtStatuses(d)
+	records = append(records, debtRecord)
+	for _, it := range saved {
+		records = append(records, touchedInt(auditeventrecord.RecordTypeDEBT_INVOICE, it.ID))
+	}
 	// Bulk inserts stay below the databases' parameter limits.
 	for start := 0; start < len(payments); start += 1000 {
-		if _, err := db.Payment.CreateBulk(payments[start:min(start+1000, len(payments))]...).Save(ctx); err != nil {
+		created, err := db.Payment.CreateBulk(payments[start:min(start+1000, len(payments))]...).Save(ctx)
+		if err != nil {
 			return nil, err
 		}
+		for _, p := range created {
+			records = append(records, touchedInt(auditeventrecord.RecordTypePAYMENT, p.ID))
+		}
 	}
-	return d, nil
+	return auditResult(r, ctx, d, nil, &clientID, &d.ID, records...)
 }
 
 // checkNumbersFree refuses items whose invoice number an unwithdrawn debt of
@@ -341,7 +356,7 @@ func (r *Resolver) addDebtPayment(ctx context.Context, clientID string, in colle
 	if err := db.Debt.UpdateOne(d).AddPaidAmount(in.Amount).Exec(ctx); err != nil {
 		return nil, err
 	}
-	return db.Payment.Create().
+	p, err := db.Payment.Create().
 		SetClientID(clientID).
 		SetDebtID(d.ID).
 		SetDebtInvoiceID(in.InvoiceID).
@@ -349,6 +364,20 @@ func (r *Resolver) addDebtPayment(ctx context.Context, clientID string, in colle
 		SetTransactionDate(in.TransactionDate).
 		SetSource(payment.SourceREPORTED).
 		Save(ctx)
+	if err != nil {
+		return nil, err
+	}
+	// The row was read under its lock: the sum after is the sum before
+	// plus this payment.
+	debtRecord := touchedInt(auditeventrecord.RecordTypeDEBT, d.ID)
+	debtRecord.before = r.debtStatuses(d)
+	paid := *d
+	paid.PaidAmount += in.Amount
+	debtRecord.after = r.debtStatuses(&paid)
+	return auditResult(r, ctx, p, nil, &clientID, &d.ID,
+		touchedInt(auditeventrecord.RecordTypePAYMENT, p.ID),
+		debtRecord,
+		touchedInt(auditeventrecord.RecordTypeDEBT_INVOICE, in.InvoiceID))
 }
 
 // withdrawDebt withdraws a debt (api.md §5, §8): a closed debt is CONFLICT.
@@ -370,10 +399,16 @@ func (r *Resolver) withdrawDebt(ctx context.Context, clientID string, in Withdra
 	case p.Main == collection.StageClosed:
 		return nil, apierr.New(apierr.Conflict, "debt %d is paid in full and closed: it cannot be withdrawn", d.ID)
 	}
-	return r.db(ctx).Debt.UpdateOne(d).
+	withdrawn, err := r.db(ctx).Debt.UpdateOne(d).
 		SetWithdrawnAt(time.Now().UTC().Truncate(time.Microsecond)).
 		SetNillableWithdrawComment(comment).
 		Save(ctx)
+	if err != nil {
+		return nil, err
+	}
+	debtRecord := touchedInt(auditeventrecord.RecordTypeDEBT, d.ID)
+	debtRecord.before, debtRecord.after = r.debtStatuses(d), r.debtStatuses(withdrawn)
+	return auditResult(r, ctx, withdrawn, nil, &clientID, &d.ID, debtRecord)
 }
 
 // trimComment trims a comment; blank is none; at most 2000 characters.

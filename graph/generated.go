@@ -17,7 +17,9 @@ import (
 	"github.com/99designs/gqlgen/graphql/introspection"
 	"github.com/debtql/debtql/ent"
 	"github.com/debtql/debtql/ent/apikey"
+	"github.com/debtql/debtql/ent/auditeventrecord"
 	"github.com/debtql/debtql/ent/payment"
+	"github.com/debtql/debtql/internal/audit"
 	"github.com/debtql/debtql/internal/collection"
 	"github.com/debtql/debtql/internal/scalar"
 	gqlparser "github.com/vektah/gqlparser/v2"
@@ -34,6 +36,7 @@ func NewExecutableSchema(cfg Config) graphql.ExecutableSchema {
 type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 
 type ResolverRoot interface {
+	AuditEvent() AuditEventResolver
 	Client() ClientResolver
 	Debt() DebtResolver
 	DebtInvoice() DebtInvoiceResolver
@@ -90,6 +93,37 @@ type ComplexityRoot struct {
 		VatPercentage           func(childComplexity int) int
 	}
 
+	AuditEvent struct {
+		APIKeyID   func(childComplexity int) int
+		APIKeyName func(childComplexity int) int
+		ClientID   func(childComplexity int) int
+		CreatedAt  func(childComplexity int) int
+		ID         func(childComplexity int) int
+		Operation  func(childComplexity int) int
+		Records    func(childComplexity int) int
+		RequestID  func(childComplexity int) int
+		Role       func(childComplexity int) int
+	}
+
+	AuditEventConnection struct {
+		Edges      func(childComplexity int) int
+		Nodes      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	AuditEventEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
+	AuditRecord struct {
+		After      func(childComplexity int) int
+		Before     func(childComplexity int) int
+		RecordID   func(childComplexity int) int
+		RecordType func(childComplexity int) int
+	}
+
 	Client struct {
 		Address2           func(childComplexity int) int
 		Adress1            func(childComplexity int) int
@@ -139,6 +173,7 @@ type ComplexityRoot struct {
 		Client          func(childComplexity int) int
 		CreatedAt       func(childComplexity int) int
 		Debtor          func(childComplexity int) int
+		Events          func(childComplexity int) int
 		ID              func(childComplexity int) int
 		Invoices        func(childComplexity int) int
 		IsCompleted     func(childComplexity int) int
@@ -286,16 +321,27 @@ type ComplexityRoot struct {
 	}
 
 	Query struct {
-		APIKeys  func(childComplexity int, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) int
-		Client   func(childComplexity int, id string) int
-		Clients  func(childComplexity int, search *string, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) int
-		Debt     func(childComplexity int, clientID string, id int) int
-		Debtor   func(childComplexity int, clientID string, id string) int
-		Debtors  func(childComplexity int, clientID string, filter *DebtorFilter, orderBy *ent.DebtorOrder, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) int
-		Debts    func(childComplexity int, clientID string, filter *DebtFilter, orderBy *ent.DebtOrder, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) int
-		Invoice  func(childComplexity int, clientID string, id string) int
-		Invoices func(childComplexity int, clientID string, filter *InvoiceFilter, orderBy *ent.InvoiceOrder, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) int
-		Viewer   func(childComplexity int) int
+		APIKeys     func(childComplexity int, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) int
+		AuditEvents func(childComplexity int, filter *AuditEventFilter, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) int
+		Client      func(childComplexity int, id string) int
+		Clients     func(childComplexity int, search *string, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) int
+		Debt        func(childComplexity int, clientID string, id int) int
+		Debtor      func(childComplexity int, clientID string, id string) int
+		Debtors     func(childComplexity int, clientID string, filter *DebtorFilter, orderBy *ent.DebtorOrder, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) int
+		Debts       func(childComplexity int, clientID string, filter *DebtFilter, orderBy *ent.DebtOrder, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) int
+		Invoice     func(childComplexity int, clientID string, id string) int
+		Invoices    func(childComplexity int, clientID string, filter *InvoiceFilter, orderBy *ent.InvoiceOrder, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) int
+		Viewer      func(childComplexity int) int
+	}
+
+	RecordStatuses struct {
+		ActiveStatus         func(childComplexity int) int
+		InvoiceProcessStatus func(childComplexity int) int
+		InvoiceStatus        func(childComplexity int) int
+		MainStatus           func(childComplexity int) int
+		PaidAmount           func(childComplexity int) int
+		PaymentStatus        func(childComplexity int) int
+		UnderStatus          func(childComplexity int) int
 	}
 
 	Viewer struct {
@@ -309,6 +355,13 @@ type ComplexityRoot struct {
 
 // region    ************************** generated!.gotpl **************************
 
+type AuditEventResolver interface {
+	Role(ctx context.Context, obj *ent.AuditEvent) (apikey.Role, error)
+	APIKeyID(ctx context.Context, obj *ent.AuditEvent) (*string, error)
+	APIKeyName(ctx context.Context, obj *ent.AuditEvent) (*string, error)
+
+	Records(ctx context.Context, obj *ent.AuditEvent) ([]*ent.AuditEventRecord, error)
+}
 type ClientResolver interface {
 	Debtors(ctx context.Context, obj *ent.Creditor, filter *DebtorFilter, orderBy *ent.DebtorOrder, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) (*ent.DebtorConnection, error)
 	Debts(ctx context.Context, obj *ent.Creditor, filter *DebtFilter, orderBy *ent.DebtOrder, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) (*ent.DebtConnection, error)
@@ -325,6 +378,8 @@ type DebtResolver interface {
 	UnderStatus(ctx context.Context, obj *ent.Debt) (collection.CollectionSubStatus, error)
 	ActiveStatus(ctx context.Context, obj *ent.Debt) (collection.ActiveStatus, error)
 	IsCompleted(ctx context.Context, obj *ent.Debt) (bool, error)
+
+	Events(ctx context.Context, obj *ent.Debt) ([]*ent.AuditEvent, error)
 }
 type DebtInvoiceResolver interface {
 	RemainingAmount(ctx context.Context, obj *ent.DebtInvoice) (collection.Money, error)
@@ -377,6 +432,7 @@ type QueryResolver interface {
 	Debt(ctx context.Context, clientID string, id int) (*ent.Debt, error)
 	Debts(ctx context.Context, clientID string, filter *DebtFilter, orderBy *ent.DebtOrder, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) (*ent.DebtConnection, error)
 	APIKeys(ctx context.Context, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) (*ent.APIKeyConnection, error)
+	AuditEvents(ctx context.Context, filter *AuditEventFilter, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) (*ent.AuditEventConnection, error)
 }
 
 // endregion ************************** generated!.gotpl **************************
@@ -569,6 +625,124 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Article.VatPercentage(childComplexity), true
+
+	case "AuditEvent.apiKeyId":
+		if e.ComplexityRoot.AuditEvent.APIKeyID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditEvent.APIKeyID(childComplexity), true
+	case "AuditEvent.apiKeyName":
+		if e.ComplexityRoot.AuditEvent.APIKeyName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditEvent.APIKeyName(childComplexity), true
+	case "AuditEvent.clientId":
+		if e.ComplexityRoot.AuditEvent.ClientID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditEvent.ClientID(childComplexity), true
+	case "AuditEvent.createdAt":
+		if e.ComplexityRoot.AuditEvent.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditEvent.CreatedAt(childComplexity), true
+	case "AuditEvent.id":
+		if e.ComplexityRoot.AuditEvent.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditEvent.ID(childComplexity), true
+	case "AuditEvent.operation":
+		if e.ComplexityRoot.AuditEvent.Operation == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditEvent.Operation(childComplexity), true
+	case "AuditEvent.records":
+		if e.ComplexityRoot.AuditEvent.Records == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditEvent.Records(childComplexity), true
+	case "AuditEvent.requestId":
+		if e.ComplexityRoot.AuditEvent.RequestID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditEvent.RequestID(childComplexity), true
+	case "AuditEvent.role":
+		if e.ComplexityRoot.AuditEvent.Role == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditEvent.Role(childComplexity), true
+
+	case "AuditEventConnection.edges":
+		if e.ComplexityRoot.AuditEventConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditEventConnection.Edges(childComplexity), true
+	case "AuditEventConnection.nodes":
+		if e.ComplexityRoot.AuditEventConnection.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditEventConnection.Nodes(childComplexity), true
+	case "AuditEventConnection.pageInfo":
+		if e.ComplexityRoot.AuditEventConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditEventConnection.PageInfo(childComplexity), true
+	case "AuditEventConnection.totalCount":
+		if e.ComplexityRoot.AuditEventConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditEventConnection.TotalCount(childComplexity), true
+
+	case "AuditEventEdge.cursor":
+		if e.ComplexityRoot.AuditEventEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditEventEdge.Cursor(childComplexity), true
+	case "AuditEventEdge.node":
+		if e.ComplexityRoot.AuditEventEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditEventEdge.Node(childComplexity), true
+
+	case "AuditRecord.after":
+		if e.ComplexityRoot.AuditRecord.After == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditRecord.After(childComplexity), true
+	case "AuditRecord.before":
+		if e.ComplexityRoot.AuditRecord.Before == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditRecord.Before(childComplexity), true
+	case "AuditRecord.recordId":
+		if e.ComplexityRoot.AuditRecord.RecordID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditRecord.RecordID(childComplexity), true
+	case "AuditRecord.recordType":
+		if e.ComplexityRoot.AuditRecord.RecordType == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditRecord.RecordType(childComplexity), true
 
 	case "Client.address2":
 		if e.ComplexityRoot.Client.Address2 == nil {
@@ -788,6 +962,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Debt.Debtor(childComplexity), true
+	case "Debt.events":
+		if e.ComplexityRoot.Debt.Events == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Debt.Events(childComplexity), true
 	case "Debt.id":
 		if e.ComplexityRoot.Debt.ID == nil {
 			break
@@ -1520,6 +1700,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.APIKeys(childComplexity, args["page"].(*int), args["rowsPerPage"].(*int), args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string)), true
+	case "Query.auditEvents":
+		if e.ComplexityRoot.Query.AuditEvents == nil {
+			break
+		}
+
+		args, err := ec.field_Query_auditEvents_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.AuditEvents(childComplexity, args["filter"].(*AuditEventFilter), args["page"].(*int), args["rowsPerPage"].(*int), args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string)), true
 	case "Query.client":
 		if e.ComplexityRoot.Query.Client == nil {
 			break
@@ -1616,6 +1807,49 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Query.Viewer(childComplexity), true
 
+	case "RecordStatuses.activeStatus":
+		if e.ComplexityRoot.RecordStatuses.ActiveStatus == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecordStatuses.ActiveStatus(childComplexity), true
+	case "RecordStatuses.invoiceProcessStatus":
+		if e.ComplexityRoot.RecordStatuses.InvoiceProcessStatus == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecordStatuses.InvoiceProcessStatus(childComplexity), true
+	case "RecordStatuses.invoiceStatus":
+		if e.ComplexityRoot.RecordStatuses.InvoiceStatus == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecordStatuses.InvoiceStatus(childComplexity), true
+	case "RecordStatuses.mainStatus":
+		if e.ComplexityRoot.RecordStatuses.MainStatus == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecordStatuses.MainStatus(childComplexity), true
+	case "RecordStatuses.paidAmount":
+		if e.ComplexityRoot.RecordStatuses.PaidAmount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecordStatuses.PaidAmount(childComplexity), true
+	case "RecordStatuses.paymentStatus":
+		if e.ComplexityRoot.RecordStatuses.PaymentStatus == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecordStatuses.PaymentStatus(childComplexity), true
+	case "RecordStatuses.underStatus":
+		if e.ComplexityRoot.RecordStatuses.UnderStatus == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecordStatuses.UnderStatus(childComplexity), true
+
 	case "Viewer.apiKey":
 		if e.ComplexityRoot.Viewer.APIKey == nil {
 			break
@@ -1645,6 +1879,8 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 	inputUnmarshalMap := graphql.BuildUnmarshalerMap(
 		ec.unmarshalInputAddressInput,
 		ec.unmarshalInputArticleInput,
+		ec.unmarshalInputAuditEventFilter,
+		ec.unmarshalInputAuditRecordRef,
 		ec.unmarshalInputClientInput,
 		ec.unmarshalInputContactInformationInput,
 		ec.unmarshalInputCreateApiKeyInput,
@@ -1907,6 +2143,28 @@ type Query {
     "A cursor from a previous page: return the rows before it."
     before: String
   ): ApiKeyConnection!
+
+  """
+  The audit trail, newest first (ADMIN; a CLIENT key is FORBIDDEN): one
+  event per mutation that changed something. Page either with
+  page/rowsPerPage or with cursors, not both.
+  """
+  auditEvents(
+    "Which events: every given field must match."
+    filter: AuditEventFilter
+    "Page number, 1-based (default 1). Not with cursors."
+    page: Int
+    "Rows per page, 1-100 (default 25). Not with cursors."
+    rowsPerPage: Int
+    "Return the first n rows after ` + "`" + `after` + "`" + ` (1-100)."
+    first: Int
+    "A cursor from a previous page: return the rows after it."
+    after: String
+    "Return the last n rows before ` + "`" + `before` + "`" + ` (1-100)."
+    last: Int
+    "A cursor from a previous page: return the rows before it."
+    before: String
+  ): AuditEventConnection!
 }
 
 """
@@ -2808,6 +3066,8 @@ type Debt {
   createdAt: DateTime!
   "When the debt last changed."
   updatedAt: DateTime!
+  "The debt's audit trail, oldest first: its creation, every payment added with addDebtPayment, and its withdrawal."
+  events: [AuditEvent!]!
 }
 
 """
@@ -3013,6 +3273,141 @@ enum DebtOrderField {
   "originalAmount."
   ORIGINAL_AMOUNT
 }
+
+"""
+One entry of the audit trail: a mutation that changed something, written in
+the same transaction as the change (a refused mutation, or an idempotent
+replay, leaves none). Events are append-only: no operation changes or
+deletes them. They never hold a secret.
+"""
+type AuditEvent {
+  "The event's id; ids grow with time."
+  id: Int!
+  "When the change was made, by the server's clock."
+  createdAt: DateTime!
+  "The mutation field that made the change, such as createDebt or addDebtPayment."
+  operation: String!
+  "The role of the API key that made the change."
+  role: Role!
+  "The id of the API key that made the change; null when a CLIENT key reads an event made by an ADMIN key (the agency's keys are not shown to clients)."
+  apiKeyId: UUID
+  "The API key's name when the change was made; null when apiKeyId is."
+  apiKeyName: String
+  "The client whose data changed (for createApiKey and revokeApiKey, the key's client); null for an ADMIN key's key management."
+  clientId: UUID
+  "The X-Request-Id of the request, to find its log line."
+  requestId: String!
+  "The records the change touched, in the order written; for records with statuses, the statuses before and after."
+  records: [AuditRecord!]!
+}
+
+"""
+A record an audit event touched.
+"""
+type AuditRecord {
+  "What kind of record."
+  recordType: AuditRecordType!
+  "The record's id as text: a UUID, or an integer for debts, debt items and payments."
+  recordId: String!
+  "The record's statuses before the change; null when the change created it or the record has no statuses."
+  before: RecordStatuses
+  "The record's statuses after the change; null when the record has no statuses."
+  after: RecordStatuses
+}
+
+"""
+The kinds of record the audit trail names.
+"""
+enum AuditRecordType {
+  "A client (Client.id)."
+  CLIENT
+  "A debtor (Debtor.id)."
+  DEBTOR
+  "A registered invoice (Invoice.id)."
+  INVOICE
+  "A debt (Debt.id)."
+  DEBT
+  "An item of a debt (DebtInvoice.id)."
+  DEBT_INVOICE
+  "A payment (Payment.id)."
+  PAYMENT
+  "An API key (ApiKey.id)."
+  API_KEY
+}
+
+"""
+A record's statuses at one moment, as the API showed them then. Only the
+fields of the record's kind are set: a debt's paymentStatus, mainStatus,
+underStatus, activeStatus and paidAmount; an invoice's invoiceStatus,
+invoiceProcessStatus, paymentStatus and activeStatus; an API key's
+activeStatus (INACTIVE once revoked).
+"""
+type RecordStatuses {
+  "A debt's or invoice's paymentStatus."
+  paymentStatus: PaymentStatus
+  "A debt's mainStatus."
+  mainStatus: CollectionStage
+  "A debt's underStatus."
+  underStatus: CollectionSubStatus
+  "A debt's or invoice's activeStatus; an API key's: ACTIVE, or INACTIVE once revoked."
+  activeStatus: ActiveStatus
+  "An invoice's status."
+  invoiceStatus: InvoiceStatus
+  "An invoice's processStatus."
+  invoiceProcessStatus: InvoiceProcessStatus
+  "A debt's paidAmount."
+  paidAmount: Decimal
+}
+
+"""
+Which audit events to list. Every given field must match.
+"""
+input AuditEventFilter {
+  "Events of this client (for key management, the key's client)."
+  clientId: UUID
+  "Events that touched this record."
+  record: AuditRecordRef
+  "Events at or after this instant."
+  from: DateTime
+  "Events before this instant; not before from."
+  to: DateTime
+  "Events of this mutation field, such as withdrawDebt."
+  operation: String
+}
+
+"""
+A record, named by its kind and id.
+"""
+input AuditRecordRef {
+  "What kind of record."
+  recordType: AuditRecordType!
+  "The record's id: a UUID for clients, debtors, invoices and API keys, an integer for debts, debt items and payments."
+  recordId: String!
+}
+
+"""
+A page of audit events.
+"""
+type AuditEventConnection {
+  "The events of the page, each with its cursor."
+  edges: [AuditEventEdge]
+  "The events of the page."
+  nodes: [AuditEvent!]!
+  "Where the page lies in the list."
+  pageInfo: PageInfo!
+  "How many events match the filter, ignoring paging."
+  totalCount: Int!
+}
+
+"""
+An audit event in a page, with its cursor.
+"""
+type AuditEventEdge {
+  "The event."
+  node: AuditEvent
+  "Pass to after or before to page from this event."
+  cursor: String!
+}
 `, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
@@ -3105,6 +3500,68 @@ func (ec *executionContext) childFields_Article(ctx context.Context, field graph
 		return ec.fieldContext_Article_discount(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Article", field.Name)
+}
+
+func (ec *executionContext) childFields_AuditEvent(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_AuditEvent_id(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_AuditEvent_createdAt(ctx, field)
+	case "operation":
+		return ec.fieldContext_AuditEvent_operation(ctx, field)
+	case "role":
+		return ec.fieldContext_AuditEvent_role(ctx, field)
+	case "apiKeyId":
+		return ec.fieldContext_AuditEvent_apiKeyId(ctx, field)
+	case "apiKeyName":
+		return ec.fieldContext_AuditEvent_apiKeyName(ctx, field)
+	case "clientId":
+		return ec.fieldContext_AuditEvent_clientId(ctx, field)
+	case "requestId":
+		return ec.fieldContext_AuditEvent_requestId(ctx, field)
+	case "records":
+		return ec.fieldContext_AuditEvent_records(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AuditEvent", field.Name)
+}
+
+func (ec *executionContext) childFields_AuditEventConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_AuditEventConnection_edges(ctx, field)
+	case "nodes":
+		return ec.fieldContext_AuditEventConnection_nodes(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_AuditEventConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_AuditEventConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AuditEventConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_AuditEventEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "node":
+		return ec.fieldContext_AuditEventEdge_node(ctx, field)
+	case "cursor":
+		return ec.fieldContext_AuditEventEdge_cursor(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AuditEventEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_AuditRecord(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "recordType":
+		return ec.fieldContext_AuditRecord_recordType(ctx, field)
+	case "recordId":
+		return ec.fieldContext_AuditRecord_recordId(ctx, field)
+	case "before":
+		return ec.fieldContext_AuditRecord_before(ctx, field)
+	case "after":
+		return ec.fieldContext_AuditRecord_after(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AuditRecord", field.Name)
 }
 
 func (ec *executionContext) childFields_Client(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -3233,6 +3690,8 @@ func (ec *executionContext) childFields_Debt(ctx context.Context, field graphql.
 		return ec.fieldContext_Debt_createdAt(ctx, field)
 	case "updatedAt":
 		return ec.fieldContext_Debt_updatedAt(ctx, field)
+	case "events":
+		return ec.fieldContext_Debt_events(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Debt", field.Name)
 }
@@ -3467,6 +3926,26 @@ func (ec *executionContext) childFields_Payment(ctx context.Context, field graph
 		return ec.fieldContext_Payment_createdAt(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Payment", field.Name)
+}
+
+func (ec *executionContext) childFields_RecordStatuses(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "paymentStatus":
+		return ec.fieldContext_RecordStatuses_paymentStatus(ctx, field)
+	case "mainStatus":
+		return ec.fieldContext_RecordStatuses_mainStatus(ctx, field)
+	case "underStatus":
+		return ec.fieldContext_RecordStatuses_underStatus(ctx, field)
+	case "activeStatus":
+		return ec.fieldContext_RecordStatuses_activeStatus(ctx, field)
+	case "invoiceStatus":
+		return ec.fieldContext_RecordStatuses_invoiceStatus(ctx, field)
+	case "invoiceProcessStatus":
+		return ec.fieldContext_RecordStatuses_invoiceProcessStatus(ctx, field)
+	case "paidAmount":
+		return ec.fieldContext_RecordStatuses_paidAmount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RecordStatuses", field.Name)
 }
 
 func (ec *executionContext) childFields_Viewer(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -4176,6 +4655,68 @@ func (ec *executionContext) field_Query_apiKeys_args(ctx context.Context, rawArg
 		return nil, err
 	}
 	args["before"] = arg5
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_auditEvents_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "filter",
+		func(ctx context.Context, v any) (*AuditEventFilter, error) {
+			return ec.unmarshalOAuditEventFilter2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋgraphᚐAuditEventFilter(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["filter"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "page",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["page"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "rowsPerPage",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["rowsPerPage"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg5
+	arg6, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg6
 	return args, nil
 }
 
@@ -5302,6 +5843,506 @@ func (ec *executionContext) _Article_discount(ctx context.Context, field graphql
 }
 func (ec *executionContext) fieldContext_Article_discount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Article", field, false, false, errors.New("field of type Decimal does not have child fields"))
+}
+
+func (ec *executionContext) _AuditEvent_id(ctx context.Context, field graphql.CollectedField, obj *ent.AuditEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditEvent_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v scalar.IntID) graphql.Marshaler {
+			return ec.marshalNInt2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋscalarᚐIntID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AuditEvent_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AuditEvent", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _AuditEvent_createdAt(ctx context.Context, field graphql.CollectedField, obj *ent.AuditEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditEvent_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AuditEvent_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AuditEvent", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _AuditEvent_operation(ctx context.Context, field graphql.CollectedField, obj *ent.AuditEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditEvent_operation(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Operation, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AuditEvent_operation(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AuditEvent", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AuditEvent_role(ctx context.Context, field graphql.CollectedField, obj *ent.AuditEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditEvent_role(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.AuditEvent().Role(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v apikey.Role) graphql.Marshaler {
+			return ec.marshalNRole2githubᚗcomᚋdebtqlᚋdebtqlᚋentᚋapikeyᚐRole(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AuditEvent_role(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AuditEvent", field, true, true, errors.New("field of type Role does not have child fields"))
+}
+
+func (ec *executionContext) _AuditEvent_apiKeyId(ctx context.Context, field graphql.CollectedField, obj *ent.AuditEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditEvent_apiKeyId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.AuditEvent().APIKeyID(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOUUID2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AuditEvent_apiKeyId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AuditEvent", field, true, true, errors.New("field of type UUID does not have child fields"))
+}
+
+func (ec *executionContext) _AuditEvent_apiKeyName(ctx context.Context, field graphql.CollectedField, obj *ent.AuditEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditEvent_apiKeyName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.AuditEvent().APIKeyName(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AuditEvent_apiKeyName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AuditEvent", field, true, true, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AuditEvent_clientId(ctx context.Context, field graphql.CollectedField, obj *ent.AuditEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditEvent_clientId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ClientID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOUUID2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AuditEvent_clientId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AuditEvent", field, false, false, errors.New("field of type UUID does not have child fields"))
+}
+
+func (ec *executionContext) _AuditEvent_requestId(ctx context.Context, field graphql.CollectedField, obj *ent.AuditEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditEvent_requestId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RequestID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AuditEvent_requestId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AuditEvent", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AuditEvent_records(ctx context.Context, field graphql.CollectedField, obj *ent.AuditEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditEvent_records(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.AuditEvent().Records(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.AuditEventRecord) graphql.Marshaler {
+			return ec.marshalNAuditRecord2ᚕᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐAuditEventRecordᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AuditEvent_records(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AuditEvent",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AuditRecord(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AuditEventConnection_edges(ctx context.Context, field graphql.CollectedField, obj *ent.AuditEventConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditEventConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.AuditEventEdge) graphql.Marshaler {
+			return ec.marshalOAuditEventEdge2ᚕᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐAuditEventEdge(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AuditEventConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AuditEventConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AuditEventEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AuditEventConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *ent.AuditEventConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditEventConnection_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.AuditEvent) graphql.Marshaler {
+			return ec.marshalNAuditEvent2ᚕᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐAuditEventᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AuditEventConnection_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AuditEventConnection",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AuditEvent(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AuditEventConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *ent.AuditEventConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditEventConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v entgql.PageInfo[string]) graphql.Marshaler {
+			return ec.marshalNPageInfo2entgoᚗioᚋcontribᚋentgqlᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AuditEventConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AuditEventConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AuditEventConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *ent.AuditEventConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditEventConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AuditEventConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AuditEventConnection", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _AuditEventEdge_node(ctx context.Context, field graphql.CollectedField, obj *ent.AuditEventEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditEventEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.AuditEvent) graphql.Marshaler {
+			return ec.marshalOAuditEvent2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐAuditEvent(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AuditEventEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AuditEventEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AuditEvent(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AuditEventEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *ent.AuditEventEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditEventEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v entgql.Cursor[string]) graphql.Marshaler {
+			return ec.marshalNString2entgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AuditEventEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AuditEventEdge", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AuditRecord_recordType(ctx context.Context, field graphql.CollectedField, obj *ent.AuditEventRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditRecord_recordType(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RecordType, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v auditeventrecord.RecordType) graphql.Marshaler {
+			return ec.marshalNAuditRecordType2githubᚗcomᚋdebtqlᚋdebtqlᚋentᚋauditeventrecordᚐRecordType(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AuditRecord_recordType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AuditRecord", field, false, false, errors.New("field of type AuditRecordType does not have child fields"))
+}
+
+func (ec *executionContext) _AuditRecord_recordId(ctx context.Context, field graphql.CollectedField, obj *ent.AuditEventRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditRecord_recordId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RecordID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AuditRecord_recordId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AuditRecord", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AuditRecord_before(ctx context.Context, field graphql.CollectedField, obj *ent.AuditEventRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditRecord_before(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Before, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *audit.Statuses) graphql.Marshaler {
+			return ec.marshalORecordStatuses2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋauditᚐStatuses(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AuditRecord_before(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AuditRecord",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RecordStatuses(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AuditRecord_after(ctx context.Context, field graphql.CollectedField, obj *ent.AuditEventRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditRecord_after(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.After, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *audit.Statuses) graphql.Marshaler {
+			return ec.marshalORecordStatuses2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋauditᚐStatuses(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AuditRecord_after(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AuditRecord",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RecordStatuses(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _Client_id(ctx context.Context, field graphql.CollectedField, obj *ent.Creditor) (ret graphql.Marshaler) {
@@ -6527,6 +7568,38 @@ func (ec *executionContext) _Debt_updatedAt(ctx context.Context, field graphql.C
 }
 func (ec *executionContext) fieldContext_Debt_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Debt", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _Debt_events(ctx context.Context, field graphql.CollectedField, obj *ent.Debt) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Debt_events(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Debt().Events(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.AuditEvent) graphql.Marshaler {
+			return ec.marshalNAuditEvent2ᚕᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐAuditEventᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Debt_events(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Debt",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AuditEvent(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _DebtConnection_edges(ctx context.Context, field graphql.CollectedField, obj *ent.DebtConnection) (ret graphql.Marshaler) {
@@ -9569,6 +10642,50 @@ func (ec *executionContext) fieldContext_Query_apiKeys(ctx context.Context, fiel
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_auditEvents(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_auditEvents(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().AuditEvents(ctx, fc.Args["filter"].(*AuditEventFilter), fc.Args["page"].(*int), fc.Args["rowsPerPage"].(*int), fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["last"].(*int), fc.Args["before"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.AuditEventConnection) graphql.Marshaler {
+			return ec.marshalNAuditEventConnection2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐAuditEventConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_auditEvents(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AuditEventConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_auditEvents_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query___type(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -9643,6 +10760,167 @@ func (ec *executionContext) fieldContext_Query___schema(_ context.Context, field
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _RecordStatuses_paymentStatus(ctx context.Context, field graphql.CollectedField, obj *audit.Statuses) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RecordStatuses_paymentStatus(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PaymentStatus, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *collection.PaymentStatus) graphql.Marshaler {
+			return ec.marshalOPaymentStatus2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐPaymentStatus(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RecordStatuses_paymentStatus(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RecordStatuses", field, false, false, errors.New("field of type PaymentStatus does not have child fields"))
+}
+
+func (ec *executionContext) _RecordStatuses_mainStatus(ctx context.Context, field graphql.CollectedField, obj *audit.Statuses) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RecordStatuses_mainStatus(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MainStatus, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *collection.CollectionStage) graphql.Marshaler {
+			return ec.marshalOCollectionStage2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐCollectionStage(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RecordStatuses_mainStatus(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RecordStatuses", field, false, false, errors.New("field of type CollectionStage does not have child fields"))
+}
+
+func (ec *executionContext) _RecordStatuses_underStatus(ctx context.Context, field graphql.CollectedField, obj *audit.Statuses) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RecordStatuses_underStatus(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UnderStatus, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *collection.CollectionSubStatus) graphql.Marshaler {
+			return ec.marshalOCollectionSubStatus2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐCollectionSubStatus(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RecordStatuses_underStatus(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RecordStatuses", field, false, false, errors.New("field of type CollectionSubStatus does not have child fields"))
+}
+
+func (ec *executionContext) _RecordStatuses_activeStatus(ctx context.Context, field graphql.CollectedField, obj *audit.Statuses) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RecordStatuses_activeStatus(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ActiveStatus, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *collection.ActiveStatus) graphql.Marshaler {
+			return ec.marshalOActiveStatus2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐActiveStatus(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RecordStatuses_activeStatus(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RecordStatuses", field, false, false, errors.New("field of type ActiveStatus does not have child fields"))
+}
+
+func (ec *executionContext) _RecordStatuses_invoiceStatus(ctx context.Context, field graphql.CollectedField, obj *audit.Statuses) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RecordStatuses_invoiceStatus(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.InvoiceStatus, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *collection.InvoiceStatus) graphql.Marshaler {
+			return ec.marshalOInvoiceStatus2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐInvoiceStatus(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RecordStatuses_invoiceStatus(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RecordStatuses", field, false, false, errors.New("field of type InvoiceStatus does not have child fields"))
+}
+
+func (ec *executionContext) _RecordStatuses_invoiceProcessStatus(ctx context.Context, field graphql.CollectedField, obj *audit.Statuses) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RecordStatuses_invoiceProcessStatus(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.InvoiceProcessStatus, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *collection.InvoiceProcessStatus) graphql.Marshaler {
+			return ec.marshalOInvoiceProcessStatus2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐInvoiceProcessStatus(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RecordStatuses_invoiceProcessStatus(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RecordStatuses", field, false, false, errors.New("field of type InvoiceProcessStatus does not have child fields"))
+}
+
+func (ec *executionContext) _RecordStatuses_paidAmount(ctx context.Context, field graphql.CollectedField, obj *audit.Statuses) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RecordStatuses_paidAmount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PaidAmount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *collection.Money) graphql.Marshaler {
+			return ec.marshalODecimal2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐMoney(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RecordStatuses_paidAmount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RecordStatuses", field, false, false, errors.New("field of type Decimal does not have child fields"))
 }
 
 func (ec *executionContext) _Viewer_role(ctx context.Context, field graphql.CollectedField, obj *Viewer) (ret graphql.Marshaler) {
@@ -10937,6 +12215,101 @@ func (ec *executionContext) unmarshalInputArticleInput(ctx context.Context, obj 
 				return it, err
 			}
 			it.Discount = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputAuditEventFilter(ctx context.Context, obj any) (AuditEventFilter, error) {
+	var it AuditEventFilter
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"clientId", "record", "from", "to", "operation"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "clientId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientId"))
+			data, err := ec.unmarshalOUUID2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ClientID = data
+		case "record":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("record"))
+			data, err := ec.unmarshalOAuditRecordRef2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋgraphᚐAuditRecordRef(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Record = data
+		case "from":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("from"))
+			data, err := ec.unmarshalODateTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.From = data
+		case "to":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("to"))
+			data, err := ec.unmarshalODateTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.To = data
+		case "operation":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("operation"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Operation = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputAuditRecordRef(ctx context.Context, obj any) (AuditRecordRef, error) {
+	var it AuditRecordRef
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"recordType", "recordId"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "recordType":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("recordType"))
+			data, err := ec.unmarshalNAuditRecordType2githubᚗcomᚋdebtqlᚋdebtqlᚋentᚋauditeventrecordᚐRecordType(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RecordType = data
+		case "recordId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("recordId"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RecordID = data
 		}
 	}
 	return it, nil
@@ -12284,6 +13657,365 @@ func (ec *executionContext) _Article(ctx context.Context, sel ast.SelectionSet, 
 	return out
 }
 
+var auditEventImplementors = []string{"AuditEvent"}
+
+func (ec *executionContext) _AuditEvent(ctx context.Context, sel ast.SelectionSet, obj *ent.AuditEvent) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, auditEventImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AuditEvent")
+		case "id":
+			out.Values[i] = ec._AuditEvent_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "createdAt":
+			out.Values[i] = ec._AuditEvent_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "operation":
+			out.Values[i] = ec._AuditEvent_operation(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "role":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._AuditEvent_role(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "apiKeyId":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._AuditEvent_apiKeyId(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "apiKeyName":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._AuditEvent_apiKeyName(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "clientId":
+			out.Values[i] = ec._AuditEvent_clientId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "requestId":
+			out.Values[i] = ec._AuditEvent_requestId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "records":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._AuditEvent_records(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var auditEventConnectionImplementors = []string{"AuditEventConnection"}
+
+func (ec *executionContext) _AuditEventConnection(ctx context.Context, sel ast.SelectionSet, obj *ent.AuditEventConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, auditEventConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AuditEventConnection")
+		case "edges":
+			out.Values[i] = ec._AuditEventConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "nodes":
+			out.Values[i] = ec._AuditEventConnection_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._AuditEventConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalCount":
+			out.Values[i] = ec._AuditEventConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var auditEventEdgeImplementors = []string{"AuditEventEdge"}
+
+func (ec *executionContext) _AuditEventEdge(ctx context.Context, sel ast.SelectionSet, obj *ent.AuditEventEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, auditEventEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AuditEventEdge")
+		case "node":
+			out.Values[i] = ec._AuditEventEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "cursor":
+			out.Values[i] = ec._AuditEventEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var auditRecordImplementors = []string{"AuditRecord"}
+
+func (ec *executionContext) _AuditRecord(ctx context.Context, sel ast.SelectionSet, obj *ent.AuditEventRecord) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, auditRecordImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AuditRecord")
+		case "recordType":
+			out.Values[i] = ec._AuditRecord_recordType(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "recordId":
+			out.Values[i] = ec._AuditRecord_recordId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "before":
+			out.Values[i] = ec._AuditRecord_before(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "after":
+			out.Values[i] = ec._AuditRecord_after(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var clientImplementors = []string{"Client"}
 
 func (ec *executionContext) _Client(ctx context.Context, sel ast.SelectionSet, obj *ent.Creditor) graphql.Marshaler {
@@ -13158,6 +14890,44 @@ func (ec *executionContext) _Debt(ctx context.Context, sel ast.SelectionSet, obj
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "events":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Debt_events(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -15140,6 +16910,28 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "auditEvents":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_auditEvents(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
 		case "__type":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Query___type(ctx, field)
@@ -15153,6 +16945,74 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			})
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var recordStatusesImplementors = []string{"RecordStatuses"}
+
+func (ec *executionContext) _RecordStatuses(ctx context.Context, sel ast.SelectionSet, obj *audit.Statuses) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, recordStatusesImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("RecordStatuses")
+		case "paymentStatus":
+			out.Values[i] = ec._RecordStatuses_paymentStatus(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "mainStatus":
+			out.Values[i] = ec._RecordStatuses_mainStatus(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "underStatus":
+			out.Values[i] = ec._RecordStatuses_underStatus(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "activeStatus":
+			out.Values[i] = ec._RecordStatuses_activeStatus(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "invoiceStatus":
+			out.Values[i] = ec._RecordStatuses_invoiceStatus(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "invoiceProcessStatus":
+			out.Values[i] = ec._RecordStatuses_invoiceProcessStatus(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "paidAmount":
+			out.Values[i] = ec._RecordStatuses_paidAmount(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -15719,6 +17579,78 @@ func (ec *executionContext) unmarshalNArticleInput2ᚕgithubᚗcomᚋdebtqlᚋde
 		}
 	}
 	return res, nil
+}
+
+func (ec *executionContext) marshalNAuditEvent2ᚕᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐAuditEventᚄ(ctx context.Context, sel ast.SelectionSet, v []*ent.AuditEvent) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNAuditEvent2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐAuditEvent(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNAuditEvent2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐAuditEvent(ctx context.Context, sel ast.SelectionSet, v *ent.AuditEvent) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._AuditEvent(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNAuditEventConnection2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐAuditEventConnection(ctx context.Context, sel ast.SelectionSet, v *ent.AuditEventConnection) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._AuditEventConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNAuditRecord2ᚕᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐAuditEventRecordᚄ(ctx context.Context, sel ast.SelectionSet, v []*ent.AuditEventRecord) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNAuditRecord2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐAuditEventRecord(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNAuditRecord2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐAuditEventRecord(ctx context.Context, sel ast.SelectionSet, v *ent.AuditEventRecord) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._AuditRecord(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNAuditRecordType2githubᚗcomᚋdebtqlᚋdebtqlᚋentᚋauditeventrecordᚐRecordType(ctx context.Context, v any) (auditeventrecord.RecordType, error) {
+	var res auditeventrecord.RecordType
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNAuditRecordType2githubᚗcomᚋdebtqlᚋdebtqlᚋentᚋauditeventrecordᚐRecordType(ctx context.Context, sel ast.SelectionSet, v auditeventrecord.RecordType) graphql.Marshaler {
+	return v
 }
 
 func (ec *executionContext) unmarshalNBoolean2bool(ctx context.Context, v any) (bool, error) {
@@ -16417,6 +18349,49 @@ func (ec *executionContext) marshalOApiKeyEdge2ᚖgithubᚗcomᚋdebtqlᚋdebtql
 	return ec._ApiKeyEdge(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalOAuditEvent2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐAuditEvent(ctx context.Context, sel ast.SelectionSet, v *ent.AuditEvent) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._AuditEvent(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOAuditEventEdge2ᚕᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐAuditEventEdge(ctx context.Context, sel ast.SelectionSet, v []*ent.AuditEventEdge) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalOAuditEventEdge2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐAuditEventEdge(ctx, sel, v[i])
+	})
+
+	return ret
+}
+
+func (ec *executionContext) marshalOAuditEventEdge2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐAuditEventEdge(ctx context.Context, sel ast.SelectionSet, v *ent.AuditEventEdge) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._AuditEventEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOAuditEventFilter2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋgraphᚐAuditEventFilter(ctx context.Context, v any) (*AuditEventFilter, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputAuditEventFilter(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalOAuditRecordRef2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋgraphᚐAuditRecordRef(ctx context.Context, v any) (*AuditRecordRef, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputAuditRecordRef(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalOBoolean2bool(ctx context.Context, v any) (bool, error) {
 	res, err := graphql.UnmarshalBoolean(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -16824,6 +18799,13 @@ func (ec *executionContext) marshalOPaymentStatus2ᚖgithubᚗcomᚋdebtqlᚋdeb
 		return graphql.Null
 	}
 	return v
+}
+
+func (ec *executionContext) marshalORecordStatuses2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋauditᚐStatuses(ctx context.Context, sel ast.SelectionSet, v *audit.Statuses) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._RecordStatuses(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalOSearchType2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋgraphᚐSearchType(ctx context.Context, v any) (*SearchType, error) {

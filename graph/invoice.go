@@ -8,11 +8,13 @@ import (
 	"entgo.io/contrib/entgql"
 
 	"github.com/debtql/debtql/ent"
+	"github.com/debtql/debtql/ent/auditeventrecord"
 	"github.com/debtql/debtql/ent/creditor"
 	"github.com/debtql/debtql/ent/invoice"
 	"github.com/debtql/debtql/ent/invoicearticle"
 	"github.com/debtql/debtql/ent/predicate"
 	"github.com/debtql/debtql/internal/apierr"
+	"github.com/debtql/debtql/internal/audit"
 	"github.com/debtql/debtql/internal/collection"
 )
 
@@ -256,5 +258,15 @@ func (r *Resolver) withdrawInvoice(ctx context.Context, clientID, id string, com
 	if n == 0 {
 		return nil, apierr.New(apierr.Conflict, "invoice %s is already withdrawn", id)
 	}
-	return db.Invoice.Query().Where(invoice.ID(id)).WithArticles().Only(ctx)
+	withdrawn, err := db.Invoice.Query().Where(invoice.ID(id)).WithArticles().Only(ctx)
+	if err != nil {
+		return nil, err
+	}
+	after, err := r.invoiceProjection(ctx, withdrawn)
+	if err != nil {
+		return nil, err
+	}
+	rec := touched(auditeventrecord.RecordTypeINVOICE, id)
+	rec.before, rec.after = audit.Invoice(p), audit.Invoice(after)
+	return auditResult(r, ctx, withdrawn, nil, &clientID, nil, rec)
 }

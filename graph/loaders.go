@@ -2,12 +2,15 @@ package graph
 
 import (
 	"context"
+	"strconv"
 	"sync"
 
 	"github.com/debtql/debtql/ent"
+	"github.com/debtql/debtql/ent/auditevent"
 	"github.com/debtql/debtql/ent/debt"
 	"github.com/debtql/debtql/ent/debtinvoice"
 	"github.com/debtql/debtql/internal/collection"
+	"github.com/debtql/debtql/internal/scalar"
 )
 
 // batch loads a value per record for every record of a request at once:
@@ -77,6 +80,9 @@ type loaders struct {
 	// invoiceDebt is the selection under Invoice.debt in the operation's
 	// invoice lists, which loadInvoiceFacts eager-loads on the debts.
 	invoiceDebt invoiceDebtSelection
+	// debtEvents are the timelines of debts that the loaders found (an
+	// invoice's debt), which ent's eager loading does not reach.
+	debtEvents *batch[*ent.Debt, []*ent.AuditEvent]
 }
 
 type loadersKey struct{}
@@ -100,6 +106,7 @@ func (r *Resolver) newLoaders() *loaders {
 		debtorDebts:  newBatch(func(d *ent.Debtor) string { return d.ID }, r.loadDebtorDebts),
 		itemInvoice:  newItemInvoices(),
 		debtPages:    newDebtPages(),
+		debtEvents:   newBatch(func(d *ent.Debt) string { return strconv.Itoa(int(d.ID)) }, r.loadDebtEvents),
 	}
 }
 
@@ -140,6 +147,9 @@ func (r *Resolver) loadInvoiceFacts(ctx context.Context, invoices []*ent.Invoice
 	}
 	out := make(map[string]invoiceDebtFacts, len(invoices))
 	for _, it := range items {
+		if it.Edges.Debt != nil {
+			r.loaders(ctx).debtEvents.prime(it.Edges.Debt)
+		}
 		for _, id := range byNumber[clientNumber{it.ClientID, it.InvoiceNumber}] {
 			f := out[id]
 			f.paid += it.PaidAmount
@@ -197,4 +207,27 @@ func keys(m map[string]bool) []string {
 // later reports whether debt a was created after b (ties: the higher id).
 func later(a, b *ent.Debt) bool {
 	return a.CreatedAt.After(b.CreatedAt) || (a.CreatedAt.Equal(b.CreatedAt) && a.ID > b.ID)
+}
+
+// loadDebtEvents reads the timelines of debts, with their records.
+func (r *Resolver) loadDebtEvents(ctx context.Context, debts []*ent.Debt) (map[string][]*ent.AuditEvent, error) {
+	ids := make([]scalar.IntID, len(debts))
+	for i, d := range debts {
+		ids[i] = d.ID
+	}
+	events, err := r.db(ctx).AuditEvent.Query().
+		Where(auditevent.DebtIDIn(ids...)).
+		WithRecords().
+		All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string][]*ent.AuditEvent, len(debts))
+	for _, e := range events {
+		if e.DebtID != nil {
+			k := strconv.Itoa(int(*e.DebtID))
+			out[k] = append(out[k], e)
+		}
+	}
+	return out, nil
 }

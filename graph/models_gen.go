@@ -11,8 +11,31 @@ import (
 
 	"github.com/debtql/debtql/ent"
 	"github.com/debtql/debtql/ent/apikey"
+	"github.com/debtql/debtql/ent/auditeventrecord"
 	"github.com/debtql/debtql/internal/collection"
 )
+
+// Which audit events to list. Every given field must match.
+type AuditEventFilter struct {
+	// Events of this client (for key management, the key's client).
+	ClientID *string `json:"clientId,omitempty"`
+	// Events that touched this record.
+	Record *AuditRecordRef `json:"record,omitempty"`
+	// Events at or after this instant.
+	From *time.Time `json:"from,omitempty"`
+	// Events before this instant; not before from.
+	To *time.Time `json:"to,omitempty"`
+	// Events of this mutation field, such as withdrawDebt.
+	Operation *string `json:"operation,omitempty"`
+}
+
+// A record, named by its kind and id.
+type AuditRecordRef struct {
+	// What kind of record.
+	RecordType auditeventrecord.RecordType `json:"recordType"`
+	// The record's id: a UUID for clients, debtors, invoices and API keys, an integer for debts, debt items and payments.
+	RecordID string `json:"recordId"`
+}
 
 // An API key to create.
 type CreateAPIKeyInput struct {

@@ -55,11 +55,19 @@ type Resolver struct {
 	client *ent.Client
 	clock  Clock
 	locker Locker
+	// requestID names the request of a context, for the audit trail.
+	requestID func(context.Context) string
 }
 
 // NewResolver returns the root resolver.
 func NewResolver(client *ent.Client, clock Clock, locker Locker) *Resolver {
 	return &Resolver{client: client, clock: clock, locker: locker}
+}
+
+// UseRequestIDs tells the resolver how to find a request's id (the
+// X-Request-Id the server gives it), which audit events record.
+func (r *Resolver) UseRequestIDs(requestID func(context.Context) string) {
+	r.requestID = requestID
 }
 
 // db is the ent client of the request: the mutation's transaction when there

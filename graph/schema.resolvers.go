@@ -10,15 +10,45 @@ import (
 
 	"entgo.io/contrib/entgql"
 	"github.com/debtql/debtql/ent"
+	"github.com/debtql/debtql/ent/apikey"
+	"github.com/debtql/debtql/ent/auditeventrecord"
 	"github.com/debtql/debtql/ent/creditor"
 	"github.com/debtql/debtql/ent/debt"
 	"github.com/debtql/debtql/ent/debtor"
 	"github.com/debtql/debtql/ent/invoice"
 	"github.com/debtql/debtql/internal/apierr"
+	"github.com/debtql/debtql/internal/audit"
 	"github.com/debtql/debtql/internal/auth"
 	"github.com/debtql/debtql/internal/collection"
 	"github.com/debtql/debtql/internal/scalar"
 )
+
+// Role is the resolver for the role field.
+func (r *auditEventResolver) Role(ctx context.Context, obj *ent.AuditEvent) (apikey.Role, error) {
+	return apikey.Role(obj.Role), nil
+}
+
+// APIKeyID is the resolver for the apiKeyId field.
+func (r *auditEventResolver) APIKeyID(ctx context.Context, obj *ent.AuditEvent) (*string, error) {
+	if !showsKey(ctx, obj) {
+		return nil, nil
+	}
+	return &obj.APIKeyID, nil
+}
+
+// APIKeyName is the resolver for the apiKeyName field.
+func (r *auditEventResolver) APIKeyName(ctx context.Context, obj *ent.AuditEvent) (*string, error) {
+	if !showsKey(ctx, obj) {
+		return nil, nil
+	}
+	return &obj.APIKeyName, nil
+}
+
+// Records is the resolver for the records field.
+func (r *auditEventResolver) Records(ctx context.Context, obj *ent.AuditEvent) ([]*ent.AuditEventRecord, error) {
+	records, err := eventRecords(ctx, obj)
+	return sortRecords(records), err
+}
 
 // Debtors is the resolver for the debtors field.
 func (r *clientResolver) Debtors(ctx context.Context, obj *ent.Creditor, filter *DebtorFilter, orderBy *ent.DebtorOrder, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) (*ent.DebtorConnection, error) {
@@ -80,6 +110,12 @@ func (r *debtResolver) ActiveStatus(ctx context.Context, obj *ent.Debt) (collect
 // IsCompleted is the resolver for the isCompleted field.
 func (r *debtResolver) IsCompleted(ctx context.Context, obj *ent.Debt) (bool, error) {
 	return r.debtProjection(obj).IsCompleted, nil
+}
+
+// Events is the resolver for the events field.
+func (r *debtResolver) Events(ctx context.Context, obj *ent.Debt) ([]*ent.AuditEvent, error) {
+	events, err := r.debtEvents(ctx, obj)
+	return sortEvents(events), err
 }
 
 // RemainingAmount is the resolver for the remainingAmount field.
@@ -222,7 +258,11 @@ func (r *mutationResolver) CreateClient(ctx context.Context, input collection.Cl
 	}
 	create := r.db(ctx).Creditor.Create().SetClientNumber(number)
 	setClient(create.Mutation(), input)
-	return create.Save(ctx)
+	c, err := create.Save(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return auditResult(r.Resolver, ctx, c, nil, &c.ID, nil, touched(auditeventrecord.RecordTypeCLIENT, c.ID))
 }
 
 // UpdateClient is the resolver for the updateClient field.
@@ -239,7 +279,7 @@ func (r *mutationResolver) UpdateClient(ctx context.Context, id string, input co
 	if ent.IsNotFound(err) {
 		return nil, apierr.New(apierr.NotFound, "client %s does not exist", id)
 	}
-	return c, err
+	return auditResult(r.Resolver, ctx, c, err, &id, nil, touched(auditeventrecord.RecordTypeCLIENT, id))
 }
 
 // CreateDebtor is the resolver for the createDebtor field.
@@ -259,7 +299,10 @@ func (r *mutationResolver) CreateDebtor(ctx context.Context, clientID string, in
 	if ent.IsConstraintError(err) { // a concurrent createDebtor took the number
 		return nil, errDebtorNumberTaken
 	}
-	return d, err
+	if err != nil {
+		return nil, err
+	}
+	return auditResult(r.Resolver, ctx, d, nil, &clientID, nil, touched(auditeventrecord.RecordTypeDEBTOR, d.ID))
 }
 
 // UpdateDebtor is the resolver for the updateDebtor field.
@@ -289,7 +332,7 @@ func (r *mutationResolver) UpdateDebtor(ctx context.Context, clientID string, id
 	case ent.IsConstraintError(err):
 		return nil, errDebtorNumberTaken
 	}
-	return d, err
+	return auditResult(r.Resolver, ctx, d, err, &clientID, nil, touched(auditeventrecord.RecordTypeDEBTOR, id))
 }
 
 // CreateInvoice is the resolver for the createInvoice field.
@@ -303,7 +346,17 @@ func (r *mutationResolver) CreateInvoice(ctx context.Context, clientID string, i
 	if err := r.checkInvoiceNumberFree(ctx, clientID, input.InvoiceNumber); err != nil {
 		return nil, err
 	}
-	return r.createInvoice(ctx, clientID, input)
+	inv, err := r.createInvoice(ctx, clientID, input)
+	if err != nil {
+		return nil, err
+	}
+	p, err := r.invoiceProjection(ctx, inv)
+	if err != nil {
+		return nil, err
+	}
+	rec := touched(auditeventrecord.RecordTypeINVOICE, inv.ID)
+	rec.after = audit.Invoice(p)
+	return auditResult(r.Resolver, ctx, inv, nil, &clientID, nil, rec)
 }
 
 // WithdrawInvoice is the resolver for the withdrawInvoice field.
@@ -355,7 +408,10 @@ func (r *mutationResolver) CreateAPIKey(ctx context.Context, input CreateAPIKeyI
 	if err != nil {
 		return nil, apierr.Prefix(err, "input")
 	}
-	return &CreatedAPIKey{Secret: secret, APIKey: key}, nil
+	// The event names the key, never its secret.
+	rec := touched(auditeventrecord.RecordTypeAPI_KEY, key.ID)
+	rec.after = audit.Key(false)
+	return auditResult(r.Resolver, ctx, &CreatedAPIKey{Secret: secret, APIKey: key}, nil, key.ClientID, nil, rec)
 }
 
 // RevokeAPIKey is the resolver for the revokeApiKey field.
@@ -363,7 +419,13 @@ func (r *mutationResolver) RevokeAPIKey(ctx context.Context, id string) (*ent.AP
 	if err := auth.RequireAdmin(ctx); err != nil {
 		return nil, err
 	}
-	return auth.RevokeKey(ctx, r.db(ctx), id)
+	key, err := auth.RevokeKey(ctx, r.db(ctx), id)
+	if err != nil {
+		return nil, err
+	}
+	rec := touched(auditeventrecord.RecordTypeAPI_KEY, key.ID)
+	rec.before, rec.after = audit.Key(false), audit.Key(true)
+	return auditResult(r.Resolver, ctx, key, nil, key.ClientID, nil, rec)
 }
 
 // Viewer is the resolver for the viewer field.
@@ -504,6 +566,14 @@ func (r *queryResolver) APIKeys(ctx context.Context, page *int, rowsPerPage *int
 	return conn, nil
 }
 
+// AuditEvents is the resolver for the auditEvents field.
+func (r *queryResolver) AuditEvents(ctx context.Context, filter *AuditEventFilter, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) (*ent.AuditEventConnection, error) {
+	return r.auditEvents(ctx, filter, pageArgs{page: page, rowsPerPage: rowsPerPage, first: first, after: after, last: last, before: before})
+}
+
+// AuditEvent returns AuditEventResolver implementation.
+func (r *Resolver) AuditEvent() AuditEventResolver { return &auditEventResolver{r} }
+
 // Client returns ClientResolver implementation.
 func (r *Resolver) Client() ClientResolver { return &clientResolver{r} }
 
@@ -526,6 +596,7 @@ func (r *Resolver) Mutation() MutationResolver { return &mutationResolver{r} }
 func (r *Resolver) Query() QueryResolver { return &queryResolver{r} }
 
 type (
+	auditEventResolver  struct{ *Resolver }
 	clientResolver      struct{ *Resolver }
 	debtResolver        struct{ *Resolver }
 	debtInvoiceResolver struct{ *Resolver }

@@ -30,6 +30,8 @@ type config struct {
 	introspection bool
 	limits        server.Limits
 	corsOrigins   string
+	// migrate applies pending migrations at the start of serve.
+	migrate bool
 	// badEnv lists environment variables whose values did not parse.
 	badEnv []string
 }
@@ -71,6 +73,8 @@ func (c *config) registerServe(fs *flag.FlagSet) {
 		"answer GraphQL introspection (env DEBTQL_INTROSPECTION=false turns it off)")
 	fs.StringVar(&c.corsOrigins, "cors-origins", env("DEBTQL_CORS_ORIGINS", ""),
 		"browser origins allowed to call the API, comma-separated (https://app.example.se), or *; none by default (env DEBTQL_CORS_ORIGINS)")
+	fs.BoolVar(&c.migrate, "migrate", env("DEBTQL_MIGRATE", "true") != "false",
+		"apply pending PostgreSQL migrations at start; with false, refuse to start while any is pending (env DEBTQL_MIGRATE)")
 	d := server.DefaultLimits
 	fs.IntVar(&c.limits.MaxDepth, "max-depth", c.envInt("DEBTQL_MAX_DEPTH", d.MaxDepth),
 		"deepest field nesting of a query, introspection aside; 0 = no limit (env DEBTQL_MAX_DEPTH)")
@@ -146,13 +150,43 @@ func (c *config) dsn() string {
 // openDatabase opens the configured database and brings its schema up to
 // date: what every subcommand does first.
 func (c *config) openDatabase(ctx context.Context) (*store.DB, error) {
+	return c.openDatabaseLogged(ctx, nil, true)
+}
+
+// openDatabaseLogged opens the configured database and, when migrate is
+// set, applies the pending migrations, logging each file to log (if not
+// nil). Without migrate, a PostgreSQL schema with pending migrations is
+// refused; SQLite is always migrated automatically.
+func (c *config) openDatabaseLogged(ctx context.Context, log *slog.Logger, migrate bool) (*store.DB, error) {
 	db, err := store.Open(ctx, c.dsn())
 	if err != nil {
 		return nil, err
 	}
-	if err := db.Migrate(ctx); err != nil {
+	fail := func(err error) (*store.DB, error) {
 		_ = db.Close()
 		return nil, err
+	}
+	if !migrate && db.IsPostgres() {
+		st, err := store.Status(ctx, db.SQL, nil)
+		if err != nil {
+			return fail(err)
+		}
+		if len(st.Pending) > 0 {
+			return fail(fmt.Errorf("the database has %d pending migration(s) (%s …) and --migrate=false: run `debtql migrate up` first", len(st.Pending), st.Pending[0]))
+		}
+		return db, nil
+	}
+	rep, err := db.MigrateUp(ctx, store.MigrateOptions{})
+	if err != nil {
+		return fail(err)
+	}
+	if log != nil {
+		for _, f := range rep.Applied {
+			log.Info("applied migration", "migration", f)
+		}
+		if len(rep.Unknown) > 0 {
+			log.Warn("the database has migrations this binary does not know: it was migrated by a newer DebtQL", "migrations", rep.Unknown)
+		}
 	}
 	return db, nil
 }

@@ -6,6 +6,7 @@
 //	debtql apikey list
 //	debtql apikey revoke ID
 //	debtql seed [--scale small|bench] [--reset] [flags]
+//	debtql migrate status|up [--baseline VERSION]
 //
 // Every flag has an environment variable; `debtql serve --help` lists them.
 package main
@@ -50,8 +51,9 @@ Usage:
   debtql apikey list
   debtql apikey revoke ID
   debtql seed [--scale small|bench] [--reset] [flags]   fill the database with generated data
+  debtql migrate status|up [--baseline VERSION]          PostgreSQL's versioned schema migrations
 
-Run "debtql serve --help", "debtql apikey --help" or "debtql seed --help" for the flags.
+Run "debtql serve --help", "debtql apikey --help", "debtql seed --help" or "debtql migrate --help" for the flags.
 `
 
 // run dispatches the subcommands.
@@ -71,6 +73,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return apikeyCommand(ctx, args, stdout, stderr)
 	case "seed":
 		return seedCommand(ctx, args, stdout, stderr)
+	case "migrate":
+		return migrateCommand(ctx, args, stdout, stderr)
 	default:
 		fmt.Fprintf(stderr, "unknown command %q\n\n%s", cmd, usage)
 		return errUsage

@@ -46,7 +46,8 @@ func cleanEnv(t *testing.T) {
 	t.Helper()
 	for _, name := range []string{
 		"DATABASE_URL", "DEBTQL_SQLITE_PATH", "ADMIN_API_KEY", "PORT",
-		"LOG_LEVEL", "LOG_FORMAT", "DEBTQL_INTROSPECTION", "DEBTQL_METRICS_ADDR",
+		"LOG_LEVEL", "LOG_FORMAT", "DEBTQL_INTROSPECTION", "DEBTQL_METRICS_ADDR", "DEBTQL_MIGRATE",
+		"OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_SDK_DISABLED", "OTEL_TRACES_EXPORTER",
 	} {
 		t.Setenv(name, "")
 	}
@@ -121,7 +122,7 @@ func TestServeHelpListsEveryFlagWithItsEnvironmentVariable(t *testing.T) {
 			// Every flag's entry names its environment variable.
 			flags := flagEntries(stderr)
 			names := []string{"addr", "database-url", "sqlite", "tz", "log-level", "log-format", "introspection",
-				"max-depth", "max-complexity", "max-root-fields", "max-document-bytes", "rate-limit", "rate-burst", "request-timeout", "cors-origins", "metrics-addr"}
+				"max-depth", "max-complexity", "max-root-fields", "max-document-bytes", "rate-limit", "rate-burst", "request-timeout", "cors-origins", "metrics-addr", "migrate"}
 			for _, name := range names {
 				entry, ok := flags[name]
 				if !ok {

@@ -34,7 +34,7 @@ ea182032-d9e4-fed4-59be-cfc110ca2cf8 (md5('client:1'), as in the benchmark).
 
 A database that already has clients is refused unless --reset is given,
 which first deletes the clients and everything that belongs to them,
-their CLIENT keys included (ADMIN keys are kept).
+their CLIENT keys and the audit trail included (ADMIN keys are kept).
 
 Flags:
 `

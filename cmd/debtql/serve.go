@@ -12,6 +12,8 @@ import (
 	"os"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/debtql/debtql/internal/auth"
 	"github.com/debtql/debtql/internal/server"
 )
@@ -51,7 +53,23 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	db, err := c.openDatabase(ctx)
+	tp, err := setupTracing(ctx, log)
+	if err != nil {
+		return err
+	}
+	var tracerProvider trace.TracerProvider // nil: tracing off
+	if tp != nil {
+		tracerProvider = tp
+		// Flush the spans of the last requests, after the servers stopped.
+		defer func() {
+			flushCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			if err := tp.Shutdown(flushCtx); err != nil {
+				log.Warn("tracing: flushing spans at shutdown", "error", err.Error())
+			}
+		}()
+	}
+	db, err := c.openDatabaseLogged(ctx, log, c.migrate)
 	if err != nil {
 		return err
 	}
@@ -68,6 +86,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		Limits:               &c.limits,
 		AllowedOrigins:       origins,
 		SeparateMetrics:      c.metricsAddr != "",
+		TracerProvider:       tracerProvider,
 	})
 	ln, err := net.Listen("tcp", c.addr)
 	if err != nil {
@@ -128,17 +147,31 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// httpServer serves h on addr with timeouts that keep slow clients from
-// holding connections.
+// httpLimits are the HTTP server's timeouts and header limit, which keep
+// slow or hostile clients from holding connections (docs/reliability.md).
+// The write timeout is well above the default request deadline, so that a
+// request that passes its deadline can still be answered 503.
+var httpLimits = struct {
+	ReadHeaderTimeout, ReadTimeout, WriteTimeout, IdleTimeout time.Duration
+	MaxHeaderBytes                                            int
+}{
+	ReadHeaderTimeout: 10 * time.Second,
+	ReadTimeout:       30 * time.Second,
+	WriteTimeout:      60 * time.Second,
+	IdleTimeout:       120 * time.Second,
+	MaxHeaderBytes:    64 << 10,
+}
+
+// httpServer serves h on addr with httpLimits.
 func httpServer(addr string, h http.Handler) *http.Server {
 	return &http.Server{
 		Addr:              addr,
 		Handler:           h,
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       30 * time.Second,
-		WriteTimeout:      60 * time.Second,
-		IdleTimeout:       120 * time.Second,
-		MaxHeaderBytes:    64 << 10,
+		ReadHeaderTimeout: httpLimits.ReadHeaderTimeout,
+		ReadTimeout:       httpLimits.ReadTimeout,
+		WriteTimeout:      httpLimits.WriteTimeout,
+		IdleTimeout:       httpLimits.IdleTimeout,
+		MaxHeaderBytes:    httpLimits.MaxHeaderBytes,
 	}
 }
 

@@ -39,6 +39,8 @@ const (
 	EdgeInvoices = "invoices"
 	// EdgePayments holds the string denoting the payments edge name in mutations.
 	EdgePayments = "payments"
+	// EdgeEvents holds the string denoting the events edge name in mutations.
+	EdgeEvents = "events"
 	// Table holds the table name of the debt in the database.
 	Table = "debts"
 	// ClientTable is the table that holds the client relation/edge.
@@ -69,6 +71,13 @@ const (
 	PaymentsInverseTable = "payments"
 	// PaymentsColumn is the table column denoting the payments relation/edge.
 	PaymentsColumn = "debt_id"
+	// EventsTable is the table that holds the events relation/edge.
+	EventsTable = "audit_events"
+	// EventsInverseTable is the table name for the AuditEvent entity.
+	// It exists in this package in order to avoid circular dependency with the "auditevent" package.
+	EventsInverseTable = "audit_events"
+	// EventsColumn is the table column denoting the events relation/edge.
+	EventsColumn = "debt_id"
 )
 
 // Columns holds all SQL columns for debt fields.
@@ -196,6 +205,20 @@ func ByPayments(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
 		sqlgraph.OrderByNeighborTerms(s, newPaymentsStep(), append([]sql.OrderTerm{term}, terms...)...)
 	}
 }
+
+// ByEventsCount orders the results by events count.
+func ByEventsCount(opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborsCount(s, newEventsStep(), opts...)
+	}
+}
+
+// ByEvents orders the results by events terms.
+func ByEvents(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newEventsStep(), append([]sql.OrderTerm{term}, terms...)...)
+	}
+}
 func newClientStep() *sqlgraph.Step {
 	return sqlgraph.NewStep(
 		sqlgraph.From(Table, FieldID),
@@ -222,5 +245,12 @@ func newPaymentsStep() *sqlgraph.Step {
 		sqlgraph.From(Table, FieldID),
 		sqlgraph.To(PaymentsInverseTable, FieldID),
 		sqlgraph.Edge(sqlgraph.O2M, false, PaymentsTable, PaymentsColumn),
+	)
+}
+func newEventsStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(EventsInverseTable, FieldID),
+		sqlgraph.Edge(sqlgraph.O2M, false, EventsTable, EventsColumn),
 	)
 }

@@ -21,6 +21,30 @@ func (f APIKeyFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, erro
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.APIKeyMutation", m)
 }
 
+// The AuditEventFunc type is an adapter to allow the use of ordinary
+// function as AuditEvent mutator.
+type AuditEventFunc func(context.Context, *ent.AuditEventMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f AuditEventFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.AuditEventMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.AuditEventMutation", m)
+}
+
+// The AuditEventRecordFunc type is an adapter to allow the use of ordinary
+// function as AuditEventRecord mutator.
+type AuditEventRecordFunc func(context.Context, *ent.AuditEventRecordMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f AuditEventRecordFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.AuditEventRecordMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.AuditEventRecordMutation", m)
+}
+
 // The CreditorFunc type is an adapter to allow the use of ordinary
 // function as Creditor mutator.
 type CreditorFunc func(context.Context, *ent.CreditorMutation) (ent.Value, error)

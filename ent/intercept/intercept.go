@@ -9,6 +9,8 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"github.com/debtql/debtql/ent"
 	"github.com/debtql/debtql/ent/apikey"
+	"github.com/debtql/debtql/ent/auditevent"
+	"github.com/debtql/debtql/ent/auditeventrecord"
 	"github.com/debtql/debtql/ent/creditor"
 	"github.com/debtql/debtql/ent/debt"
 	"github.com/debtql/debtql/ent/debtinvoice"
@@ -101,6 +103,60 @@ func (f TraverseAPIKey) Traverse(ctx context.Context, q ent.Query) error {
 		return f(ctx, q)
 	}
 	return fmt.Errorf("unexpected query type %T. expect *ent.APIKeyQuery", q)
+}
+
+// The AuditEventFunc type is an adapter to allow the use of ordinary function as a Querier.
+type AuditEventFunc func(context.Context, *ent.AuditEventQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f AuditEventFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.AuditEventQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.AuditEventQuery", q)
+}
+
+// The TraverseAuditEvent type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseAuditEvent func(context.Context, *ent.AuditEventQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseAuditEvent) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseAuditEvent) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.AuditEventQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.AuditEventQuery", q)
+}
+
+// The AuditEventRecordFunc type is an adapter to allow the use of ordinary function as a Querier.
+type AuditEventRecordFunc func(context.Context, *ent.AuditEventRecordQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f AuditEventRecordFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.AuditEventRecordQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.AuditEventRecordQuery", q)
+}
+
+// The TraverseAuditEventRecord type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseAuditEventRecord func(context.Context, *ent.AuditEventRecordQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseAuditEventRecord) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseAuditEventRecord) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.AuditEventRecordQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.AuditEventRecordQuery", q)
 }
 
 // The CreditorFunc type is an adapter to allow the use of ordinary function as a Querier.
@@ -324,6 +380,10 @@ func NewQuery(q ent.Query) (Query, error) {
 	switch q := q.(type) {
 	case *ent.APIKeyQuery:
 		return &query[*ent.APIKeyQuery, predicate.APIKey, apikey.OrderOption]{typ: ent.TypeAPIKey, tq: q}, nil
+	case *ent.AuditEventQuery:
+		return &query[*ent.AuditEventQuery, predicate.AuditEvent, auditevent.OrderOption]{typ: ent.TypeAuditEvent, tq: q}, nil
+	case *ent.AuditEventRecordQuery:
+		return &query[*ent.AuditEventRecordQuery, predicate.AuditEventRecord, auditeventrecord.OrderOption]{typ: ent.TypeAuditEventRecord, tq: q}, nil
 	case *ent.CreditorQuery:
 		return &query[*ent.CreditorQuery, predicate.Creditor, creditor.OrderOption]{typ: ent.TypeCreditor, tq: q}, nil
 	case *ent.DebtQuery:

@@ -41,6 +41,85 @@ var (
 			},
 		},
 	}
+	// AuditEventsColumns holds the columns for the "audit_events" table.
+	AuditEventsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "client_id", Type: field.TypeString, Nullable: true, SchemaType: map[string]string{"postgres": "uuid", "sqlite3": "text"}},
+		{Name: "api_key_id", Type: field.TypeString, SchemaType: map[string]string{"postgres": "uuid", "sqlite3": "text"}},
+		{Name: "api_key_name", Type: field.TypeString},
+		{Name: "role", Type: field.TypeEnum, Enums: []string{"ADMIN", "CLIENT"}},
+		{Name: "operation", Type: field.TypeString, Size: 64},
+		{Name: "request_id", Type: field.TypeString, Size: 64, Default: ""},
+		{Name: "debt_id", Type: field.TypeInt, Nullable: true},
+	}
+	// AuditEventsTable holds the schema information for the "audit_events" table.
+	AuditEventsTable = &schema.Table{
+		Name:       "audit_events",
+		Columns:    AuditEventsColumns,
+		PrimaryKey: []*schema.Column{AuditEventsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "audit_events_debts_events",
+				Columns:    []*schema.Column{AuditEventsColumns[8]},
+				RefColumns: []*schema.Column{DebtsColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "auditevent_created_at_id",
+				Unique:  false,
+				Columns: []*schema.Column{AuditEventsColumns[1], AuditEventsColumns[0]},
+			},
+			{
+				Name:    "auditevent_client_id_created_at_id",
+				Unique:  false,
+				Columns: []*schema.Column{AuditEventsColumns[2], AuditEventsColumns[1], AuditEventsColumns[0]},
+			},
+			{
+				Name:    "auditevent_debt_id_id",
+				Unique:  false,
+				Columns: []*schema.Column{AuditEventsColumns[8], AuditEventsColumns[0]},
+			},
+		},
+	}
+	// AuditEventRecordsColumns holds the columns for the "audit_event_records" table.
+	AuditEventRecordsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "client_id", Type: field.TypeString, Nullable: true, SchemaType: map[string]string{"postgres": "uuid", "sqlite3": "text"}},
+		{Name: "record_type", Type: field.TypeEnum, Enums: []string{"CLIENT", "DEBTOR", "INVOICE", "DEBT", "DEBT_INVOICE", "PAYMENT", "API_KEY"}},
+		{Name: "record_id", Type: field.TypeString, Size: 64},
+		{Name: "before", Type: field.TypeJSON, Nullable: true},
+		{Name: "after", Type: field.TypeJSON, Nullable: true},
+		{Name: "event_id", Type: field.TypeInt},
+	}
+	// AuditEventRecordsTable holds the schema information for the "audit_event_records" table.
+	AuditEventRecordsTable = &schema.Table{
+		Name:       "audit_event_records",
+		Columns:    AuditEventRecordsColumns,
+		PrimaryKey: []*schema.Column{AuditEventRecordsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "audit_event_records_audit_events_records",
+				Columns:    []*schema.Column{AuditEventRecordsColumns[6]},
+				RefColumns: []*schema.Column{AuditEventsColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "auditeventrecord_record_type_record_id_event_id",
+				Unique:  false,
+				Columns: []*schema.Column{AuditEventRecordsColumns[2], AuditEventRecordsColumns[3], AuditEventRecordsColumns[6]},
+			},
+			{
+				Name:    "auditeventrecord_event_id",
+				Unique:  false,
+				Columns: []*schema.Column{AuditEventRecordsColumns[6]},
+			},
+		},
+	}
 	// ClientsColumns holds the columns for the "clients" table.
 	ClientsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString, SchemaType: map[string]string{"postgres": "uuid", "sqlite3": "text"}},
@@ -419,6 +498,8 @@ var (
 	// Tables holds all the tables in the schema.
 	Tables = []*schema.Table{
 		APIKeysTable,
+		AuditEventsTable,
+		AuditEventRecordsTable,
 		ClientsTable,
 		DebtsTable,
 		DebtInvoicesTable,
@@ -434,6 +515,11 @@ func init() {
 	APIKeysTable.ForeignKeys[0].RefTable = ClientsTable
 	APIKeysTable.Annotation = &entsql.Annotation{
 		Table: "api_keys",
+	}
+	AuditEventsTable.ForeignKeys[0].RefTable = DebtsTable
+	AuditEventRecordsTable.ForeignKeys[0].RefTable = AuditEventsTable
+	AuditEventRecordsTable.Annotation = &entsql.Annotation{
+		Table: "audit_event_records",
 	}
 	ClientsTable.Annotation = &entsql.Annotation{
 		Table: "clients",

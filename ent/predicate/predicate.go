@@ -9,6 +9,12 @@ import (
 // APIKey is the predicate function for apikey builders.
 type APIKey func(*sql.Selector)
 
+// AuditEvent is the predicate function for auditevent builders.
+type AuditEvent func(*sql.Selector)
+
+// AuditEventRecord is the predicate function for auditeventrecord builders.
+type AuditEventRecord func(*sql.Selector)
+
 // Creditor is the predicate function for creditor builders.
 type Creditor func(*sql.Selector)
 

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/debtql/debtql/ent/apikey"
+	"github.com/debtql/debtql/ent/auditevent"
+	"github.com/debtql/debtql/ent/auditeventrecord"
 	"github.com/debtql/debtql/ent/creditor"
 	"github.com/debtql/debtql/ent/debt"
 	"github.com/debtql/debtql/ent/debtinvoice"
@@ -39,6 +41,35 @@ func init() {
 	apikeyDescID := apikeyFields[0].Descriptor()
 	// apikey.DefaultID holds the default value on creation for the id field.
 	apikey.DefaultID = apikeyDescID.Default.(func() string)
+	auditeventMixin := schema.AuditEvent{}.Mixin()
+	auditeventHooks := schema.AuditEvent{}.Hooks()
+	auditevent.Hooks[0] = auditeventHooks[0]
+	auditeventMixinFields0 := auditeventMixin[0].Fields()
+	_ = auditeventMixinFields0
+	auditeventFields := schema.AuditEvent{}.Fields()
+	_ = auditeventFields
+	// auditeventDescCreatedAt is the schema descriptor for created_at field.
+	auditeventDescCreatedAt := auditeventMixinFields0[0].Descriptor()
+	// auditevent.DefaultCreatedAt holds the default value on creation for the created_at field.
+	auditevent.DefaultCreatedAt = auditeventDescCreatedAt.Default.(func() time.Time)
+	// auditeventDescOperation is the schema descriptor for operation field.
+	auditeventDescOperation := auditeventFields[5].Descriptor()
+	// auditevent.OperationValidator is a validator for the "operation" field. It is called by the builders before save.
+	auditevent.OperationValidator = auditeventDescOperation.Validators[0].(func(string) error)
+	// auditeventDescRequestID is the schema descriptor for request_id field.
+	auditeventDescRequestID := auditeventFields[6].Descriptor()
+	// auditevent.DefaultRequestID holds the default value on creation for the request_id field.
+	auditevent.DefaultRequestID = auditeventDescRequestID.Default.(string)
+	// auditevent.RequestIDValidator is a validator for the "request_id" field. It is called by the builders before save.
+	auditevent.RequestIDValidator = auditeventDescRequestID.Validators[0].(func(string) error)
+	auditeventrecordHooks := schema.AuditEventRecord{}.Hooks()
+	auditeventrecord.Hooks[0] = auditeventrecordHooks[0]
+	auditeventrecordFields := schema.AuditEventRecord{}.Fields()
+	_ = auditeventrecordFields
+	// auditeventrecordDescRecordID is the schema descriptor for record_id field.
+	auditeventrecordDescRecordID := auditeventrecordFields[4].Descriptor()
+	// auditeventrecord.RecordIDValidator is a validator for the "record_id" field. It is called by the builders before save.
+	auditeventrecord.RecordIDValidator = auditeventrecordDescRecordID.Validators[0].(func(string) error)
 	creditorMixin := schema.Creditor{}.Mixin()
 	creditorHooks := schema.Creditor{}.Hooks()
 	creditor.Hooks[0] = creditorHooks[0]

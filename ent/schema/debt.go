@@ -52,6 +52,10 @@ func (Debt) Edges() []ent.Edge {
 			Unique().Required().Immutable(),
 		edge.To("invoices", DebtInvoice.Type),
 		edge.To("payments", Payment.Type),
+		// The debt's audit trail (Debt.events). A debt with events cannot
+		// be deleted: the trail is kept.
+		edge.To("events", AuditEvent.Type).
+			Annotations(entsql.OnDelete(entsql.Restrict)),
 	}
 }
 

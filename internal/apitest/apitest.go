@@ -193,6 +193,21 @@ func NewWith(t testing.TB, configure func(*server.Options)) *Env {
 	return start(t, b, configure)
 }
 
+// NewVia is NewWith on PostgreSQL with the server's database URL passed
+// through via first, e.g. to reach the database through a proxy that a
+// fault test can cut. It skips the test on SQLite.
+func NewVia(t testing.TB, via func(dsn string) string, configure func(*server.Options)) *Env {
+	t.Helper()
+	b, err := setup()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !b.postgres {
+		t.Skip("needs PostgreSQL")
+	}
+	return startVia(t, b, via, configure)
+}
+
 // NewSQLite starts a server over a fresh embedded SQLite database, whatever
 // the package's backend: the smoke tests of the default database.
 func NewSQLite(t testing.TB) *Env {
@@ -201,6 +216,11 @@ func NewSQLite(t testing.TB) *Env {
 }
 
 func start(t testing.TB, b *backend, configure func(*server.Options)) *Env {
+	t.Helper()
+	return startVia(t, b, nil, configure)
+}
+
+func startVia(t testing.TB, b *backend, via func(string) string, configure func(*server.Options)) *Env {
 	t.Helper()
 	ctx := context.Background()
 	var dsn string
@@ -215,6 +235,9 @@ func start(t testing.TB, b *backend, configure func(*server.Options)) *Env {
 		}
 		_ = admin.Close()
 		dsn = withSearchPath(b.baseURL, schema)
+		if via != nil {
+			dsn = via(dsn)
+		}
 	} else {
 		dsn = filepath.Join(t.TempDir(), "debtql.db")
 	}
@@ -264,6 +287,66 @@ func (e *Env) Replica(t testing.TB, configure func(*server.Options)) *Env {
 	r := *e
 	r.URL, r.Server = e.serve(t, logger, configure)
 	return &r
+}
+
+// PostgresSchema returns the URL of a fresh, empty schema in the package's
+// throwaway PostgreSQL database (its search_path), for tests of the
+// migrations themselves. It skips the test when the package runs on SQLite.
+func PostgresSchema(t testing.TB) string {
+	t.Helper()
+	b, err := setup()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !b.postgres {
+		t.Skip("needs PostgreSQL: the versioned migrations are PostgreSQL's")
+	}
+	schema := "t_" + randomHex(6)
+	admin, err := sql.Open("pgx", b.baseURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	if _, err := admin.ExecContext(context.Background(), "CREATE SCHEMA "+schema); err != nil {
+		t.Fatalf("creating schema: %v", err)
+	}
+	return withSearchPath(b.baseURL, schema)
+}
+
+// PostgresDatabase creates a fresh, empty PostgreSQL database for the
+// test, drops it when the test ends, and returns its URL: for Atlas's
+// replay of the migration folder, which wants a whole database to itself.
+// It skips the test when the package runs on SQLite.
+func PostgresDatabase(t testing.TB) string {
+	t.Helper()
+	b, err := setup()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !b.postgres {
+		t.Skip("needs PostgreSQL: the versioned migrations are PostgreSQL's")
+	}
+	admin, err := sql.Open("pgx", b.adminDB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := b.dbName + "_" + randomHex(3)
+	if _, err := admin.ExecContext(context.Background(), `CREATE DATABASE "`+name+`"`); err != nil {
+		_ = admin.Close()
+		t.Fatalf("creating database %s: %v", name, err)
+	}
+	t.Cleanup(func() {
+		defer admin.Close()
+		if _, err := admin.ExecContext(context.Background(), `DROP DATABASE IF EXISTS "`+name+`" WITH (FORCE)`); err != nil {
+			t.Errorf("dropping database %s: %v", name, err)
+		}
+	})
+	u, err := url.Parse(b.adminDB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Path = "/" + name
+	return u.String()
 }
 
 func withSearchPath(base, schema string) string {

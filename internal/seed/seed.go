@@ -22,15 +22,18 @@ import (
 
 // Tables are DebtQL's tables, children first: the order in which they are
 // emptied. (The tables of other applications in the database are never
-// touched.)
+// touched.) A reset empties the audit trail too: it replaces the whole
+// data set, and debt ids start again at 1, so old events would otherwise
+// join new debts' timelines.
 var Tables = []string{
+	"audit_event_records", "audit_events",
 	"payments", "debt_invoices", "debts", "invoice_articles", "invoices", "debtors",
 	"idempotency_records", "api_keys", "clients",
 }
 
 // dataTables are the tables a reset empties whole: all but the API keys and
 // the clients, which follow them.
-var dataTables = Tables[:7]
+var dataTables = Tables[:9]
 
 // sequences are the tables whose integer ids the seed sets explicitly.
 var sequences = []string{"invoice_articles", "debts", "debt_invoices", "payments"}
@@ -42,8 +45,9 @@ var ErrNotEmpty = errors.New("the database already has clients")
 // Options are how to seed, beyond what to generate.
 type Options struct {
 	// Reset deletes the clients and every row that belongs to them (their
-	// CLIENT keys included; ADMIN keys are kept) before seeding; without it
-	// a database with clients is refused with ErrNotEmpty.
+	// CLIENT keys and the audit trail included; ADMIN keys are kept) before
+	// seeding; without it a database with clients is refused with
+	// ErrNotEmpty.
 	Reset bool
 	// Progress, when set, receives a line per table loaded.
 	Progress io.Writer

@@ -142,7 +142,22 @@ func TestRefusesNonEmptyDatabaseWithoutReset(t *testing.T) {
 			if _, err := env.DB.SQL.ExecContext(ctx, "INSERT INTO api_keys (id, name, role, client_id, secret_hash, created_at) VALUES ('00000000-0000-4000-8000-000000000001', 'c', 'CLIENT', '"+clientID+"', 'h', CURRENT_TIMESTAMP)"); err != nil {
 				t.Fatal(err)
 			}
+			// An audit event naming a seeded debt: the reset empties the
+			// trail too (debt ids start again at 1).
+			var debtID int
+			var debtClient string
+			if err := env.DB.SQL.QueryRowContext(ctx, "SELECT id, client_id FROM debts WHERE withdrawn_at IS NULL AND paid_amount < original_amount LIMIT 1").Scan(&debtID, &debtClient); err != nil {
+				t.Fatal(err)
+			}
+			env.Admin().Do(t, `mutation($c: UUID!, $id: Int!) { withdrawDebt(clientId: $c, input: {id: $id}) { id } }`,
+				apitest.Vars{"c": debtClient, "id": debtID}).OK(t, nil)
 			sum := mustSeed(t, env.DB, cfg, seed.Options{Reset: true})
+			for _, table := range []string{"audit_events", "audit_event_records"} {
+				var rows int
+				if err := env.DB.SQL.QueryRowContext(ctx, "SELECT count(*) FROM "+table).Scan(&rows); err != nil || rows != 0 {
+					t.Errorf("%s after reset: %d rows (err %v), want none", table, rows, err)
+				}
+			}
 			if sum.DeletedClients != 3 || sum.DeletedKeys != 1 {
 				t.Errorf("reset deleted %d clients and %d keys, want 3 and 1 (the CLIENT key)", sum.DeletedClients, sum.DeletedKeys)
 			}

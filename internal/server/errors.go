@@ -15,6 +15,7 @@ import (
 
 	"github.com/debtql/debtql/ent"
 	"github.com/debtql/debtql/internal/apierr"
+	"github.com/debtql/debtql/internal/store"
 )
 
 // statusOf is the one place where an error code becomes an HTTP status
@@ -43,7 +44,8 @@ func statusOf(code apierr.Code) int {
 }
 
 // codeServiceUnavailable answers a request that could not get a database
-// connection or whose deadline passed: try again later.
+// connection, whose database went away, or whose deadline passed: try
+// again later.
 const codeServiceUnavailable apierr.Code = "SERVICE_UNAVAILABLE"
 
 // gqlError builds the GraphQL form of a refusal.
@@ -104,8 +106,12 @@ func (s *Server) presenter(ctx context.Context, err error) *gqlerror.Error {
 		// with an existing record, never an internal error.
 		s.log.WarnContext(ctx, "unmapped constraint error", "error", err.Error())
 		return gqlError(apierr.New(apierr.Conflict, "the change conflicts with an existing record"), fieldPath)
-	case errors.Is(err, context.DeadlineExceeded):
+	case errors.Is(err, context.DeadlineExceeded), ctx.Err() != nil:
+		// The deadline passed, or the caller went away.
 		return gqlError(&apierr.Error{Code: codeServiceUnavailable, Message: "the service is busy; try again shortly"}, fieldPath)
+	case store.Unavailable(err):
+		s.log.WarnContext(ctx, "database unavailable", "error", err.Error())
+		return gqlError(&apierr.Error{Code: codeServiceUnavailable, Message: "the database cannot be reached; try again shortly"}, fieldPath)
 	}
 	s.log.ErrorContext(ctx, "internal error", "error", err.Error(), "path", pathString(fieldPath))
 	return gqlError(apierr.New(apierr.Internal, "internal error; the request id in the X-Request-Id header identifies it in the server log"), fieldPath)

@@ -70,13 +70,8 @@ type graphqlHandler struct {
 }
 
 func (h *graphqlHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	ctx := r.Context()
-	if t := h.s.limits.RequestTimeout; t > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, t)
-		defer cancel()
-	}
-	ctx = graphql.StartOperationTrace(ctx)
+	// The request's deadline (withDeadline) is already on the context.
+	ctx := graphql.StartOperationTrace(r.Context())
 	ex := &exchange{contentType: negotiate(r.Header.Get("Accept"))}
 	params, err := readParams(w, r)
 	if err != nil {

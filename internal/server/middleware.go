@@ -10,9 +10,11 @@ import (
 	"time"
 
 	"github.com/vektah/gqlparser/v2/gqlerror"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/debtql/debtql/internal/apierr"
 	"github.com/debtql/debtql/internal/auth"
+	"github.com/debtql/debtql/internal/store"
 )
 
 type requestIDKey struct{}
@@ -128,6 +130,7 @@ func (s *Server) logRequests(next http.Handler) http.Handler {
 		next.ServeHTTP(rec, r.WithContext(context.WithValue(r.Context(), requestLogKey{}, gql)))
 		elapsed := time.Since(start)
 		s.metrics.observe(r, rec.status, gql, elapsed)
+		annotateSpan(r.Context(), rec.status, gql)
 		level := slog.LevelInfo
 		switch {
 		case rec.status >= 500:
@@ -181,6 +184,23 @@ func apiHeaders(next http.Handler) http.Handler {
 	})
 }
 
+// withDeadline puts the request deadline (--request-timeout) on a GraphQL
+// request's context before anything touches the database, the API key's
+// lookup included: a request that waits for a connection of a full pool,
+// or for a database that does not answer, gives up at the deadline and
+// answers 503 instead of hanging.
+func (s *Server) withDeadline(next http.Handler) http.Handler {
+	t := s.limits.RequestTimeout
+	if t <= 0 {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), t)
+		defer cancel()
+		next.ServeHTTP(w, r.WithContext(ctx))
+	})
+}
+
 // limitBody refuses bodies beyond max bytes (413).
 func (s *Server) limitBody(max int64, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -201,7 +221,11 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 				writeErrors(w, r, statusOf(ae.Code), ae)
 				return
 			}
-			s.log.ErrorContext(r.Context(), "authentication failed", "error", err.Error())
+			if store.Unavailable(err) || errors.Is(err, context.DeadlineExceeded) {
+				s.log.WarnContext(r.Context(), "cannot check the API key: database unavailable or deadline passed", "error", err.Error())
+			} else {
+				s.log.ErrorContext(r.Context(), "authentication failed", "error", err.Error())
+			}
 			writeErrors(w, r, http.StatusServiceUnavailable,
 				&apierr.Error{Code: codeServiceUnavailable, Message: "the service cannot check API keys right now; try again shortly"})
 			return
@@ -229,16 +253,20 @@ func writeErrors(w http.ResponseWriter, r *http.Request, status int, errs ...*ap
 	_, _ = w.Write(encodeResponse(nil, list, nil))
 }
 
-// contextHandler adds the request id to every log record made with a
-// request's context.
+// contextHandler adds the request id, and when tracing is on the trace and
+// span ids, to every log record made with a request's context.
 type contextHandler struct{ slog.Handler }
 
-// NewLogHandler wraps h so that log records carry the request id.
+// NewLogHandler wraps h so that log records carry the request id and, when
+// the request is traced, its trace_id and span_id.
 func NewLogHandler(h slog.Handler) slog.Handler { return contextHandler{h} }
 
 func (h contextHandler) Handle(ctx context.Context, r slog.Record) error {
 	if id := RequestID(ctx); id != "" {
 		r.AddAttrs(slog.String("request_id", id))
+	}
+	if sc := trace.SpanContextFromContext(ctx); sc.IsValid() {
+		r.AddAttrs(slog.String("trace_id", sc.TraceID().String()), slog.String("span_id", sc.SpanID().String()))
 	}
 	return h.Handler.Handle(ctx, r)
 }

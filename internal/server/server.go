@@ -17,6 +17,7 @@ import (
 	"github.com/99designs/gqlgen/graphql/handler/extension"
 	"github.com/99designs/gqlgen/graphql/handler/lru"
 	"github.com/vektah/gqlparser/v2/ast"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/debtql/debtql/graph"
 	"github.com/debtql/debtql/internal/auth"
@@ -48,6 +49,11 @@ type Options struct {
 	// 404 there), for serving MetricsHandler on a listener of its own
 	// (--metrics-addr). By default the main handler serves /metrics.
 	SeparateMetrics bool
+	// TracerProvider turns tracing on: an HTTP span per request (honouring
+	// an incoming W3C traceparent), a span per GraphQL operation and one per
+	// SQL statement, and trace and span ids on the log lines. Nil is off:
+	// nothing is traced, not even through OpenTelemetry's global provider.
+	TracerProvider trace.TracerProvider
 }
 
 // persistedQueries bounds the cache of automatic persisted queries.
@@ -63,6 +69,8 @@ type Server struct {
 	limits  Limits
 	rate    *rateLimiter
 	metrics *metrics
+	// tracer is nil when tracing is off.
+	tracer trace.Tracer
 }
 
 // New builds the server. It installs the tenant filter on the database
@@ -83,10 +91,17 @@ func New(opts Options) *Server {
 	s.metrics = newMetrics(s, opts.DB.SQL)
 
 	resolver := graph.NewResolver(opts.DB.Client, graph.Clock{Now: opts.Now, Location: opts.Location}, opts.DB)
+	resolver.UseRequestIDs(RequestID)
 	exec := executor.New(graph.NewExecutableSchema(graph.Config{Resolvers: resolver, Complexity: graph.Complexity()}))
 	exec.SetQueryCache(lru.New[*ast.QueryDocument](1000))
 	exec.SetErrorPresenter(s.presenter)
 	exec.SetRecoverFunc(s.recoverFunc)
+	if opts.TracerProvider != nil {
+		s.tracer = opts.TracerProvider.Tracer(tracerName)
+		// First, so that its span is around every other extension's work
+		// (the transaction of a mutation included).
+		exec.Use(operationTracing{tracer: s.tracer})
+	}
 	if !opts.DisableIntrospection {
 		exec.Use(extension.Introspection{})
 	}
@@ -102,7 +117,7 @@ func New(opts Options) *Server {
 
 	gql := &graphqlHandler{exec: exec, s: s}
 	mux := http.NewServeMux()
-	mux.Handle("/graphql", cors(opts.AllowedOrigins, markGraphQL(s.limitBody(opts.MaxBodyBytes, s.authenticate(gql)))))
+	mux.Handle("/graphql", cors(opts.AllowedOrigins, markGraphQL(s.withDeadline(s.limitBody(opts.MaxBodyBytes, s.authenticate(gql))))))
 	mux.HandleFunc("GET /healthz", s.healthz)
 	mux.HandleFunc("GET /readyz", s.readyz)
 	if !opts.SeparateMetrics {
@@ -110,7 +125,11 @@ func New(opts Options) *Server {
 		mux.Handle("GET /metrics", s.metrics.handler)
 	}
 	mux.Handle("/", graphiql.Handler("/graphql"))
-	s.handler = s.withRequestID(s.logRequests(s.recoverPanics(apiHeaders(mux))))
+	inner := s.logRequests(s.recoverPanics(apiHeaders(mux)))
+	if s.tracer != nil {
+		inner = s.traceRequests(inner)
+	}
+	s.handler = s.withRequestID(inner)
 	return s
 }
 

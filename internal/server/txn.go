@@ -115,7 +115,13 @@ func (t txn) InterceptResponse(ctx context.Context, next graphql.ResponseHandler
 			rollback()
 			return resp
 		}
-		if err := t.s.idempotencyRecord(txCtx, tx, ex, out); err != nil {
+		stored := out
+		if out.status < http.StatusBadRequest && createsSecret(opCtx) {
+			// The secret of a new API key is shown once and never stored,
+			// not even here: a retry learns that the key exists.
+			stored = secretWithheld(ex.contentType)
+		}
+		if err := t.s.idempotencyRecord(txCtx, tx, ex, stored); err != nil {
 			rollback()
 			return t.fail(ctx, err)
 		}
@@ -128,6 +134,26 @@ func (t txn) InterceptResponse(ctx context.Context, next graphql.ResponseHandler
 		return t.fail(ctx, fmt.Errorf("committing: %w", err))
 	}
 	return resp
+}
+
+// createsSecret reports whether an operation creates an API key, whose
+// answer holds a secret.
+func createsSecret(opCtx *graphql.OperationContext) bool {
+	for _, f := range graphql.CollectFields(opCtx, opCtx.Operation.SelectionSet, nil) {
+		if f.Name == "createApiKey" {
+			return true
+		}
+	}
+	return false
+}
+
+// secretWithheld is what a keyed createApiKey records in place of its
+// answer: a retry is told that the key was created, not its secret.
+func secretWithheld(contentType string) rendered {
+	err := apierr.New(apierr.Conflict, "this Idempotency-Key already created an API key; its secret was shown once and is not kept: "+
+		"find the key in apiKeys, revoke it if its secret was lost, and create another")
+	return rendered{status: http.StatusConflict, contentType: contentType,
+		body: encodeResponse(nil, gqlerror.List{gqlError(err, nil)}, nil)}
 }
 
 // fail answers the operation with err alone, through the presenter.

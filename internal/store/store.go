@@ -85,7 +85,7 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*DB, error) {
 		_ = db.Close()
 		return nil, fmt.Errorf("store: connecting to the %s database: %w", kind, redact(err, dsn))
 	}
-	var drv dialect.Driver = entsql.OpenDB(kind, db)
+	var drv dialect.Driver = newTracedDriver(entsql.OpenDB(kind, db))
 	if o.wrap != nil {
 		drv = o.wrap(drv)
 	}
@@ -122,13 +122,28 @@ func sqliteDSN(path string) string {
 	return base + sep + q.Encode()
 }
 
-// Migrate brings the schema up to date with ent's automatic migration,
-// which only adds (tables, columns, indexes) and never drops.
+// Migrate brings the schema up to date: on PostgreSQL by applying the
+// embedded versioned migrations (ApplyMigrations), on SQLite by ent's
+// automatic migration, which only adds (tables, columns, indexes).
 func (d *DB) Migrate(ctx context.Context) error {
-	if err := d.Client.Schema.Create(ctx, migrate.WithForeignKeys(true)); err != nil {
-		return fmt.Errorf("store: migrating the schema: %w", err)
+	_, err := d.MigrateUp(ctx, MigrateOptions{})
+	return err
+}
+
+// MigrateUp is Migrate with options and a report of what it did. On SQLite
+// it runs ent's automatic migration and reports nothing; a baseline is
+// refused there.
+func (d *DB) MigrateUp(ctx context.Context, opts MigrateOptions) (*MigrationReport, error) {
+	if d.IsPostgres() {
+		return ApplyMigrations(ctx, d.SQL, opts)
 	}
-	return nil
+	if opts.Baseline != "" {
+		return nil, errors.New("store: --baseline is for PostgreSQL; SQLite is migrated automatically")
+	}
+	if err := d.Client.Schema.Create(ctx, migrate.WithForeignKeys(true)); err != nil {
+		return nil, fmt.Errorf("store: migrating the schema: %w", err)
+	}
+	return &MigrationReport{}, nil
 }
 
 // Ping reports whether the database answers within ctx.

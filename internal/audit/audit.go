@@ -1,0 +1,56 @@
+// Package audit holds what the audit trail records of a record's state: the
+// statuses before and after a mutation. The events themselves are the ent
+// entities AuditEvent and AuditEventRecord (ent/schema), written by the
+// resolvers in the transaction of the change they describe.
+package audit
+
+import (
+	"github.com/debtql/debtql/internal/collection"
+)
+
+// Statuses is a record's statuses at one moment, as the API showed them
+// then. Only the fields of the record's kind are set: a debt's
+// paymentStatus, mainStatus, underStatus, activeStatus and paidAmount; an
+// invoice's invoiceStatus, invoiceProcessStatus, paymentStatus and
+// activeStatus; an API key's activeStatus (INACTIVE once revoked). It is
+// stored as JSON with the statuses' codes (api.md §8) and money in öre.
+type Statuses struct {
+	PaymentStatus        *collection.PaymentStatus        `json:"paymentStatus,omitempty"`
+	MainStatus           *collection.CollectionStage      `json:"mainStatus,omitempty"`
+	UnderStatus          *collection.CollectionSubStatus  `json:"underStatus,omitempty"`
+	ActiveStatus         *collection.ActiveStatus         `json:"activeStatus,omitempty"`
+	InvoiceStatus        *collection.InvoiceStatus        `json:"invoiceStatus,omitempty"`
+	InvoiceProcessStatus *collection.InvoiceProcessStatus `json:"invoiceProcessStatus,omitempty"`
+	PaidAmount           *collection.Money                `json:"paidAmount,omitempty"`
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// Debt is a debt's statuses from its projection and paid amount.
+func Debt(p collection.DebtProjection, paid collection.Money) *Statuses {
+	return &Statuses{
+		PaymentStatus: ptr(p.Payment),
+		MainStatus:    ptr(p.Main),
+		UnderStatus:   ptr(p.Under),
+		ActiveStatus:  ptr(p.Active),
+		PaidAmount:    ptr(paid),
+	}
+}
+
+// Invoice is an invoice's statuses from its projection.
+func Invoice(p collection.InvoiceProjection) *Statuses {
+	return &Statuses{
+		InvoiceStatus:        ptr(p.Status),
+		InvoiceProcessStatus: ptr(p.Process),
+		PaymentStatus:        ptr(p.Payment),
+		ActiveStatus:         ptr(p.Active),
+	}
+}
+
+// Key is an API key's status: ACTIVE until it is revoked.
+func Key(revoked bool) *Statuses {
+	if revoked {
+		return &Statuses{ActiveStatus: ptr(collection.Inactive)}
+	}
+	return &Statuses{ActiveStatus: ptr(collection.Active)}
+}
