@@ -5,6 +5,7 @@ package ent
 import (
 	"context"
 
+	"entgo.io/ent/dialect/sql"
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2/ast"
 )
@@ -41,6 +42,32 @@ func pageNodeField(ctx context.Context) (*graphql.CollectedField, []string) {
 	return &merged, []string{edgesField, nodeField}
 }
 
+// rowsPerGroup keeps the rows numbered from+1 to to (inclusive) in each
+// group of the column groupBy, numbered in the order given: entgql's
+// LimitPerRow with a lower bound, for pages past the first.
+func rowsPerGroup(groupBy string, from, to int, orderBy ...sql.Querier) func(s *sql.Selector) {
+	return func(s *sql.Selector) {
+		d := sql.Dialect(s.Dialect())
+		s.SetDistinct(false)
+		with := d.With("src_query").
+			As(s.Clone()).
+			With("limited_query").
+			As(
+				d.Select("*").
+					AppendSelectExprAs(
+						sql.RowNumber().PartitionBy(groupBy).OrderExpr(orderBy...),
+						"row_number",
+					).
+					From(d.Table("src_query")),
+			)
+		t := d.Table("limited_query").As(s.TableName())
+		*s = *d.Select(s.UnqualifiedColumns()...).
+			From(t).
+			Where(sql.And(sql.GT(t.C("row_number"), from), sql.LTE(t.C("row_number"), to))).
+			Prefix(with)
+	}
+}
+
 // Page returns one page of APIKey as a connection. The total count is
 // computed only when totalCount is selected.
 func (_m *APIKeyQuery) Page(ctx context.Context, p Paging, opts ...APIKeyPaginateOption) (*APIKeyConnection, error) {
@@ -51,17 +78,17 @@ func (_m *APIKeyQuery) Page(ctx context.Context, p Paging, opts ...APIKeyPaginat
 	if _m, err = pager.applyFilter(_m); err != nil {
 		return nil, err
 	}
-	conn := &APIKeyConnection{Edges: []*APIKeyEdge{}}
+	var total int
 	if hasCollectedField(ctx, totalCountField) {
 		c := _m.Clone()
 		c.ctx.Fields = nil
-		if conn.TotalCount, err = c.Count(ctx); err != nil {
+		if total, err = c.Count(ctx); err != nil {
 			return nil, err
 		}
 	}
 	field, path := pageNodeField(ctx)
 	if field == nil && !hasCollectedField(ctx, pageInfoField) {
-		return conn, nil
+		return &APIKeyConnection{Edges: []*APIKeyEdge{}, TotalCount: total}, nil
 	}
 	if field != nil {
 		if err := _m.collectField(ctx, false, graphql.GetOperationContext(ctx), *field, path); err != nil {
@@ -84,6 +111,15 @@ func (_m *APIKeyQuery) Page(ctx context.Context, p Paging, opts ...APIKeyPaginat
 	if err != nil {
 		return nil, err
 	}
+	conn := pageOfAPIKeyConnection(nodes, p, limit, pager)
+	conn.TotalCount = total
+	return conn, nil
+}
+
+// pageOfAPIKeyConnection makes the connection of a page's nodes, read with
+// one row more than the page's limit to tell whether there are more.
+func pageOfAPIKeyConnection(nodes []*APIKey, p Paging, limit int, pager *apikeyPager) *APIKeyConnection {
+	conn := &APIKeyConnection{}
 	more := len(nodes) > limit
 	if more {
 		nodes = nodes[:limit]
@@ -110,7 +146,96 @@ func (_m *APIKeyQuery) Page(ctx context.Context, p Paging, opts ...APIKeyPaginat
 		conn.PageInfo.StartCursor = &conn.Edges[0].Cursor
 		conn.PageInfo.EndCursor = &conn.Edges[l-1].Cursor
 	}
-	return conn, nil
+	return conn
+}
+
+// PageEach returns, for each of the groups that the column groupBy splits
+// the query into (the debts of each debtor of a list, say), the page that
+// Page would return for that group alone; keys are the groups' values of
+// groupBy and every key gets a connection. It takes a fixed number of
+// queries whatever the number of groups: a window function numbers the rows
+// of each group, and the page is a range of those numbers.
+func (_m *APIKeyQuery) PageEach(ctx context.Context, p Paging, groupBy string, keys []string, group func(*APIKey) string, opts ...APIKeyPaginateOption) (map[string]*APIKeyConnection, error) {
+	pager, err := newAPIKeyPager(opts, !p.ByPage && p.Last != nil)
+	if err != nil {
+		return nil, err
+	}
+	if _m, err = pager.applyFilter(_m); err != nil {
+		return nil, err
+	}
+	out := make(map[string]*APIKeyConnection, len(keys))
+	for _, k := range keys {
+		out[k] = pageOfAPIKeyConnection(nil, p, 0, pager)
+	}
+	if hasCollectedField(ctx, totalCountField) {
+		c := _m.Clone()
+		c.ctx.Fields = nil
+		var counts []struct {
+			Group string `json:"group_key"`
+			Count int    `json:"group_count"`
+		}
+		err := c.Modify(func(s *sql.Selector) {
+			s.Select(sql.As(s.C(groupBy), "group_key"), sql.As(sql.Count("*"), "group_count")).GroupBy(s.C(groupBy))
+		}).Scan(ctx, &counts)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range counts {
+			if conn, ok := out[c.Group]; ok {
+				conn.TotalCount = c.Count
+			}
+		}
+	}
+	field, path := pageNodeField(ctx)
+	if field == nil && !hasCollectedField(ctx, pageInfoField) {
+		return out, nil
+	}
+	if field != nil {
+		if err := _m.collectField(ctx, false, graphql.GetOperationContext(ctx), *field, path); err != nil {
+			return nil, err
+		}
+	}
+	var limit, from int
+	if p.ByPage {
+		limit, from = p.Limit, p.Offset
+	} else {
+		if _m, err = pager.applyCursors(_m, p.After, p.Before); err != nil {
+			return nil, err
+		}
+		limit = paginateLimit(p.First, p.Last) - 1
+	}
+	if len(_m.ctx.Fields) > 0 {
+		_m.ctx.AppendFieldOnce(groupBy)
+	}
+	_m.modifiers = append(_m.modifiers, rowsPerGroup(groupBy, from, from+limit+1, pager.orderExpr(_m)))
+	_m = pager.applyOrder(_m)
+	nodes, err := _m.All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	grouped := make(map[string][]*APIKey, len(keys))
+	for _, n := range nodes {
+		grouped[group(n)] = append(grouped[group(n)], n)
+	}
+	for k, ns := range grouped {
+		if conn, ok := out[k]; ok {
+			total := conn.TotalCount
+			*conn = *pageOfAPIKeyConnection(ns, p, limit, pager)
+			conn.TotalCount = total
+		}
+	}
+	return out, nil
+}
+
+// CollectSelection eager-loads the edges that a selection of APIKey
+// fields asks for (a field whose records another loader reads, such as
+// Invoice.debt), and keeps every column: the loader may need them all.
+func (_m *APIKeyQuery) CollectSelection(ctx context.Context, field graphql.CollectedField) (*APIKeyQuery, error) {
+	if err := _m.collectField(ctx, false, graphql.GetOperationContext(ctx), field, nil); err != nil {
+		return nil, err
+	}
+	_m.ctx.Fields = nil
+	return _m, nil
 }
 
 // Nodes returns the nodes of the connection's edges.
@@ -132,17 +257,17 @@ func (_m *AuditEventQuery) Page(ctx context.Context, p Paging, opts ...AuditEven
 	if _m, err = pager.applyFilter(_m); err != nil {
 		return nil, err
 	}
-	conn := &AuditEventConnection{Edges: []*AuditEventEdge{}}
+	var total int
 	if hasCollectedField(ctx, totalCountField) {
 		c := _m.Clone()
 		c.ctx.Fields = nil
-		if conn.TotalCount, err = c.Count(ctx); err != nil {
+		if total, err = c.Count(ctx); err != nil {
 			return nil, err
 		}
 	}
 	field, path := pageNodeField(ctx)
 	if field == nil && !hasCollectedField(ctx, pageInfoField) {
-		return conn, nil
+		return &AuditEventConnection{Edges: []*AuditEventEdge{}, TotalCount: total}, nil
 	}
 	if field != nil {
 		if err := _m.collectField(ctx, false, graphql.GetOperationContext(ctx), *field, path); err != nil {
@@ -165,6 +290,15 @@ func (_m *AuditEventQuery) Page(ctx context.Context, p Paging, opts ...AuditEven
 	if err != nil {
 		return nil, err
 	}
+	conn := pageOfAuditEventConnection(nodes, p, limit, pager)
+	conn.TotalCount = total
+	return conn, nil
+}
+
+// pageOfAuditEventConnection makes the connection of a page's nodes, read with
+// one row more than the page's limit to tell whether there are more.
+func pageOfAuditEventConnection(nodes []*AuditEvent, p Paging, limit int, pager *auditeventPager) *AuditEventConnection {
+	conn := &AuditEventConnection{}
 	more := len(nodes) > limit
 	if more {
 		nodes = nodes[:limit]
@@ -191,7 +325,96 @@ func (_m *AuditEventQuery) Page(ctx context.Context, p Paging, opts ...AuditEven
 		conn.PageInfo.StartCursor = &conn.Edges[0].Cursor
 		conn.PageInfo.EndCursor = &conn.Edges[l-1].Cursor
 	}
-	return conn, nil
+	return conn
+}
+
+// PageEach returns, for each of the groups that the column groupBy splits
+// the query into (the debts of each debtor of a list, say), the page that
+// Page would return for that group alone; keys are the groups' values of
+// groupBy and every key gets a connection. It takes a fixed number of
+// queries whatever the number of groups: a window function numbers the rows
+// of each group, and the page is a range of those numbers.
+func (_m *AuditEventQuery) PageEach(ctx context.Context, p Paging, groupBy string, keys []string, group func(*AuditEvent) string, opts ...AuditEventPaginateOption) (map[string]*AuditEventConnection, error) {
+	pager, err := newAuditEventPager(opts, !p.ByPage && p.Last != nil)
+	if err != nil {
+		return nil, err
+	}
+	if _m, err = pager.applyFilter(_m); err != nil {
+		return nil, err
+	}
+	out := make(map[string]*AuditEventConnection, len(keys))
+	for _, k := range keys {
+		out[k] = pageOfAuditEventConnection(nil, p, 0, pager)
+	}
+	if hasCollectedField(ctx, totalCountField) {
+		c := _m.Clone()
+		c.ctx.Fields = nil
+		var counts []struct {
+			Group string `json:"group_key"`
+			Count int    `json:"group_count"`
+		}
+		err := c.Modify(func(s *sql.Selector) {
+			s.Select(sql.As(s.C(groupBy), "group_key"), sql.As(sql.Count("*"), "group_count")).GroupBy(s.C(groupBy))
+		}).Scan(ctx, &counts)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range counts {
+			if conn, ok := out[c.Group]; ok {
+				conn.TotalCount = c.Count
+			}
+		}
+	}
+	field, path := pageNodeField(ctx)
+	if field == nil && !hasCollectedField(ctx, pageInfoField) {
+		return out, nil
+	}
+	if field != nil {
+		if err := _m.collectField(ctx, false, graphql.GetOperationContext(ctx), *field, path); err != nil {
+			return nil, err
+		}
+	}
+	var limit, from int
+	if p.ByPage {
+		limit, from = p.Limit, p.Offset
+	} else {
+		if _m, err = pager.applyCursors(_m, p.After, p.Before); err != nil {
+			return nil, err
+		}
+		limit = paginateLimit(p.First, p.Last) - 1
+	}
+	if len(_m.ctx.Fields) > 0 {
+		_m.ctx.AppendFieldOnce(groupBy)
+	}
+	_m.modifiers = append(_m.modifiers, rowsPerGroup(groupBy, from, from+limit+1, pager.orderExpr(_m)))
+	_m = pager.applyOrder(_m)
+	nodes, err := _m.All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	grouped := make(map[string][]*AuditEvent, len(keys))
+	for _, n := range nodes {
+		grouped[group(n)] = append(grouped[group(n)], n)
+	}
+	for k, ns := range grouped {
+		if conn, ok := out[k]; ok {
+			total := conn.TotalCount
+			*conn = *pageOfAuditEventConnection(ns, p, limit, pager)
+			conn.TotalCount = total
+		}
+	}
+	return out, nil
+}
+
+// CollectSelection eager-loads the edges that a selection of AuditEvent
+// fields asks for (a field whose records another loader reads, such as
+// Invoice.debt), and keeps every column: the loader may need them all.
+func (_m *AuditEventQuery) CollectSelection(ctx context.Context, field graphql.CollectedField) (*AuditEventQuery, error) {
+	if err := _m.collectField(ctx, false, graphql.GetOperationContext(ctx), field, nil); err != nil {
+		return nil, err
+	}
+	_m.ctx.Fields = nil
+	return _m, nil
 }
 
 // Nodes returns the nodes of the connection's edges.
@@ -213,17 +436,17 @@ func (_m *AuditEventRecordQuery) Page(ctx context.Context, p Paging, opts ...Aud
 	if _m, err = pager.applyFilter(_m); err != nil {
 		return nil, err
 	}
-	conn := &AuditEventRecordConnection{Edges: []*AuditEventRecordEdge{}}
+	var total int
 	if hasCollectedField(ctx, totalCountField) {
 		c := _m.Clone()
 		c.ctx.Fields = nil
-		if conn.TotalCount, err = c.Count(ctx); err != nil {
+		if total, err = c.Count(ctx); err != nil {
 			return nil, err
 		}
 	}
 	field, path := pageNodeField(ctx)
 	if field == nil && !hasCollectedField(ctx, pageInfoField) {
-		return conn, nil
+		return &AuditEventRecordConnection{Edges: []*AuditEventRecordEdge{}, TotalCount: total}, nil
 	}
 	if field != nil {
 		if err := _m.collectField(ctx, false, graphql.GetOperationContext(ctx), *field, path); err != nil {
@@ -246,6 +469,15 @@ func (_m *AuditEventRecordQuery) Page(ctx context.Context, p Paging, opts ...Aud
 	if err != nil {
 		return nil, err
 	}
+	conn := pageOfAuditEventRecordConnection(nodes, p, limit, pager)
+	conn.TotalCount = total
+	return conn, nil
+}
+
+// pageOfAuditEventRecordConnection makes the connection of a page's nodes, read with
+// one row more than the page's limit to tell whether there are more.
+func pageOfAuditEventRecordConnection(nodes []*AuditEventRecord, p Paging, limit int, pager *auditeventrecordPager) *AuditEventRecordConnection {
+	conn := &AuditEventRecordConnection{}
 	more := len(nodes) > limit
 	if more {
 		nodes = nodes[:limit]
@@ -272,7 +504,96 @@ func (_m *AuditEventRecordQuery) Page(ctx context.Context, p Paging, opts ...Aud
 		conn.PageInfo.StartCursor = &conn.Edges[0].Cursor
 		conn.PageInfo.EndCursor = &conn.Edges[l-1].Cursor
 	}
-	return conn, nil
+	return conn
+}
+
+// PageEach returns, for each of the groups that the column groupBy splits
+// the query into (the debts of each debtor of a list, say), the page that
+// Page would return for that group alone; keys are the groups' values of
+// groupBy and every key gets a connection. It takes a fixed number of
+// queries whatever the number of groups: a window function numbers the rows
+// of each group, and the page is a range of those numbers.
+func (_m *AuditEventRecordQuery) PageEach(ctx context.Context, p Paging, groupBy string, keys []string, group func(*AuditEventRecord) string, opts ...AuditEventRecordPaginateOption) (map[string]*AuditEventRecordConnection, error) {
+	pager, err := newAuditEventRecordPager(opts, !p.ByPage && p.Last != nil)
+	if err != nil {
+		return nil, err
+	}
+	if _m, err = pager.applyFilter(_m); err != nil {
+		return nil, err
+	}
+	out := make(map[string]*AuditEventRecordConnection, len(keys))
+	for _, k := range keys {
+		out[k] = pageOfAuditEventRecordConnection(nil, p, 0, pager)
+	}
+	if hasCollectedField(ctx, totalCountField) {
+		c := _m.Clone()
+		c.ctx.Fields = nil
+		var counts []struct {
+			Group string `json:"group_key"`
+			Count int    `json:"group_count"`
+		}
+		err := c.Modify(func(s *sql.Selector) {
+			s.Select(sql.As(s.C(groupBy), "group_key"), sql.As(sql.Count("*"), "group_count")).GroupBy(s.C(groupBy))
+		}).Scan(ctx, &counts)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range counts {
+			if conn, ok := out[c.Group]; ok {
+				conn.TotalCount = c.Count
+			}
+		}
+	}
+	field, path := pageNodeField(ctx)
+	if field == nil && !hasCollectedField(ctx, pageInfoField) {
+		return out, nil
+	}
+	if field != nil {
+		if err := _m.collectField(ctx, false, graphql.GetOperationContext(ctx), *field, path); err != nil {
+			return nil, err
+		}
+	}
+	var limit, from int
+	if p.ByPage {
+		limit, from = p.Limit, p.Offset
+	} else {
+		if _m, err = pager.applyCursors(_m, p.After, p.Before); err != nil {
+			return nil, err
+		}
+		limit = paginateLimit(p.First, p.Last) - 1
+	}
+	if len(_m.ctx.Fields) > 0 {
+		_m.ctx.AppendFieldOnce(groupBy)
+	}
+	_m.modifiers = append(_m.modifiers, rowsPerGroup(groupBy, from, from+limit+1, pager.orderExpr(_m)))
+	_m = pager.applyOrder(_m)
+	nodes, err := _m.All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	grouped := make(map[string][]*AuditEventRecord, len(keys))
+	for _, n := range nodes {
+		grouped[group(n)] = append(grouped[group(n)], n)
+	}
+	for k, ns := range grouped {
+		if conn, ok := out[k]; ok {
+			total := conn.TotalCount
+			*conn = *pageOfAuditEventRecordConnection(ns, p, limit, pager)
+			conn.TotalCount = total
+		}
+	}
+	return out, nil
+}
+
+// CollectSelection eager-loads the edges that a selection of AuditEventRecord
+// fields asks for (a field whose records another loader reads, such as
+// Invoice.debt), and keeps every column: the loader may need them all.
+func (_m *AuditEventRecordQuery) CollectSelection(ctx context.Context, field graphql.CollectedField) (*AuditEventRecordQuery, error) {
+	if err := _m.collectField(ctx, false, graphql.GetOperationContext(ctx), field, nil); err != nil {
+		return nil, err
+	}
+	_m.ctx.Fields = nil
+	return _m, nil
 }
 
 // Nodes returns the nodes of the connection's edges.
@@ -294,17 +615,17 @@ func (_m *CreditorQuery) Page(ctx context.Context, p Paging, opts ...CreditorPag
 	if _m, err = pager.applyFilter(_m); err != nil {
 		return nil, err
 	}
-	conn := &CreditorConnection{Edges: []*CreditorEdge{}}
+	var total int
 	if hasCollectedField(ctx, totalCountField) {
 		c := _m.Clone()
 		c.ctx.Fields = nil
-		if conn.TotalCount, err = c.Count(ctx); err != nil {
+		if total, err = c.Count(ctx); err != nil {
 			return nil, err
 		}
 	}
 	field, path := pageNodeField(ctx)
 	if field == nil && !hasCollectedField(ctx, pageInfoField) {
-		return conn, nil
+		return &CreditorConnection{Edges: []*CreditorEdge{}, TotalCount: total}, nil
 	}
 	if field != nil {
 		if err := _m.collectField(ctx, false, graphql.GetOperationContext(ctx), *field, path); err != nil {
@@ -327,6 +648,15 @@ func (_m *CreditorQuery) Page(ctx context.Context, p Paging, opts ...CreditorPag
 	if err != nil {
 		return nil, err
 	}
+	conn := pageOfCreditorConnection(nodes, p, limit, pager)
+	conn.TotalCount = total
+	return conn, nil
+}
+
+// pageOfCreditorConnection makes the connection of a page's nodes, read with
+// one row more than the page's limit to tell whether there are more.
+func pageOfCreditorConnection(nodes []*Creditor, p Paging, limit int, pager *creditorPager) *CreditorConnection {
+	conn := &CreditorConnection{}
 	more := len(nodes) > limit
 	if more {
 		nodes = nodes[:limit]
@@ -353,7 +683,96 @@ func (_m *CreditorQuery) Page(ctx context.Context, p Paging, opts ...CreditorPag
 		conn.PageInfo.StartCursor = &conn.Edges[0].Cursor
 		conn.PageInfo.EndCursor = &conn.Edges[l-1].Cursor
 	}
-	return conn, nil
+	return conn
+}
+
+// PageEach returns, for each of the groups that the column groupBy splits
+// the query into (the debts of each debtor of a list, say), the page that
+// Page would return for that group alone; keys are the groups' values of
+// groupBy and every key gets a connection. It takes a fixed number of
+// queries whatever the number of groups: a window function numbers the rows
+// of each group, and the page is a range of those numbers.
+func (_m *CreditorQuery) PageEach(ctx context.Context, p Paging, groupBy string, keys []string, group func(*Creditor) string, opts ...CreditorPaginateOption) (map[string]*CreditorConnection, error) {
+	pager, err := newCreditorPager(opts, !p.ByPage && p.Last != nil)
+	if err != nil {
+		return nil, err
+	}
+	if _m, err = pager.applyFilter(_m); err != nil {
+		return nil, err
+	}
+	out := make(map[string]*CreditorConnection, len(keys))
+	for _, k := range keys {
+		out[k] = pageOfCreditorConnection(nil, p, 0, pager)
+	}
+	if hasCollectedField(ctx, totalCountField) {
+		c := _m.Clone()
+		c.ctx.Fields = nil
+		var counts []struct {
+			Group string `json:"group_key"`
+			Count int    `json:"group_count"`
+		}
+		err := c.Modify(func(s *sql.Selector) {
+			s.Select(sql.As(s.C(groupBy), "group_key"), sql.As(sql.Count("*"), "group_count")).GroupBy(s.C(groupBy))
+		}).Scan(ctx, &counts)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range counts {
+			if conn, ok := out[c.Group]; ok {
+				conn.TotalCount = c.Count
+			}
+		}
+	}
+	field, path := pageNodeField(ctx)
+	if field == nil && !hasCollectedField(ctx, pageInfoField) {
+		return out, nil
+	}
+	if field != nil {
+		if err := _m.collectField(ctx, false, graphql.GetOperationContext(ctx), *field, path); err != nil {
+			return nil, err
+		}
+	}
+	var limit, from int
+	if p.ByPage {
+		limit, from = p.Limit, p.Offset
+	} else {
+		if _m, err = pager.applyCursors(_m, p.After, p.Before); err != nil {
+			return nil, err
+		}
+		limit = paginateLimit(p.First, p.Last) - 1
+	}
+	if len(_m.ctx.Fields) > 0 {
+		_m.ctx.AppendFieldOnce(groupBy)
+	}
+	_m.modifiers = append(_m.modifiers, rowsPerGroup(groupBy, from, from+limit+1, pager.orderExpr(_m)))
+	_m = pager.applyOrder(_m)
+	nodes, err := _m.All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	grouped := make(map[string][]*Creditor, len(keys))
+	for _, n := range nodes {
+		grouped[group(n)] = append(grouped[group(n)], n)
+	}
+	for k, ns := range grouped {
+		if conn, ok := out[k]; ok {
+			total := conn.TotalCount
+			*conn = *pageOfCreditorConnection(ns, p, limit, pager)
+			conn.TotalCount = total
+		}
+	}
+	return out, nil
+}
+
+// CollectSelection eager-loads the edges that a selection of Creditor
+// fields asks for (a field whose records another loader reads, such as
+// Invoice.debt), and keeps every column: the loader may need them all.
+func (_m *CreditorQuery) CollectSelection(ctx context.Context, field graphql.CollectedField) (*CreditorQuery, error) {
+	if err := _m.collectField(ctx, false, graphql.GetOperationContext(ctx), field, nil); err != nil {
+		return nil, err
+	}
+	_m.ctx.Fields = nil
+	return _m, nil
 }
 
 // Nodes returns the nodes of the connection's edges.
@@ -375,17 +794,17 @@ func (_m *DebtQuery) Page(ctx context.Context, p Paging, opts ...DebtPaginateOpt
 	if _m, err = pager.applyFilter(_m); err != nil {
 		return nil, err
 	}
-	conn := &DebtConnection{Edges: []*DebtEdge{}}
+	var total int
 	if hasCollectedField(ctx, totalCountField) {
 		c := _m.Clone()
 		c.ctx.Fields = nil
-		if conn.TotalCount, err = c.Count(ctx); err != nil {
+		if total, err = c.Count(ctx); err != nil {
 			return nil, err
 		}
 	}
 	field, path := pageNodeField(ctx)
 	if field == nil && !hasCollectedField(ctx, pageInfoField) {
-		return conn, nil
+		return &DebtConnection{Edges: []*DebtEdge{}, TotalCount: total}, nil
 	}
 	if field != nil {
 		if err := _m.collectField(ctx, false, graphql.GetOperationContext(ctx), *field, path); err != nil {
@@ -408,6 +827,15 @@ func (_m *DebtQuery) Page(ctx context.Context, p Paging, opts ...DebtPaginateOpt
 	if err != nil {
 		return nil, err
 	}
+	conn := pageOfDebtConnection(nodes, p, limit, pager)
+	conn.TotalCount = total
+	return conn, nil
+}
+
+// pageOfDebtConnection makes the connection of a page's nodes, read with
+// one row more than the page's limit to tell whether there are more.
+func pageOfDebtConnection(nodes []*Debt, p Paging, limit int, pager *debtPager) *DebtConnection {
+	conn := &DebtConnection{}
 	more := len(nodes) > limit
 	if more {
 		nodes = nodes[:limit]
@@ -434,7 +862,96 @@ func (_m *DebtQuery) Page(ctx context.Context, p Paging, opts ...DebtPaginateOpt
 		conn.PageInfo.StartCursor = &conn.Edges[0].Cursor
 		conn.PageInfo.EndCursor = &conn.Edges[l-1].Cursor
 	}
-	return conn, nil
+	return conn
+}
+
+// PageEach returns, for each of the groups that the column groupBy splits
+// the query into (the debts of each debtor of a list, say), the page that
+// Page would return for that group alone; keys are the groups' values of
+// groupBy and every key gets a connection. It takes a fixed number of
+// queries whatever the number of groups: a window function numbers the rows
+// of each group, and the page is a range of those numbers.
+func (_m *DebtQuery) PageEach(ctx context.Context, p Paging, groupBy string, keys []string, group func(*Debt) string, opts ...DebtPaginateOption) (map[string]*DebtConnection, error) {
+	pager, err := newDebtPager(opts, !p.ByPage && p.Last != nil)
+	if err != nil {
+		return nil, err
+	}
+	if _m, err = pager.applyFilter(_m); err != nil {
+		return nil, err
+	}
+	out := make(map[string]*DebtConnection, len(keys))
+	for _, k := range keys {
+		out[k] = pageOfDebtConnection(nil, p, 0, pager)
+	}
+	if hasCollectedField(ctx, totalCountField) {
+		c := _m.Clone()
+		c.ctx.Fields = nil
+		var counts []struct {
+			Group string `json:"group_key"`
+			Count int    `json:"group_count"`
+		}
+		err := c.Modify(func(s *sql.Selector) {
+			s.Select(sql.As(s.C(groupBy), "group_key"), sql.As(sql.Count("*"), "group_count")).GroupBy(s.C(groupBy))
+		}).Scan(ctx, &counts)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range counts {
+			if conn, ok := out[c.Group]; ok {
+				conn.TotalCount = c.Count
+			}
+		}
+	}
+	field, path := pageNodeField(ctx)
+	if field == nil && !hasCollectedField(ctx, pageInfoField) {
+		return out, nil
+	}
+	if field != nil {
+		if err := _m.collectField(ctx, false, graphql.GetOperationContext(ctx), *field, path); err != nil {
+			return nil, err
+		}
+	}
+	var limit, from int
+	if p.ByPage {
+		limit, from = p.Limit, p.Offset
+	} else {
+		if _m, err = pager.applyCursors(_m, p.After, p.Before); err != nil {
+			return nil, err
+		}
+		limit = paginateLimit(p.First, p.Last) - 1
+	}
+	if len(_m.ctx.Fields) > 0 {
+		_m.ctx.AppendFieldOnce(groupBy)
+	}
+	_m.modifiers = append(_m.modifiers, rowsPerGroup(groupBy, from, from+limit+1, pager.orderExpr(_m)))
+	_m = pager.applyOrder(_m)
+	nodes, err := _m.All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	grouped := make(map[string][]*Debt, len(keys))
+	for _, n := range nodes {
+		grouped[group(n)] = append(grouped[group(n)], n)
+	}
+	for k, ns := range grouped {
+		if conn, ok := out[k]; ok {
+			total := conn.TotalCount
+			*conn = *pageOfDebtConnection(ns, p, limit, pager)
+			conn.TotalCount = total
+		}
+	}
+	return out, nil
+}
+
+// CollectSelection eager-loads the edges that a selection of Debt
+// fields asks for (a field whose records another loader reads, such as
+// Invoice.debt), and keeps every column: the loader may need them all.
+func (_m *DebtQuery) CollectSelection(ctx context.Context, field graphql.CollectedField) (*DebtQuery, error) {
+	if err := _m.collectField(ctx, false, graphql.GetOperationContext(ctx), field, nil); err != nil {
+		return nil, err
+	}
+	_m.ctx.Fields = nil
+	return _m, nil
 }
 
 // Nodes returns the nodes of the connection's edges.
@@ -456,17 +973,17 @@ func (_m *DebtInvoiceQuery) Page(ctx context.Context, p Paging, opts ...DebtInvo
 	if _m, err = pager.applyFilter(_m); err != nil {
 		return nil, err
 	}
-	conn := &DebtInvoiceConnection{Edges: []*DebtInvoiceEdge{}}
+	var total int
 	if hasCollectedField(ctx, totalCountField) {
 		c := _m.Clone()
 		c.ctx.Fields = nil
-		if conn.TotalCount, err = c.Count(ctx); err != nil {
+		if total, err = c.Count(ctx); err != nil {
 			return nil, err
 		}
 	}
 	field, path := pageNodeField(ctx)
 	if field == nil && !hasCollectedField(ctx, pageInfoField) {
-		return conn, nil
+		return &DebtInvoiceConnection{Edges: []*DebtInvoiceEdge{}, TotalCount: total}, nil
 	}
 	if field != nil {
 		if err := _m.collectField(ctx, false, graphql.GetOperationContext(ctx), *field, path); err != nil {
@@ -489,6 +1006,15 @@ func (_m *DebtInvoiceQuery) Page(ctx context.Context, p Paging, opts ...DebtInvo
 	if err != nil {
 		return nil, err
 	}
+	conn := pageOfDebtInvoiceConnection(nodes, p, limit, pager)
+	conn.TotalCount = total
+	return conn, nil
+}
+
+// pageOfDebtInvoiceConnection makes the connection of a page's nodes, read with
+// one row more than the page's limit to tell whether there are more.
+func pageOfDebtInvoiceConnection(nodes []*DebtInvoice, p Paging, limit int, pager *debtinvoicePager) *DebtInvoiceConnection {
+	conn := &DebtInvoiceConnection{}
 	more := len(nodes) > limit
 	if more {
 		nodes = nodes[:limit]
@@ -515,7 +1041,96 @@ func (_m *DebtInvoiceQuery) Page(ctx context.Context, p Paging, opts ...DebtInvo
 		conn.PageInfo.StartCursor = &conn.Edges[0].Cursor
 		conn.PageInfo.EndCursor = &conn.Edges[l-1].Cursor
 	}
-	return conn, nil
+	return conn
+}
+
+// PageEach returns, for each of the groups that the column groupBy splits
+// the query into (the debts of each debtor of a list, say), the page that
+// Page would return for that group alone; keys are the groups' values of
+// groupBy and every key gets a connection. It takes a fixed number of
+// queries whatever the number of groups: a window function numbers the rows
+// of each group, and the page is a range of those numbers.
+func (_m *DebtInvoiceQuery) PageEach(ctx context.Context, p Paging, groupBy string, keys []string, group func(*DebtInvoice) string, opts ...DebtInvoicePaginateOption) (map[string]*DebtInvoiceConnection, error) {
+	pager, err := newDebtInvoicePager(opts, !p.ByPage && p.Last != nil)
+	if err != nil {
+		return nil, err
+	}
+	if _m, err = pager.applyFilter(_m); err != nil {
+		return nil, err
+	}
+	out := make(map[string]*DebtInvoiceConnection, len(keys))
+	for _, k := range keys {
+		out[k] = pageOfDebtInvoiceConnection(nil, p, 0, pager)
+	}
+	if hasCollectedField(ctx, totalCountField) {
+		c := _m.Clone()
+		c.ctx.Fields = nil
+		var counts []struct {
+			Group string `json:"group_key"`
+			Count int    `json:"group_count"`
+		}
+		err := c.Modify(func(s *sql.Selector) {
+			s.Select(sql.As(s.C(groupBy), "group_key"), sql.As(sql.Count("*"), "group_count")).GroupBy(s.C(groupBy))
+		}).Scan(ctx, &counts)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range counts {
+			if conn, ok := out[c.Group]; ok {
+				conn.TotalCount = c.Count
+			}
+		}
+	}
+	field, path := pageNodeField(ctx)
+	if field == nil && !hasCollectedField(ctx, pageInfoField) {
+		return out, nil
+	}
+	if field != nil {
+		if err := _m.collectField(ctx, false, graphql.GetOperationContext(ctx), *field, path); err != nil {
+			return nil, err
+		}
+	}
+	var limit, from int
+	if p.ByPage {
+		limit, from = p.Limit, p.Offset
+	} else {
+		if _m, err = pager.applyCursors(_m, p.After, p.Before); err != nil {
+			return nil, err
+		}
+		limit = paginateLimit(p.First, p.Last) - 1
+	}
+	if len(_m.ctx.Fields) > 0 {
+		_m.ctx.AppendFieldOnce(groupBy)
+	}
+	_m.modifiers = append(_m.modifiers, rowsPerGroup(groupBy, from, from+limit+1, pager.orderExpr(_m)))
+	_m = pager.applyOrder(_m)
+	nodes, err := _m.All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	grouped := make(map[string][]*DebtInvoice, len(keys))
+	for _, n := range nodes {
+		grouped[group(n)] = append(grouped[group(n)], n)
+	}
+	for k, ns := range grouped {
+		if conn, ok := out[k]; ok {
+			total := conn.TotalCount
+			*conn = *pageOfDebtInvoiceConnection(ns, p, limit, pager)
+			conn.TotalCount = total
+		}
+	}
+	return out, nil
+}
+
+// CollectSelection eager-loads the edges that a selection of DebtInvoice
+// fields asks for (a field whose records another loader reads, such as
+// Invoice.debt), and keeps every column: the loader may need them all.
+func (_m *DebtInvoiceQuery) CollectSelection(ctx context.Context, field graphql.CollectedField) (*DebtInvoiceQuery, error) {
+	if err := _m.collectField(ctx, false, graphql.GetOperationContext(ctx), field, nil); err != nil {
+		return nil, err
+	}
+	_m.ctx.Fields = nil
+	return _m, nil
 }
 
 // Nodes returns the nodes of the connection's edges.
@@ -537,17 +1152,17 @@ func (_m *DebtorQuery) Page(ctx context.Context, p Paging, opts ...DebtorPaginat
 	if _m, err = pager.applyFilter(_m); err != nil {
 		return nil, err
 	}
-	conn := &DebtorConnection{Edges: []*DebtorEdge{}}
+	var total int
 	if hasCollectedField(ctx, totalCountField) {
 		c := _m.Clone()
 		c.ctx.Fields = nil
-		if conn.TotalCount, err = c.Count(ctx); err != nil {
+		if total, err = c.Count(ctx); err != nil {
 			return nil, err
 		}
 	}
 	field, path := pageNodeField(ctx)
 	if field == nil && !hasCollectedField(ctx, pageInfoField) {
-		return conn, nil
+		return &DebtorConnection{Edges: []*DebtorEdge{}, TotalCount: total}, nil
 	}
 	if field != nil {
 		if err := _m.collectField(ctx, false, graphql.GetOperationContext(ctx), *field, path); err != nil {
@@ -570,6 +1185,15 @@ func (_m *DebtorQuery) Page(ctx context.Context, p Paging, opts ...DebtorPaginat
 	if err != nil {
 		return nil, err
 	}
+	conn := pageOfDebtorConnection(nodes, p, limit, pager)
+	conn.TotalCount = total
+	return conn, nil
+}
+
+// pageOfDebtorConnection makes the connection of a page's nodes, read with
+// one row more than the page's limit to tell whether there are more.
+func pageOfDebtorConnection(nodes []*Debtor, p Paging, limit int, pager *debtorPager) *DebtorConnection {
+	conn := &DebtorConnection{}
 	more := len(nodes) > limit
 	if more {
 		nodes = nodes[:limit]
@@ -596,7 +1220,96 @@ func (_m *DebtorQuery) Page(ctx context.Context, p Paging, opts ...DebtorPaginat
 		conn.PageInfo.StartCursor = &conn.Edges[0].Cursor
 		conn.PageInfo.EndCursor = &conn.Edges[l-1].Cursor
 	}
-	return conn, nil
+	return conn
+}
+
+// PageEach returns, for each of the groups that the column groupBy splits
+// the query into (the debts of each debtor of a list, say), the page that
+// Page would return for that group alone; keys are the groups' values of
+// groupBy and every key gets a connection. It takes a fixed number of
+// queries whatever the number of groups: a window function numbers the rows
+// of each group, and the page is a range of those numbers.
+func (_m *DebtorQuery) PageEach(ctx context.Context, p Paging, groupBy string, keys []string, group func(*Debtor) string, opts ...DebtorPaginateOption) (map[string]*DebtorConnection, error) {
+	pager, err := newDebtorPager(opts, !p.ByPage && p.Last != nil)
+	if err != nil {
+		return nil, err
+	}
+	if _m, err = pager.applyFilter(_m); err != nil {
+		return nil, err
+	}
+	out := make(map[string]*DebtorConnection, len(keys))
+	for _, k := range keys {
+		out[k] = pageOfDebtorConnection(nil, p, 0, pager)
+	}
+	if hasCollectedField(ctx, totalCountField) {
+		c := _m.Clone()
+		c.ctx.Fields = nil
+		var counts []struct {
+			Group string `json:"group_key"`
+			Count int    `json:"group_count"`
+		}
+		err := c.Modify(func(s *sql.Selector) {
+			s.Select(sql.As(s.C(groupBy), "group_key"), sql.As(sql.Count("*"), "group_count")).GroupBy(s.C(groupBy))
+		}).Scan(ctx, &counts)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range counts {
+			if conn, ok := out[c.Group]; ok {
+				conn.TotalCount = c.Count
+			}
+		}
+	}
+	field, path := pageNodeField(ctx)
+	if field == nil && !hasCollectedField(ctx, pageInfoField) {
+		return out, nil
+	}
+	if field != nil {
+		if err := _m.collectField(ctx, false, graphql.GetOperationContext(ctx), *field, path); err != nil {
+			return nil, err
+		}
+	}
+	var limit, from int
+	if p.ByPage {
+		limit, from = p.Limit, p.Offset
+	} else {
+		if _m, err = pager.applyCursors(_m, p.After, p.Before); err != nil {
+			return nil, err
+		}
+		limit = paginateLimit(p.First, p.Last) - 1
+	}
+	if len(_m.ctx.Fields) > 0 {
+		_m.ctx.AppendFieldOnce(groupBy)
+	}
+	_m.modifiers = append(_m.modifiers, rowsPerGroup(groupBy, from, from+limit+1, pager.orderExpr(_m)))
+	_m = pager.applyOrder(_m)
+	nodes, err := _m.All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	grouped := make(map[string][]*Debtor, len(keys))
+	for _, n := range nodes {
+		grouped[group(n)] = append(grouped[group(n)], n)
+	}
+	for k, ns := range grouped {
+		if conn, ok := out[k]; ok {
+			total := conn.TotalCount
+			*conn = *pageOfDebtorConnection(ns, p, limit, pager)
+			conn.TotalCount = total
+		}
+	}
+	return out, nil
+}
+
+// CollectSelection eager-loads the edges that a selection of Debtor
+// fields asks for (a field whose records another loader reads, such as
+// Invoice.debt), and keeps every column: the loader may need them all.
+func (_m *DebtorQuery) CollectSelection(ctx context.Context, field graphql.CollectedField) (*DebtorQuery, error) {
+	if err := _m.collectField(ctx, false, graphql.GetOperationContext(ctx), field, nil); err != nil {
+		return nil, err
+	}
+	_m.ctx.Fields = nil
+	return _m, nil
 }
 
 // Nodes returns the nodes of the connection's edges.
@@ -618,17 +1331,17 @@ func (_m *IdempotencyRecordQuery) Page(ctx context.Context, p Paging, opts ...Id
 	if _m, err = pager.applyFilter(_m); err != nil {
 		return nil, err
 	}
-	conn := &IdempotencyRecordConnection{Edges: []*IdempotencyRecordEdge{}}
+	var total int
 	if hasCollectedField(ctx, totalCountField) {
 		c := _m.Clone()
 		c.ctx.Fields = nil
-		if conn.TotalCount, err = c.Count(ctx); err != nil {
+		if total, err = c.Count(ctx); err != nil {
 			return nil, err
 		}
 	}
 	field, path := pageNodeField(ctx)
 	if field == nil && !hasCollectedField(ctx, pageInfoField) {
-		return conn, nil
+		return &IdempotencyRecordConnection{Edges: []*IdempotencyRecordEdge{}, TotalCount: total}, nil
 	}
 	if field != nil {
 		if err := _m.collectField(ctx, false, graphql.GetOperationContext(ctx), *field, path); err != nil {
@@ -651,6 +1364,15 @@ func (_m *IdempotencyRecordQuery) Page(ctx context.Context, p Paging, opts ...Id
 	if err != nil {
 		return nil, err
 	}
+	conn := pageOfIdempotencyRecordConnection(nodes, p, limit, pager)
+	conn.TotalCount = total
+	return conn, nil
+}
+
+// pageOfIdempotencyRecordConnection makes the connection of a page's nodes, read with
+// one row more than the page's limit to tell whether there are more.
+func pageOfIdempotencyRecordConnection(nodes []*IdempotencyRecord, p Paging, limit int, pager *idempotencyrecordPager) *IdempotencyRecordConnection {
+	conn := &IdempotencyRecordConnection{}
 	more := len(nodes) > limit
 	if more {
 		nodes = nodes[:limit]
@@ -677,7 +1399,96 @@ func (_m *IdempotencyRecordQuery) Page(ctx context.Context, p Paging, opts ...Id
 		conn.PageInfo.StartCursor = &conn.Edges[0].Cursor
 		conn.PageInfo.EndCursor = &conn.Edges[l-1].Cursor
 	}
-	return conn, nil
+	return conn
+}
+
+// PageEach returns, for each of the groups that the column groupBy splits
+// the query into (the debts of each debtor of a list, say), the page that
+// Page would return for that group alone; keys are the groups' values of
+// groupBy and every key gets a connection. It takes a fixed number of
+// queries whatever the number of groups: a window function numbers the rows
+// of each group, and the page is a range of those numbers.
+func (_m *IdempotencyRecordQuery) PageEach(ctx context.Context, p Paging, groupBy string, keys []string, group func(*IdempotencyRecord) string, opts ...IdempotencyRecordPaginateOption) (map[string]*IdempotencyRecordConnection, error) {
+	pager, err := newIdempotencyRecordPager(opts, !p.ByPage && p.Last != nil)
+	if err != nil {
+		return nil, err
+	}
+	if _m, err = pager.applyFilter(_m); err != nil {
+		return nil, err
+	}
+	out := make(map[string]*IdempotencyRecordConnection, len(keys))
+	for _, k := range keys {
+		out[k] = pageOfIdempotencyRecordConnection(nil, p, 0, pager)
+	}
+	if hasCollectedField(ctx, totalCountField) {
+		c := _m.Clone()
+		c.ctx.Fields = nil
+		var counts []struct {
+			Group string `json:"group_key"`
+			Count int    `json:"group_count"`
+		}
+		err := c.Modify(func(s *sql.Selector) {
+			s.Select(sql.As(s.C(groupBy), "group_key"), sql.As(sql.Count("*"), "group_count")).GroupBy(s.C(groupBy))
+		}).Scan(ctx, &counts)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range counts {
+			if conn, ok := out[c.Group]; ok {
+				conn.TotalCount = c.Count
+			}
+		}
+	}
+	field, path := pageNodeField(ctx)
+	if field == nil && !hasCollectedField(ctx, pageInfoField) {
+		return out, nil
+	}
+	if field != nil {
+		if err := _m.collectField(ctx, false, graphql.GetOperationContext(ctx), *field, path); err != nil {
+			return nil, err
+		}
+	}
+	var limit, from int
+	if p.ByPage {
+		limit, from = p.Limit, p.Offset
+	} else {
+		if _m, err = pager.applyCursors(_m, p.After, p.Before); err != nil {
+			return nil, err
+		}
+		limit = paginateLimit(p.First, p.Last) - 1
+	}
+	if len(_m.ctx.Fields) > 0 {
+		_m.ctx.AppendFieldOnce(groupBy)
+	}
+	_m.modifiers = append(_m.modifiers, rowsPerGroup(groupBy, from, from+limit+1, pager.orderExpr(_m)))
+	_m = pager.applyOrder(_m)
+	nodes, err := _m.All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	grouped := make(map[string][]*IdempotencyRecord, len(keys))
+	for _, n := range nodes {
+		grouped[group(n)] = append(grouped[group(n)], n)
+	}
+	for k, ns := range grouped {
+		if conn, ok := out[k]; ok {
+			total := conn.TotalCount
+			*conn = *pageOfIdempotencyRecordConnection(ns, p, limit, pager)
+			conn.TotalCount = total
+		}
+	}
+	return out, nil
+}
+
+// CollectSelection eager-loads the edges that a selection of IdempotencyRecord
+// fields asks for (a field whose records another loader reads, such as
+// Invoice.debt), and keeps every column: the loader may need them all.
+func (_m *IdempotencyRecordQuery) CollectSelection(ctx context.Context, field graphql.CollectedField) (*IdempotencyRecordQuery, error) {
+	if err := _m.collectField(ctx, false, graphql.GetOperationContext(ctx), field, nil); err != nil {
+		return nil, err
+	}
+	_m.ctx.Fields = nil
+	return _m, nil
 }
 
 // Nodes returns the nodes of the connection's edges.
@@ -699,17 +1510,17 @@ func (_m *InvoiceQuery) Page(ctx context.Context, p Paging, opts ...InvoicePagin
 	if _m, err = pager.applyFilter(_m); err != nil {
 		return nil, err
 	}
-	conn := &InvoiceConnection{Edges: []*InvoiceEdge{}}
+	var total int
 	if hasCollectedField(ctx, totalCountField) {
 		c := _m.Clone()
 		c.ctx.Fields = nil
-		if conn.TotalCount, err = c.Count(ctx); err != nil {
+		if total, err = c.Count(ctx); err != nil {
 			return nil, err
 		}
 	}
 	field, path := pageNodeField(ctx)
 	if field == nil && !hasCollectedField(ctx, pageInfoField) {
-		return conn, nil
+		return &InvoiceConnection{Edges: []*InvoiceEdge{}, TotalCount: total}, nil
 	}
 	if field != nil {
 		if err := _m.collectField(ctx, false, graphql.GetOperationContext(ctx), *field, path); err != nil {
@@ -732,6 +1543,15 @@ func (_m *InvoiceQuery) Page(ctx context.Context, p Paging, opts ...InvoicePagin
 	if err != nil {
 		return nil, err
 	}
+	conn := pageOfInvoiceConnection(nodes, p, limit, pager)
+	conn.TotalCount = total
+	return conn, nil
+}
+
+// pageOfInvoiceConnection makes the connection of a page's nodes, read with
+// one row more than the page's limit to tell whether there are more.
+func pageOfInvoiceConnection(nodes []*Invoice, p Paging, limit int, pager *invoicePager) *InvoiceConnection {
+	conn := &InvoiceConnection{}
 	more := len(nodes) > limit
 	if more {
 		nodes = nodes[:limit]
@@ -758,7 +1578,96 @@ func (_m *InvoiceQuery) Page(ctx context.Context, p Paging, opts ...InvoicePagin
 		conn.PageInfo.StartCursor = &conn.Edges[0].Cursor
 		conn.PageInfo.EndCursor = &conn.Edges[l-1].Cursor
 	}
-	return conn, nil
+	return conn
+}
+
+// PageEach returns, for each of the groups that the column groupBy splits
+// the query into (the debts of each debtor of a list, say), the page that
+// Page would return for that group alone; keys are the groups' values of
+// groupBy and every key gets a connection. It takes a fixed number of
+// queries whatever the number of groups: a window function numbers the rows
+// of each group, and the page is a range of those numbers.
+func (_m *InvoiceQuery) PageEach(ctx context.Context, p Paging, groupBy string, keys []string, group func(*Invoice) string, opts ...InvoicePaginateOption) (map[string]*InvoiceConnection, error) {
+	pager, err := newInvoicePager(opts, !p.ByPage && p.Last != nil)
+	if err != nil {
+		return nil, err
+	}
+	if _m, err = pager.applyFilter(_m); err != nil {
+		return nil, err
+	}
+	out := make(map[string]*InvoiceConnection, len(keys))
+	for _, k := range keys {
+		out[k] = pageOfInvoiceConnection(nil, p, 0, pager)
+	}
+	if hasCollectedField(ctx, totalCountField) {
+		c := _m.Clone()
+		c.ctx.Fields = nil
+		var counts []struct {
+			Group string `json:"group_key"`
+			Count int    `json:"group_count"`
+		}
+		err := c.Modify(func(s *sql.Selector) {
+			s.Select(sql.As(s.C(groupBy), "group_key"), sql.As(sql.Count("*"), "group_count")).GroupBy(s.C(groupBy))
+		}).Scan(ctx, &counts)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range counts {
+			if conn, ok := out[c.Group]; ok {
+				conn.TotalCount = c.Count
+			}
+		}
+	}
+	field, path := pageNodeField(ctx)
+	if field == nil && !hasCollectedField(ctx, pageInfoField) {
+		return out, nil
+	}
+	if field != nil {
+		if err := _m.collectField(ctx, false, graphql.GetOperationContext(ctx), *field, path); err != nil {
+			return nil, err
+		}
+	}
+	var limit, from int
+	if p.ByPage {
+		limit, from = p.Limit, p.Offset
+	} else {
+		if _m, err = pager.applyCursors(_m, p.After, p.Before); err != nil {
+			return nil, err
+		}
+		limit = paginateLimit(p.First, p.Last) - 1
+	}
+	if len(_m.ctx.Fields) > 0 {
+		_m.ctx.AppendFieldOnce(groupBy)
+	}
+	_m.modifiers = append(_m.modifiers, rowsPerGroup(groupBy, from, from+limit+1, pager.orderExpr(_m)))
+	_m = pager.applyOrder(_m)
+	nodes, err := _m.All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	grouped := make(map[string][]*Invoice, len(keys))
+	for _, n := range nodes {
+		grouped[group(n)] = append(grouped[group(n)], n)
+	}
+	for k, ns := range grouped {
+		if conn, ok := out[k]; ok {
+			total := conn.TotalCount
+			*conn = *pageOfInvoiceConnection(ns, p, limit, pager)
+			conn.TotalCount = total
+		}
+	}
+	return out, nil
+}
+
+// CollectSelection eager-loads the edges that a selection of Invoice
+// fields asks for (a field whose records another loader reads, such as
+// Invoice.debt), and keeps every column: the loader may need them all.
+func (_m *InvoiceQuery) CollectSelection(ctx context.Context, field graphql.CollectedField) (*InvoiceQuery, error) {
+	if err := _m.collectField(ctx, false, graphql.GetOperationContext(ctx), field, nil); err != nil {
+		return nil, err
+	}
+	_m.ctx.Fields = nil
+	return _m, nil
 }
 
 // Nodes returns the nodes of the connection's edges.
@@ -780,17 +1689,17 @@ func (_m *InvoiceArticleQuery) Page(ctx context.Context, p Paging, opts ...Invoi
 	if _m, err = pager.applyFilter(_m); err != nil {
 		return nil, err
 	}
-	conn := &InvoiceArticleConnection{Edges: []*InvoiceArticleEdge{}}
+	var total int
 	if hasCollectedField(ctx, totalCountField) {
 		c := _m.Clone()
 		c.ctx.Fields = nil
-		if conn.TotalCount, err = c.Count(ctx); err != nil {
+		if total, err = c.Count(ctx); err != nil {
 			return nil, err
 		}
 	}
 	field, path := pageNodeField(ctx)
 	if field == nil && !hasCollectedField(ctx, pageInfoField) {
-		return conn, nil
+		return &InvoiceArticleConnection{Edges: []*InvoiceArticleEdge{}, TotalCount: total}, nil
 	}
 	if field != nil {
 		if err := _m.collectField(ctx, false, graphql.GetOperationContext(ctx), *field, path); err != nil {
@@ -813,6 +1722,15 @@ func (_m *InvoiceArticleQuery) Page(ctx context.Context, p Paging, opts ...Invoi
 	if err != nil {
 		return nil, err
 	}
+	conn := pageOfInvoiceArticleConnection(nodes, p, limit, pager)
+	conn.TotalCount = total
+	return conn, nil
+}
+
+// pageOfInvoiceArticleConnection makes the connection of a page's nodes, read with
+// one row more than the page's limit to tell whether there are more.
+func pageOfInvoiceArticleConnection(nodes []*InvoiceArticle, p Paging, limit int, pager *invoicearticlePager) *InvoiceArticleConnection {
+	conn := &InvoiceArticleConnection{}
 	more := len(nodes) > limit
 	if more {
 		nodes = nodes[:limit]
@@ -839,7 +1757,96 @@ func (_m *InvoiceArticleQuery) Page(ctx context.Context, p Paging, opts ...Invoi
 		conn.PageInfo.StartCursor = &conn.Edges[0].Cursor
 		conn.PageInfo.EndCursor = &conn.Edges[l-1].Cursor
 	}
-	return conn, nil
+	return conn
+}
+
+// PageEach returns, for each of the groups that the column groupBy splits
+// the query into (the debts of each debtor of a list, say), the page that
+// Page would return for that group alone; keys are the groups' values of
+// groupBy and every key gets a connection. It takes a fixed number of
+// queries whatever the number of groups: a window function numbers the rows
+// of each group, and the page is a range of those numbers.
+func (_m *InvoiceArticleQuery) PageEach(ctx context.Context, p Paging, groupBy string, keys []string, group func(*InvoiceArticle) string, opts ...InvoiceArticlePaginateOption) (map[string]*InvoiceArticleConnection, error) {
+	pager, err := newInvoiceArticlePager(opts, !p.ByPage && p.Last != nil)
+	if err != nil {
+		return nil, err
+	}
+	if _m, err = pager.applyFilter(_m); err != nil {
+		return nil, err
+	}
+	out := make(map[string]*InvoiceArticleConnection, len(keys))
+	for _, k := range keys {
+		out[k] = pageOfInvoiceArticleConnection(nil, p, 0, pager)
+	}
+	if hasCollectedField(ctx, totalCountField) {
+		c := _m.Clone()
+		c.ctx.Fields = nil
+		var counts []struct {
+			Group string `json:"group_key"`
+			Count int    `json:"group_count"`
+		}
+		err := c.Modify(func(s *sql.Selector) {
+			s.Select(sql.As(s.C(groupBy), "group_key"), sql.As(sql.Count("*"), "group_count")).GroupBy(s.C(groupBy))
+		}).Scan(ctx, &counts)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range counts {
+			if conn, ok := out[c.Group]; ok {
+				conn.TotalCount = c.Count
+			}
+		}
+	}
+	field, path := pageNodeField(ctx)
+	if field == nil && !hasCollectedField(ctx, pageInfoField) {
+		return out, nil
+	}
+	if field != nil {
+		if err := _m.collectField(ctx, false, graphql.GetOperationContext(ctx), *field, path); err != nil {
+			return nil, err
+		}
+	}
+	var limit, from int
+	if p.ByPage {
+		limit, from = p.Limit, p.Offset
+	} else {
+		if _m, err = pager.applyCursors(_m, p.After, p.Before); err != nil {
+			return nil, err
+		}
+		limit = paginateLimit(p.First, p.Last) - 1
+	}
+	if len(_m.ctx.Fields) > 0 {
+		_m.ctx.AppendFieldOnce(groupBy)
+	}
+	_m.modifiers = append(_m.modifiers, rowsPerGroup(groupBy, from, from+limit+1, pager.orderExpr(_m)))
+	_m = pager.applyOrder(_m)
+	nodes, err := _m.All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	grouped := make(map[string][]*InvoiceArticle, len(keys))
+	for _, n := range nodes {
+		grouped[group(n)] = append(grouped[group(n)], n)
+	}
+	for k, ns := range grouped {
+		if conn, ok := out[k]; ok {
+			total := conn.TotalCount
+			*conn = *pageOfInvoiceArticleConnection(ns, p, limit, pager)
+			conn.TotalCount = total
+		}
+	}
+	return out, nil
+}
+
+// CollectSelection eager-loads the edges that a selection of InvoiceArticle
+// fields asks for (a field whose records another loader reads, such as
+// Invoice.debt), and keeps every column: the loader may need them all.
+func (_m *InvoiceArticleQuery) CollectSelection(ctx context.Context, field graphql.CollectedField) (*InvoiceArticleQuery, error) {
+	if err := _m.collectField(ctx, false, graphql.GetOperationContext(ctx), field, nil); err != nil {
+		return nil, err
+	}
+	_m.ctx.Fields = nil
+	return _m, nil
 }
 
 // Nodes returns the nodes of the connection's edges.
@@ -861,17 +1868,17 @@ func (_m *PaymentQuery) Page(ctx context.Context, p Paging, opts ...PaymentPagin
 	if _m, err = pager.applyFilter(_m); err != nil {
 		return nil, err
 	}
-	conn := &PaymentConnection{Edges: []*PaymentEdge{}}
+	var total int
 	if hasCollectedField(ctx, totalCountField) {
 		c := _m.Clone()
 		c.ctx.Fields = nil
-		if conn.TotalCount, err = c.Count(ctx); err != nil {
+		if total, err = c.Count(ctx); err != nil {
 			return nil, err
 		}
 	}
 	field, path := pageNodeField(ctx)
 	if field == nil && !hasCollectedField(ctx, pageInfoField) {
-		return conn, nil
+		return &PaymentConnection{Edges: []*PaymentEdge{}, TotalCount: total}, nil
 	}
 	if field != nil {
 		if err := _m.collectField(ctx, false, graphql.GetOperationContext(ctx), *field, path); err != nil {
@@ -894,6 +1901,15 @@ func (_m *PaymentQuery) Page(ctx context.Context, p Paging, opts ...PaymentPagin
 	if err != nil {
 		return nil, err
 	}
+	conn := pageOfPaymentConnection(nodes, p, limit, pager)
+	conn.TotalCount = total
+	return conn, nil
+}
+
+// pageOfPaymentConnection makes the connection of a page's nodes, read with
+// one row more than the page's limit to tell whether there are more.
+func pageOfPaymentConnection(nodes []*Payment, p Paging, limit int, pager *paymentPager) *PaymentConnection {
+	conn := &PaymentConnection{}
 	more := len(nodes) > limit
 	if more {
 		nodes = nodes[:limit]
@@ -920,7 +1936,96 @@ func (_m *PaymentQuery) Page(ctx context.Context, p Paging, opts ...PaymentPagin
 		conn.PageInfo.StartCursor = &conn.Edges[0].Cursor
 		conn.PageInfo.EndCursor = &conn.Edges[l-1].Cursor
 	}
-	return conn, nil
+	return conn
+}
+
+// PageEach returns, for each of the groups that the column groupBy splits
+// the query into (the debts of each debtor of a list, say), the page that
+// Page would return for that group alone; keys are the groups' values of
+// groupBy and every key gets a connection. It takes a fixed number of
+// queries whatever the number of groups: a window function numbers the rows
+// of each group, and the page is a range of those numbers.
+func (_m *PaymentQuery) PageEach(ctx context.Context, p Paging, groupBy string, keys []string, group func(*Payment) string, opts ...PaymentPaginateOption) (map[string]*PaymentConnection, error) {
+	pager, err := newPaymentPager(opts, !p.ByPage && p.Last != nil)
+	if err != nil {
+		return nil, err
+	}
+	if _m, err = pager.applyFilter(_m); err != nil {
+		return nil, err
+	}
+	out := make(map[string]*PaymentConnection, len(keys))
+	for _, k := range keys {
+		out[k] = pageOfPaymentConnection(nil, p, 0, pager)
+	}
+	if hasCollectedField(ctx, totalCountField) {
+		c := _m.Clone()
+		c.ctx.Fields = nil
+		var counts []struct {
+			Group string `json:"group_key"`
+			Count int    `json:"group_count"`
+		}
+		err := c.Modify(func(s *sql.Selector) {
+			s.Select(sql.As(s.C(groupBy), "group_key"), sql.As(sql.Count("*"), "group_count")).GroupBy(s.C(groupBy))
+		}).Scan(ctx, &counts)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range counts {
+			if conn, ok := out[c.Group]; ok {
+				conn.TotalCount = c.Count
+			}
+		}
+	}
+	field, path := pageNodeField(ctx)
+	if field == nil && !hasCollectedField(ctx, pageInfoField) {
+		return out, nil
+	}
+	if field != nil {
+		if err := _m.collectField(ctx, false, graphql.GetOperationContext(ctx), *field, path); err != nil {
+			return nil, err
+		}
+	}
+	var limit, from int
+	if p.ByPage {
+		limit, from = p.Limit, p.Offset
+	} else {
+		if _m, err = pager.applyCursors(_m, p.After, p.Before); err != nil {
+			return nil, err
+		}
+		limit = paginateLimit(p.First, p.Last) - 1
+	}
+	if len(_m.ctx.Fields) > 0 {
+		_m.ctx.AppendFieldOnce(groupBy)
+	}
+	_m.modifiers = append(_m.modifiers, rowsPerGroup(groupBy, from, from+limit+1, pager.orderExpr(_m)))
+	_m = pager.applyOrder(_m)
+	nodes, err := _m.All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	grouped := make(map[string][]*Payment, len(keys))
+	for _, n := range nodes {
+		grouped[group(n)] = append(grouped[group(n)], n)
+	}
+	for k, ns := range grouped {
+		if conn, ok := out[k]; ok {
+			total := conn.TotalCount
+			*conn = *pageOfPaymentConnection(ns, p, limit, pager)
+			conn.TotalCount = total
+		}
+	}
+	return out, nil
+}
+
+// CollectSelection eager-loads the edges that a selection of Payment
+// fields asks for (a field whose records another loader reads, such as
+// Invoice.debt), and keeps every column: the loader may need them all.
+func (_m *PaymentQuery) CollectSelection(ctx context.Context, field graphql.CollectedField) (*PaymentQuery, error) {
+	if err := _m.collectField(ctx, false, graphql.GetOperationContext(ctx), field, nil); err != nil {
+		return nil, err
+	}
+	_m.ctx.Fields = nil
+	return _m, nil
 }
 
 // Nodes returns the nodes of the connection's edges.

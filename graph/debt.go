@@ -37,20 +37,10 @@ var debtCursorValues = map[string]cursorValue{
 // debts lists a client's debts (of one debtor when debtorID is set); the
 // caller has authorized the client.
 func (r *Resolver) debts(ctx context.Context, clientID, debtorID string, filter *DebtFilter, orderBy *ent.DebtOrder, args pageArgs) (*ent.DebtConnection, error) {
-	order := defaultDebtOrder
-	if orderBy != nil {
-		order = orderBy
-	}
-	lo := newListOrder("debts", order.Field.String(), order.Direction, debtCursorValues[order.Field.String()], false)
-	p, err := args.paging(lo)
+	q, p, lo, order, err := r.debtQuery(ctx, clientID, filter, orderBy, args)
 	if err != nil {
 		return nil, err
 	}
-	preds, err := debtFilter(filter, r.clock.At())
-	if err != nil {
-		return nil, err
-	}
-	q := r.db(ctx).Debt.Query().Where(debt.ClientID(clientID)).Where(preds...)
 	if debtorID != "" {
 		q.Where(debt.DebtorID(debtorID))
 	}
@@ -61,7 +51,27 @@ func (r *Resolver) debts(ctx context.Context, clientID, debtorID string, filter 
 	for _, e := range conn.Edges {
 		lo.tagCursors(&e.Cursor)
 	}
+	r.primeDebts(ctx, clientID, conn.Nodes())
 	return conn, nil
+}
+
+// debtQuery checks a debt list's arguments and returns the query of the
+// client's debts that match the filter, the page to read and its order.
+func (r *Resolver) debtQuery(ctx context.Context, clientID string, filter *DebtFilter, orderBy *ent.DebtOrder, args pageArgs) (*ent.DebtQuery, ent.Paging, listOrder, *ent.DebtOrder, error) {
+	order := defaultDebtOrder
+	if orderBy != nil {
+		order = orderBy
+	}
+	lo := newListOrder("debts", order.Field.String(), order.Direction, debtCursorValues[order.Field.String()], false)
+	p, err := args.paging(lo)
+	if err != nil {
+		return nil, p, lo, nil, err
+	}
+	preds, err := debtFilter(filter, r.clock.At())
+	if err != nil {
+		return nil, p, lo, nil, err
+	}
+	return r.db(ctx).Debt.Query().Where(debt.ClientID(clientID)).Where(preds...), p, lo, order, nil
 }
 
 // debtFilter builds the predicates of a DebtFilter (api.md §7).

@@ -120,12 +120,12 @@ func debtCaseItemInput(number string, amount any) apitest.Vars {
 		"dueDate": "2026-10-01T10:00:00+02:00", "amount": amount}
 }
 
-func debtCaseCreate(t *testing.T, c *apitest.Caller, clientID string, in apitest.Vars) *apitest.Response {
+func debtCaseCreate(t testing.TB, c *apitest.Caller, clientID string, in apitest.Vars) *apitest.Response {
 	t.Helper()
 	return c.Do(t, debtCaseCreateMutation, apitest.Vars{"clientId": clientID, "input": in})
 }
 
-func debtCaseMustCreate(t *testing.T, c *apitest.Caller, clientID string, in apitest.Vars) debtCaseDebt {
+func debtCaseMustCreate(t testing.TB, c *apitest.Caller, clientID string, in apitest.Vars) debtCaseDebt {
 	t.Helper()
 	var d debtCaseDebt
 	debtCaseCreate(t, c, clientID, in).Field(t, "createDebt", &d)

@@ -46,6 +46,9 @@ func (r *Resolver) debtors(ctx context.Context, clientID string, filter *DebtorF
 		lo.tagCursors(&e.Cursor)
 	}
 	r.loaders(ctx).debtorDebts.prime(conn.Nodes()...)
+	for _, d := range conn.Nodes() {
+		r.loaders(ctx).debtPages.prime(d.ClientID, d.ID)
+	}
 	return conn, nil
 }
 

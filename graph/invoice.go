@@ -45,6 +45,7 @@ func (r *Resolver) invoices(ctx context.Context, clientID string, filter *Invoic
 	if err != nil {
 		return nil, err
 	}
+	r.loaders(ctx).invoiceDebt.add(nodeSelection(ctx, "debt"))
 	conn, err := r.db(ctx).Invoice.Query().Where(invoice.ClientID(clientID)).Where(preds...).
 		Page(ctx, p, ent.WithInvoiceOrder(order))
 	if err != nil {

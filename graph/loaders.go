@@ -9,7 +9,6 @@ import (
 	"github.com/debtql/debtql/ent/auditevent"
 	"github.com/debtql/debtql/ent/debt"
 	"github.com/debtql/debtql/ent/debtinvoice"
-	"github.com/debtql/debtql/ent/invoice"
 	"github.com/debtql/debtql/internal/collection"
 	"github.com/debtql/debtql/internal/scalar"
 )
@@ -76,7 +75,11 @@ func (b *batch[R, V]) get(ctx context.Context, r R) (V, error) {
 type loaders struct {
 	invoiceFacts *batch[*ent.Invoice, invoiceDebtFacts]
 	debtorDebts  *batch[*ent.Debtor, []collection.DebtFacts]
-	itemInvoice  *batch[*ent.DebtInvoice, *ent.Invoice]
+	itemInvoice  *itemInvoices
+	debtPages    *debtPages
+	// invoiceDebt is the selection under Invoice.debt in the operation's
+	// invoice lists, which loadInvoiceFacts eager-loads on the debts.
+	invoiceDebt invoiceDebtSelection
 	// debtEvents are the timelines of debts that the loaders found (an
 	// invoice's debt), which ent's eager loading does not reach.
 	debtEvents *batch[*ent.Debt, []*ent.AuditEvent]
@@ -101,7 +104,8 @@ func (r *Resolver) newLoaders() *loaders {
 	return &loaders{
 		invoiceFacts: newBatch(func(i *ent.Invoice) string { return i.ID }, r.loadInvoiceFacts),
 		debtorDebts:  newBatch(func(d *ent.Debtor) string { return d.ID }, r.loadDebtorDebts),
-		itemInvoice:  newBatch(func(d *ent.DebtInvoice) string { return strconv.Itoa(int(d.ID)) }, r.loadItemInvoices),
+		itemInvoice:  newItemInvoices(),
+		debtPages:    newDebtPages(),
 		debtEvents:   newBatch(func(d *ent.Debt) string { return strconv.Itoa(int(d.ID)) }, r.loadDebtEvents),
 	}
 }
@@ -126,10 +130,18 @@ func (r *Resolver) loadInvoiceFacts(ctx context.Context, invoices []*ent.Invoice
 		byNumber[k] = append(byNumber[k], inv.ID)
 		clients[inv.ClientID], numbers[inv.InvoiceNumber] = true, true
 	}
+	var collectErr error
 	items, err := r.db(ctx).DebtInvoice.Query().
 		Where(debtinvoice.ClientIDIn(keys(clients)...), debtinvoice.InvoiceNumberIn(keys(numbers)...)).
-		WithDebt().
+		WithDebt(func(q *ent.DebtQuery) {
+			if f := r.loaders(ctx).invoiceDebt.get(); f != nil {
+				_, collectErr = q.CollectSelection(ctx, *f)
+			}
+		}).
 		All(ctx)
+	if err == nil {
+		err = collectErr
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -195,31 +207,6 @@ func keys(m map[string]bool) []string {
 // later reports whether debt a was created after b (ties: the higher id).
 func later(a, b *ent.Debt) bool {
 	return a.CreatedAt.After(b.CreatedAt) || (a.CreatedAt.Equal(b.CreatedAt) && a.ID > b.ID)
-}
-
-// loadItemInvoices finds the client's registered invoice of each debt
-// item's number.
-func (r *Resolver) loadItemInvoices(ctx context.Context, items []*ent.DebtInvoice) (map[string]*ent.Invoice, error) {
-	clients, numbers := map[string]bool{}, map[string]bool{}
-	for _, it := range items {
-		clients[it.ClientID], numbers[it.InvoiceNumber] = true, true
-	}
-	invoices, err := r.db(ctx).Invoice.Query().
-		Where(invoice.ClientIDIn(keys(clients)...), invoice.InvoiceNumberIn(keys(numbers)...)).
-		All(ctx)
-	if err != nil {
-		return nil, err
-	}
-	byNumber := map[[2]string]*ent.Invoice{}
-	for _, inv := range invoices {
-		byNumber[[2]string{inv.ClientID, inv.InvoiceNumber}] = inv
-	}
-	out := make(map[string]*ent.Invoice, len(items))
-	for _, it := range items {
-		out[strconv.Itoa(int(it.ID))] = byNumber[[2]string{it.ClientID, it.InvoiceNumber}]
-	}
-	r.loaders(ctx).invoiceFacts.prime(invoices...)
-	return out, nil
 }
 
 // loadDebtEvents reads the timelines of debts, with their records.

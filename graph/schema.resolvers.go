@@ -131,7 +131,7 @@ func (r *debtInvoiceResolver) Payments(ctx context.Context, obj *ent.DebtInvoice
 
 // Invoice is the resolver for the invoice field.
 func (r *debtInvoiceResolver) Invoice(ctx context.Context, obj *ent.DebtInvoice) (*ent.Invoice, error) {
-	return r.loaders(ctx).itemInvoice.get(ctx, obj)
+	return r.loaders(ctx).itemInvoice.get(ctx, r.Resolver, obj)
 }
 
 // Address is the resolver for the address field.
@@ -176,7 +176,7 @@ func (r *debtorResolver) IsCompleted(ctx context.Context, obj *ent.Debtor) (bool
 
 // Debts is the resolver for the debts field.
 func (r *debtorResolver) Debts(ctx context.Context, obj *ent.Debtor, filter *DebtFilter, orderBy *ent.DebtOrder, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) (*ent.DebtConnection, error) {
-	return r.debts(ctx, obj.ClientID, obj.ID, filter, orderBy, pageArgs{page: page, rowsPerPage: rowsPerPage, first: first, after: after, last: last, before: before})
+	return r.debtorDebtsPage(ctx, obj, filter, orderBy, pageArgs{page: page, rowsPerPage: rowsPerPage, first: first, after: after, last: last, before: before})
 }
 
 // Articles is the resolver for the articles field.

@@ -37,6 +37,7 @@ func TestHTTPServerLimitsAreSet(t *testing.T) {
 // (lowered here so the test is quick), and answers 431 to headers beyond the
 // limit.
 func TestServeDropsSlowHeadersAndRefusesHugeOnes(t *testing.T) {
+	cleanEnv(t)
 	saved := httpLimits
 	t.Cleanup(func() { httpLimits = saved })
 	httpLimits.ReadHeaderTimeout = 200 * time.Millisecond

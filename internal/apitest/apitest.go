@@ -132,6 +132,8 @@ type Env struct {
 	Clock  *Clock
 	// Postgres reports whether the Env runs on PostgreSQL.
 	Postgres bool
+	// Statements counts the SQL statements the server sends.
+	Statements *Statements
 }
 
 // Clock is the server's clock, which tests can set and move.
@@ -239,7 +241,8 @@ func startVia(t testing.TB, b *backend, via func(string) string, configure func(
 	} else {
 		dsn = filepath.Join(t.TempDir(), "debtql.db")
 	}
-	db, err := store.Open(ctx, dsn)
+	statements := &Statements{}
+	db, err := store.Open(ctx, dsn, store.WithDriver(statements.wrap))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -252,7 +255,7 @@ func startVia(t testing.TB, b *backend, via func(string) string, configure func(
 	}
 	clock := &Clock{}
 	logger := slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	env := &Env{DB: db, Clock: clock, Postgres: b.postgres}
+	env := &Env{DB: db, Clock: clock, Postgres: b.postgres, Statements: statements}
 	env.URL, env.Server = env.serve(t, logger, configure)
 	return env
 }

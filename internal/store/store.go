@@ -32,18 +32,35 @@ type DB struct {
 	Dialect string
 }
 
+// Option changes how Open sets the database up.
+type Option func(*options)
+
+type options struct {
+	wrap func(dialect.Driver) dialect.Driver
+}
+
+// WithDriver wraps the ent driver every query goes through, e.g. to count
+// the SQL statements of a request (the statement-count tests do).
+func WithDriver(wrap func(dialect.Driver) dialect.Driver) Option {
+	return func(o *options) { o.wrap = wrap }
+}
+
 // Open opens the database named by url: a postgres:// or postgresql:// URL
 // selects PostgreSQL through pgx; anything else is a SQLite file path (or a
 // file: URI). It does not migrate; see Migrate.
-func Open(ctx context.Context, dsn string) (*DB, error) {
+func Open(ctx context.Context, dsn string, opts ...Option) (*DB, error) {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
 	var (
-		db      *sql.DB
-		err     error
-		dialect string
+		db   *sql.DB
+		err  error
+		kind string
 	)
 	switch {
 	case strings.HasPrefix(dsn, "postgres://"), strings.HasPrefix(dsn, "postgresql://"):
-		dialect = dialectPostgres
+		kind = dialectPostgres
 		db, err = sql.Open("pgx", dsn)
 		if err == nil {
 			db.SetMaxOpenConns(20)
@@ -51,7 +68,7 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 			db.SetConnMaxIdleTime(5 * time.Minute)
 		}
 	default:
-		dialect = dialectSQLite
+		kind = dialectSQLite
 		db, err = sql.Open("sqlite", sqliteDSN(dsn))
 		if err == nil {
 			// One writer at a time is SQLite's nature; readers share the
@@ -60,16 +77,19 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 		}
 	}
 	if err != nil {
-		return nil, fmt.Errorf("store: opening %s database: %w", dialect, err)
+		return nil, fmt.Errorf("store: opening %s database: %w", kind, err)
 	}
 	pingCtx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	if err := db.PingContext(pingCtx); err != nil {
 		_ = db.Close()
-		return nil, fmt.Errorf("store: connecting to the %s database: %w", dialect, redact(err, dsn))
+		return nil, fmt.Errorf("store: connecting to the %s database: %w", kind, redact(err, dsn))
 	}
-	drv := entsql.OpenDB(dialect, db)
-	return &DB{Client: ent.NewClient(ent.Driver(newTracedDriver(drv))), SQL: db, Dialect: dialect}, nil
+	var drv dialect.Driver = newTracedDriver(entsql.OpenDB(kind, db))
+	if o.wrap != nil {
+		drv = o.wrap(drv)
+	}
+	return &DB{Client: ent.NewClient(ent.Driver(drv)), SQL: db, Dialect: kind}, nil
 }
 
 const (

@@ -1,0 +1,268 @@
+package graph_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/debtql/debtql/internal/apitest"
+)
+
+// listFixture seeds a client through the API with n debtors, each with one
+// debt of two items (each item with a payment received before hand-over);
+// every other debtor has a second debt, and every first item's invoice
+// number is also a registered invoice of the client with two articles. The
+// mutations go ten to a request, as aliases, to keep the seeding quick.
+func listFixture(t testing.TB, env *apitest.Env, n int) (clientID string) {
+	t.Helper()
+	clientID, _ = env.NewClient(t, "Lists AB")
+	item := func(number string) apitest.Vars {
+		return apitest.Vars{"invoiceNumber": number, "invoiceDate": "2026-09-01T10:00:00+02:00",
+			"dueDate": "2026-10-01T10:00:00+02:00", "amount": "1000.00",
+			"payments": []apitest.Vars{{"amount": "100.00", "transactionDate": "2026-09-10T10:00:00+02:00"}}}
+	}
+	debtor := func(i int, suffix string) apitest.Vars {
+		return apitest.Vars{"isCorporation": false, "identificationNumber": fmt.Sprintf("NO-%05d", i),
+			"name":    fmt.Sprintf("Debitor %d", i),
+			"address": apitest.Vars{"address1": "Storgata 1", "zipCode": "0150", "city": "Oslo", "countryCode": "NO"},
+			"debts":   []apitest.Vars{item(fmt.Sprintf("F-%05d-%s1", i, suffix)), item(fmt.Sprintf("F-%05d-%s2", i, suffix))}}
+	}
+	invoice := func(i int) apitest.Vars {
+		return apitest.Vars{"invoiceNumber": fmt.Sprintf("F-%05d-A1", i), "invoiceDate": "2026-03-01",
+			"daysUntilExpiration": 30, "dueDate": "2026-03-31",
+			"totalExcludingVAT": "1000", "totalVATAmount": "250", "totalAmountIncludingVAT": "1250",
+			"articles": []apitest.Vars{invoiceArticle("Konsulttimmar"), invoiceArticle("Resa")}}
+	}
+	const perRequest = 6
+	for start := 0; start < n; start += perRequest {
+		var doc strings.Builder
+		vars := apitest.Vars{"c": clientID}
+		var params []string
+		for i := start; i < min(start+perRequest, n); i++ {
+			params = append(params, fmt.Sprintf("$d%d: DebtorWithDebtsInput!, $i%d: InvoiceInput!", i, i))
+			fmt.Fprintf(&doc, "d%d: createDebt(clientId: $c, input: $d%d) { id }\n", i, i)
+			fmt.Fprintf(&doc, "i%d: createInvoice(clientId: $c, input: $i%d) { id }\n", i, i)
+			vars[fmt.Sprintf("d%d", i)] = debtor(i, "A")
+			vars[fmt.Sprintf("i%d", i)] = invoice(i)
+			if i%2 == 0 {
+				params = append(params, fmt.Sprintf("$e%d: DebtorWithDebtsInput!", i))
+				fmt.Fprintf(&doc, "e%d: createDebt(clientId: $c, input: $e%d) { id }\n", i, i)
+				vars[fmt.Sprintf("e%d", i)] = debtor(i, "B")
+			}
+		}
+		q := "mutation($c: UUID!, " + strings.Join(params, ", ") + ") {\n" + doc.String() + "}"
+		env.Admin().Do(t, q, vars).OK(t, nil)
+	}
+	return clientID
+}
+
+// The list queries whose statement counts are fixed: each nests every
+// field that reaches another table.
+const (
+	debtNodeSelection = `id originalAmount paidAmount remainingAmount mainStatus underStatus paymentStatus
+      debtor { id name paymentStatus errandStatus isCompleted }
+      invoices { id invoiceNumber paidAmount remainingAmount payments { id amount } invoice { id status debt { id } } }
+      payments { id amount transactionDate invoice { id invoiceNumber } debt { id } }`
+
+	debtsQuery = `query($c: UUID!, $n: Int!) { debts(clientId: $c, rowsPerPage: $n) {
+    totalCount pageInfo { hasNextPage endCursor }
+    edges { cursor node { ` + debtNodeSelection + ` } } } }`
+
+	debtsByCursorQuery = `query($c: UUID!, $n: Int!) { debts(clientId: $c, first: $n) {
+    totalCount pageInfo { hasNextPage endCursor }
+    nodes { ` + debtNodeSelection + ` } } }`
+
+	clientDebtsQuery = `query($c: UUID!, $n: Int!) { client(id: $c) { id name debts(rowsPerPage: $n) {
+    totalCount nodes { ` + debtNodeSelection + ` } } } }`
+
+	debtorsQuery = `query($c: UUID!, $n: Int!) { debtors(clientId: $c, rowsPerPage: $n) {
+    totalCount pageInfo { hasNextPage }
+    nodes { id name paymentStatus errandStatus errandProcessStatus isCompleted address { city } contactInformation { email }
+      debts(rowsPerPage: 5) { totalCount pageInfo { hasNextPage } nodes { id originalAmount mainStatus
+        invoices { id invoiceNumber payments { id } } payments { id amount } } } } } }`
+
+	invoicesQuery = `query($c: UUID!, $n: Int!) { invoices(clientId: $c, rowsPerPage: $n) {
+    totalCount pageInfo { hasNextPage }
+    nodes { id invoiceNumber paidAmount remainingAmount status processStatus paymentStatus
+      receivableMainStatus receivableSubStatus activeStatus isCompleted
+      articles { name quantity }
+      debt { id mainStatus debtor { id name } invoices { id } } } } }`
+)
+
+// statementCase is a list query, the path of its connection in the
+// response, and the statements a request of it issues, whatever the page
+// size.
+type statementCase struct {
+	name  string
+	query string
+	path  []string
+	want  int
+}
+
+// Every request starts with 1 statement to read the API key, and a list
+// under a clientId with 1 to check that the client exists; the list itself
+// is a COUNT (totalCount) and the page; then each nested table is 1 query
+// for the whole page (ent's eager loading, or the batches of
+// graph/loaders.go and graph/listloaders.go).
+var statementCases = []statementCase{
+	// key, client, count, page, debtor, items, items' payments, payments,
+	// payments' debt, payments' item, the debtor's debts (statuses), the
+	// items' registered invoices, and those invoices' facts (the items
+	// carrying their numbers, with their debts): 14.
+	{"debts", debtsQuery, []string{"debts", "edges"}, 14},
+	{"debts by cursor", debtsByCursorQuery, []string{"debts", "nodes"}, 14},
+	// key, client (with no existence check: the lookup is the check), and
+	// the same 12 as above.
+	{"client debts", clientDebtsQuery, []string{"client", "debts", "nodes"}, 14},
+	// key, client, count, page, the debtors' debts (statuses), then the
+	// nested debts pages of all debtors at once: their counts, their rows
+	// (a window function numbers each debtor's debts), items, items'
+	// payments and payments: 10.
+	{"debtors", debtorsQuery, []string{"debtors", "nodes"}, 10},
+	// key, client, count, page, articles, the items carrying the invoices'
+	// numbers, their debts, and under Invoice.debt the debtors and items:
+	// 9.
+	{"invoices", invoicesQuery, []string{"invoices", "nodes"}, 9},
+}
+
+// A list request issues the same number of SQL statements for a page of 10
+// and a page of 100, however deep the nesting: nested records are loaded
+// for the whole page at once (eager loading and batches), never one query
+// per row (N+1).
+func TestListStatementCountIsFixed(t *testing.T) {
+	env := apitest.New(t)
+	clientID := listFixture(t, env, 110)
+	for _, tc := range statementCases {
+		t.Run(tc.name, func(t *testing.T) {
+			counts := map[int]int{}
+			for _, n := range []int{10, 10, 100} { // the first request warms the key's lastUsedAt
+				env.Statements.Reset()
+				r := env.Admin().Do(t, tc.query, apitest.Vars{"c": clientID, "n": n})
+				counts[n] = env.Statements.Count()
+				if got := rows(t, r, tc.path); got != n {
+					t.Fatalf("page of %d has %d rows: %s", n, got, r.Body)
+				}
+				t.Logf("%s, page of %d: %d statements", tc.name, n, counts[n])
+			}
+			if counts[10] != counts[100] {
+				t.Errorf("a page of 10 issues %d statements, a page of 100 %d: want the same", counts[10], counts[100])
+			}
+			if counts[100] != tc.want {
+				t.Errorf("%d statements, want %d", counts[100], tc.want)
+			}
+			if t.Failed() {
+				for i, s := range env.Statements.Log() {
+					t.Logf("  %d: %.300s", i+1, s)
+				}
+			}
+		})
+	}
+}
+
+// rows counts the entries of the list at path in the response's data.
+func rows(t testing.TB, r *apitest.Response, path []string) int {
+	t.Helper()
+	var data any
+	r.OK(t, &data)
+	for _, p := range path {
+		m, ok := data.(map[string]any)
+		if !ok {
+			t.Fatalf("no %s in %s", p, r.Body)
+		}
+		data = m[p]
+	}
+	list, ok := data.([]any)
+	if !ok {
+		t.Fatalf("%v is not a list in %s", path, r.Body)
+	}
+	return len(list)
+}
+
+// Debtor.debts under a debtors list is read for all the page's debtors at
+// once (a window function numbers each debtor's debts): each debtor's page
+// is the one its own list gives, in every paging mode and order.
+func TestNestedDebtorDebtsPages(t *testing.T) {
+	env := apitest.New(t)
+	clientID, _ := env.NewClient(t, "Nested AB")
+	// Debtors with 3, 1, 2 and 0 debts (the last one's debts are in
+	// another client), created interleaved.
+	other, _ := env.NewClient(t, "Other AB")
+	amounts := map[string][]string{"A": {"300", "100", "200"}, "B": {"50"}, "C": {"20", "10"}}
+	for round := 0; round < 3; round++ {
+		for _, who := range []string{"A", "B", "C"} {
+			if round < len(amounts[who]) {
+				in := debtCaseForeign("NO-"+who, "Debitor "+who, debtCaseItemInput(fmt.Sprintf("%s-%d", who, round), amounts[who][round]))
+				debtCaseCreate(t, env.Admin(), clientID, in).OK(t, nil)
+			}
+		}
+	}
+	debtCaseCreate(t, env.Admin(), other, debtCaseForeign("NO-A", "Debitor A", debtCaseItemInput("X-1", "5"))).OK(t, nil)
+	env.Admin().Do(t, `mutation($c: UUID!, $i: DebtorInput!) { createDebtor(clientId: $c, input: $i) { id } }`,
+		apitest.Vars{"c": clientID, "i": apitest.Vars{"isCorporation": false, "identificationNumber": "NO-D", "name": "Debitor D",
+			"address": apitest.Vars{"address1": "Storgata 1", "zipCode": "0150", "city": "Oslo", "countryCode": "NO"}}}).OK(t, nil)
+
+	type page struct {
+		TotalCount int
+		PageInfo   struct{ HasNextPage, HasPreviousPage bool }
+		Nodes      []struct {
+			ID             int
+			OriginalAmount string
+		}
+	}
+	// all is each debtor's debts in the list's default order, read one
+	// debtor at a time.
+	var all struct {
+		Debtors struct {
+			Nodes []struct {
+				ID, Name string
+			}
+		}
+	}
+	env.Admin().Do(t, `query($c: UUID!) { debtors(clientId: $c) { nodes { id name } } }`, apitest.Vars{"c": clientID}).OK(t, &all)
+	if len(all.Debtors.Nodes) != 4 {
+		t.Fatalf("%d debtors, want 4", len(all.Debtors.Nodes))
+	}
+	for _, args := range []string{
+		`rowsPerPage: 2`, `rowsPerPage: 2, page: 2`, `rowsPerPage: 2, page: 3`, `rowsPerPage: 1, page: 3`,
+		`first: 2`, `last: 2`, `first: 1`,
+		`orderBy: {field: ORIGINAL_AMOUNT}, rowsPerPage: 2`, `orderBy: {field: ORIGINAL_AMOUNT, direction: DESC}, last: 1`,
+		`filter: {searchTerm: "A-1", searchType: INVOICE_NUMBER}`,
+	} {
+		sel := `debts(` + args + `) { totalCount pageInfo { hasNextPage hasPreviousPage } nodes { id originalAmount } }`
+		var list struct {
+			Debtors struct {
+				Nodes []struct {
+					ID    string
+					Debts page
+				}
+			}
+		}
+		env.Statements.Reset()
+		env.Admin().Do(t, `query($c: UUID!) { debtors(clientId: $c) { nodes { id `+sel+` } } }`, apitest.Vars{"c": clientID}).OK(t, &list)
+		if n := env.Statements.Count(); n != 5 { // key, client, page, then the nested pages: counts and rows
+			t.Errorf("%s: %d statements, want 5", args, n)
+		}
+		for i, d := range list.Debtors.Nodes {
+			// The same page from the client's debts list, which pages one
+			// list on its own (Page, not PageEach), searched by the
+			// debtor's name; or, with a filter of its own, from the
+			// debtor alone.
+			var want page
+			if strings.Contains(args, "filter") {
+				var one struct{ Debtor struct{ Debts page } }
+				env.Admin().Do(t, `query($c: UUID!, $id: UUID!) { debtor(clientId: $c, id: $id) { `+sel+` } }`,
+					apitest.Vars{"c": clientID, "id": d.ID}).OK(t, &one)
+				want = one.Debtor.Debts
+			} else {
+				var alone struct{ Debts page }
+				q := `query($c: UUID!, $name: String!) { debts(clientId: $c, filter: {searchType: NAME, searchTerm: $name}, ` + args +
+					`) { totalCount pageInfo { hasNextPage hasPreviousPage } nodes { id originalAmount } } }`
+				env.Admin().Do(t, q, apitest.Vars{"c": clientID, "name": all.Debtors.Nodes[i].Name}).OK(t, &alone)
+				want = alone.Debts
+			}
+			if got, want := fmt.Sprintf("%+v", d.Debts), fmt.Sprintf("%+v", want); got != want {
+				t.Errorf("%s, debtor %s: in the list %s, alone %s", args, all.Debtors.Nodes[i].Name, got, want)
+			}
+		}
+	}
+}

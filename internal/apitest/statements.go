@@ -1,0 +1,144 @@
+package apitest
+
+import (
+	"context"
+	stdsql "database/sql"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"entgo.io/ent/dialect"
+)
+
+// Statements counts the SQL statements the server sends to the database:
+// every Exec and Query through ent, in and out of transactions (BEGIN,
+// COMMIT and ROLLBACK are not statements of the request's work and are not
+// counted). Tests read it around one request; nothing else runs on the Env
+// meanwhile, since the server has no background work.
+type Statements struct {
+	n   atomic.Int64
+	mu  sync.Mutex
+	log []string // the statements since Reset, when recording
+	rec bool
+}
+
+// Count is the number of statements since the Env started or Reset.
+func (s *Statements) Count() int { return int(s.n.Load()) }
+
+// Reset sets the count to zero and starts recording the statements' text,
+// which Log returns (for failure messages).
+func (s *Statements) Reset() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.n.Store(0)
+	s.log, s.rec = nil, true
+}
+
+// Log returns the statements recorded since Reset.
+func (s *Statements) Log() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.log...)
+}
+
+func (s *Statements) add(query string) {
+	s.n.Add(1)
+	s.mu.Lock()
+	if s.rec {
+		s.log = append(s.log, query)
+	}
+	s.mu.Unlock()
+}
+
+// wrap is the store.WithDriver hook that counts through s.
+func (s *Statements) wrap(d dialect.Driver) dialect.Driver { return &countingDriver{Driver: d, s: s} }
+
+type countingDriver struct {
+	dialect.Driver
+	s *Statements
+}
+
+func (d *countingDriver) Exec(ctx context.Context, query string, args, v any) error {
+	d.s.add(query)
+	return d.Driver.Exec(ctx, query, args, v)
+}
+
+func (d *countingDriver) Query(ctx context.Context, query string, args, v any) error {
+	d.s.add(query)
+	return d.Driver.Query(ctx, query, args, v)
+}
+
+func (d *countingDriver) Tx(ctx context.Context) (dialect.Tx, error) {
+	tx, err := d.Driver.Tx(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &countingTx{Tx: tx, s: d.s}, nil
+}
+
+func (d *countingDriver) BeginTx(ctx context.Context, opts *stdsql.TxOptions) (dialect.Tx, error) {
+	b, ok := d.Driver.(interface {
+		BeginTx(context.Context, *stdsql.TxOptions) (dialect.Tx, error)
+	})
+	if !ok {
+		return nil, fmt.Errorf("apitest: driver %T has no BeginTx", d.Driver)
+	}
+	tx, err := b.BeginTx(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	return &countingTx{Tx: tx, s: d.s}, nil
+}
+
+func (d *countingDriver) ExecContext(ctx context.Context, query string, args ...any) (stdsql.Result, error) {
+	return execContext(ctx, d.Driver, d.s, query, args)
+}
+
+func (d *countingDriver) QueryContext(ctx context.Context, query string, args ...any) (*stdsql.Rows, error) {
+	return queryContext(ctx, d.Driver, d.s, query, args)
+}
+
+type countingTx struct {
+	dialect.Tx
+	s *Statements
+}
+
+func (t *countingTx) Exec(ctx context.Context, query string, args, v any) error {
+	t.s.add(query)
+	return t.Tx.Exec(ctx, query, args, v)
+}
+
+func (t *countingTx) Query(ctx context.Context, query string, args, v any) error {
+	t.s.add(query)
+	return t.Tx.Query(ctx, query, args, v)
+}
+
+func (t *countingTx) ExecContext(ctx context.Context, query string, args ...any) (stdsql.Result, error) {
+	return execContext(ctx, t.Tx, t.s, query, args)
+}
+
+func (t *countingTx) QueryContext(ctx context.Context, query string, args ...any) (*stdsql.Rows, error) {
+	return queryContext(ctx, t.Tx, t.s, query, args)
+}
+
+func execContext(ctx context.Context, d any, s *Statements, query string, args []any) (stdsql.Result, error) {
+	e, ok := d.(interface {
+		ExecContext(context.Context, string, ...any) (stdsql.Result, error)
+	})
+	if !ok {
+		return nil, fmt.Errorf("apitest: driver %T has no ExecContext", d)
+	}
+	s.add(query)
+	return e.ExecContext(ctx, query, args...)
+}
+
+func queryContext(ctx context.Context, d any, s *Statements, query string, args []any) (*stdsql.Rows, error) {
+	q, ok := d.(interface {
+		QueryContext(context.Context, string, ...any) (*stdsql.Rows, error)
+	})
+	if !ok {
+		return nil, fmt.Errorf("apitest: driver %T has no QueryContext", d)
+	}
+	s.add(query)
+	return q.QueryContext(ctx, query, args...)
+}
