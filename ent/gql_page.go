@@ -87,7 +87,7 @@ func (_m *APIKeyQuery) Page(ctx context.Context, p Paging, opts ...APIKeyPaginat
 		}
 	}
 	field, path := pageNodeField(ctx)
-	if field == nil && !hasCollectedField(ctx, pageInfoField) {
+	if field == nil && !hasCollectedField(ctx, pageInfoField) && !hasCollectedField(ctx, edgesField) {
 		return &APIKeyConnection{Edges: []*APIKeyEdge{}, TotalCount: total}, nil
 	}
 	if field != nil {
@@ -187,7 +187,7 @@ func (_m *APIKeyQuery) PageEach(ctx context.Context, p Paging, groupBy string, k
 		}
 	}
 	field, path := pageNodeField(ctx)
-	if field == nil && !hasCollectedField(ctx, pageInfoField) {
+	if field == nil && !hasCollectedField(ctx, pageInfoField) && !hasCollectedField(ctx, edgesField) {
 		return out, nil
 	}
 	if field != nil {
@@ -266,7 +266,7 @@ func (_m *AuditEventQuery) Page(ctx context.Context, p Paging, opts ...AuditEven
 		}
 	}
 	field, path := pageNodeField(ctx)
-	if field == nil && !hasCollectedField(ctx, pageInfoField) {
+	if field == nil && !hasCollectedField(ctx, pageInfoField) && !hasCollectedField(ctx, edgesField) {
 		return &AuditEventConnection{Edges: []*AuditEventEdge{}, TotalCount: total}, nil
 	}
 	if field != nil {
@@ -366,7 +366,7 @@ func (_m *AuditEventQuery) PageEach(ctx context.Context, p Paging, groupBy strin
 		}
 	}
 	field, path := pageNodeField(ctx)
-	if field == nil && !hasCollectedField(ctx, pageInfoField) {
+	if field == nil && !hasCollectedField(ctx, pageInfoField) && !hasCollectedField(ctx, edgesField) {
 		return out, nil
 	}
 	if field != nil {
@@ -445,7 +445,7 @@ func (_m *AuditEventRecordQuery) Page(ctx context.Context, p Paging, opts ...Aud
 		}
 	}
 	field, path := pageNodeField(ctx)
-	if field == nil && !hasCollectedField(ctx, pageInfoField) {
+	if field == nil && !hasCollectedField(ctx, pageInfoField) && !hasCollectedField(ctx, edgesField) {
 		return &AuditEventRecordConnection{Edges: []*AuditEventRecordEdge{}, TotalCount: total}, nil
 	}
 	if field != nil {
@@ -545,7 +545,7 @@ func (_m *AuditEventRecordQuery) PageEach(ctx context.Context, p Paging, groupBy
 		}
 	}
 	field, path := pageNodeField(ctx)
-	if field == nil && !hasCollectedField(ctx, pageInfoField) {
+	if field == nil && !hasCollectedField(ctx, pageInfoField) && !hasCollectedField(ctx, edgesField) {
 		return out, nil
 	}
 	if field != nil {
@@ -624,7 +624,7 @@ func (_m *CreditorQuery) Page(ctx context.Context, p Paging, opts ...CreditorPag
 		}
 	}
 	field, path := pageNodeField(ctx)
-	if field == nil && !hasCollectedField(ctx, pageInfoField) {
+	if field == nil && !hasCollectedField(ctx, pageInfoField) && !hasCollectedField(ctx, edgesField) {
 		return &CreditorConnection{Edges: []*CreditorEdge{}, TotalCount: total}, nil
 	}
 	if field != nil {
@@ -724,7 +724,7 @@ func (_m *CreditorQuery) PageEach(ctx context.Context, p Paging, groupBy string,
 		}
 	}
 	field, path := pageNodeField(ctx)
-	if field == nil && !hasCollectedField(ctx, pageInfoField) {
+	if field == nil && !hasCollectedField(ctx, pageInfoField) && !hasCollectedField(ctx, edgesField) {
 		return out, nil
 	}
 	if field != nil {
@@ -803,7 +803,7 @@ func (_m *DebtQuery) Page(ctx context.Context, p Paging, opts ...DebtPaginateOpt
 		}
 	}
 	field, path := pageNodeField(ctx)
-	if field == nil && !hasCollectedField(ctx, pageInfoField) {
+	if field == nil && !hasCollectedField(ctx, pageInfoField) && !hasCollectedField(ctx, edgesField) {
 		return &DebtConnection{Edges: []*DebtEdge{}, TotalCount: total}, nil
 	}
 	if field != nil {
@@ -903,7 +903,7 @@ func (_m *DebtQuery) PageEach(ctx context.Context, p Paging, groupBy string, key
 		}
 	}
 	field, path := pageNodeField(ctx)
-	if field == nil && !hasCollectedField(ctx, pageInfoField) {
+	if field == nil && !hasCollectedField(ctx, pageInfoField) && !hasCollectedField(ctx, edgesField) {
 		return out, nil
 	}
 	if field != nil {
@@ -982,7 +982,7 @@ func (_m *DebtInvoiceQuery) Page(ctx context.Context, p Paging, opts ...DebtInvo
 		}
 	}
 	field, path := pageNodeField(ctx)
-	if field == nil && !hasCollectedField(ctx, pageInfoField) {
+	if field == nil && !hasCollectedField(ctx, pageInfoField) && !hasCollectedField(ctx, edgesField) {
 		return &DebtInvoiceConnection{Edges: []*DebtInvoiceEdge{}, TotalCount: total}, nil
 	}
 	if field != nil {
@@ -1082,7 +1082,7 @@ func (_m *DebtInvoiceQuery) PageEach(ctx context.Context, p Paging, groupBy stri
 		}
 	}
 	field, path := pageNodeField(ctx)
-	if field == nil && !hasCollectedField(ctx, pageInfoField) {
+	if field == nil && !hasCollectedField(ctx, pageInfoField) && !hasCollectedField(ctx, edgesField) {
 		return out, nil
 	}
 	if field != nil {
@@ -1161,7 +1161,7 @@ func (_m *DebtorQuery) Page(ctx context.Context, p Paging, opts ...DebtorPaginat
 		}
 	}
 	field, path := pageNodeField(ctx)
-	if field == nil && !hasCollectedField(ctx, pageInfoField) {
+	if field == nil && !hasCollectedField(ctx, pageInfoField) && !hasCollectedField(ctx, edgesField) {
 		return &DebtorConnection{Edges: []*DebtorEdge{}, TotalCount: total}, nil
 	}
 	if field != nil {
@@ -1261,7 +1261,7 @@ func (_m *DebtorQuery) PageEach(ctx context.Context, p Paging, groupBy string, k
 		}
 	}
 	field, path := pageNodeField(ctx)
-	if field == nil && !hasCollectedField(ctx, pageInfoField) {
+	if field == nil && !hasCollectedField(ctx, pageInfoField) && !hasCollectedField(ctx, edgesField) {
 		return out, nil
 	}
 	if field != nil {
@@ -1340,7 +1340,7 @@ func (_m *IdempotencyRecordQuery) Page(ctx context.Context, p Paging, opts ...Id
 		}
 	}
 	field, path := pageNodeField(ctx)
-	if field == nil && !hasCollectedField(ctx, pageInfoField) {
+	if field == nil && !hasCollectedField(ctx, pageInfoField) && !hasCollectedField(ctx, edgesField) {
 		return &IdempotencyRecordConnection{Edges: []*IdempotencyRecordEdge{}, TotalCount: total}, nil
 	}
 	if field != nil {
@@ -1440,7 +1440,7 @@ func (_m *IdempotencyRecordQuery) PageEach(ctx context.Context, p Paging, groupB
 		}
 	}
 	field, path := pageNodeField(ctx)
-	if field == nil && !hasCollectedField(ctx, pageInfoField) {
+	if field == nil && !hasCollectedField(ctx, pageInfoField) && !hasCollectedField(ctx, edgesField) {
 		return out, nil
 	}
 	if field != nil {
@@ -1519,7 +1519,7 @@ func (_m *InvoiceQuery) Page(ctx context.Context, p Paging, opts ...InvoicePagin
 		}
 	}
 	field, path := pageNodeField(ctx)
-	if field == nil && !hasCollectedField(ctx, pageInfoField) {
+	if field == nil && !hasCollectedField(ctx, pageInfoField) && !hasCollectedField(ctx, edgesField) {
 		return &InvoiceConnection{Edges: []*InvoiceEdge{}, TotalCount: total}, nil
 	}
 	if field != nil {
@@ -1619,7 +1619,7 @@ func (_m *InvoiceQuery) PageEach(ctx context.Context, p Paging, groupBy string, 
 		}
 	}
 	field, path := pageNodeField(ctx)
-	if field == nil && !hasCollectedField(ctx, pageInfoField) {
+	if field == nil && !hasCollectedField(ctx, pageInfoField) && !hasCollectedField(ctx, edgesField) {
 		return out, nil
 	}
 	if field != nil {
@@ -1698,7 +1698,7 @@ func (_m *InvoiceArticleQuery) Page(ctx context.Context, p Paging, opts ...Invoi
 		}
 	}
 	field, path := pageNodeField(ctx)
-	if field == nil && !hasCollectedField(ctx, pageInfoField) {
+	if field == nil && !hasCollectedField(ctx, pageInfoField) && !hasCollectedField(ctx, edgesField) {
 		return &InvoiceArticleConnection{Edges: []*InvoiceArticleEdge{}, TotalCount: total}, nil
 	}
 	if field != nil {
@@ -1798,7 +1798,7 @@ func (_m *InvoiceArticleQuery) PageEach(ctx context.Context, p Paging, groupBy s
 		}
 	}
 	field, path := pageNodeField(ctx)
-	if field == nil && !hasCollectedField(ctx, pageInfoField) {
+	if field == nil && !hasCollectedField(ctx, pageInfoField) && !hasCollectedField(ctx, edgesField) {
 		return out, nil
 	}
 	if field != nil {
@@ -1877,7 +1877,7 @@ func (_m *PaymentQuery) Page(ctx context.Context, p Paging, opts ...PaymentPagin
 		}
 	}
 	field, path := pageNodeField(ctx)
-	if field == nil && !hasCollectedField(ctx, pageInfoField) {
+	if field == nil && !hasCollectedField(ctx, pageInfoField) && !hasCollectedField(ctx, edgesField) {
 		return &PaymentConnection{Edges: []*PaymentEdge{}, TotalCount: total}, nil
 	}
 	if field != nil {
@@ -1977,7 +1977,7 @@ func (_m *PaymentQuery) PageEach(ctx context.Context, p Paging, groupBy string, 
 		}
 	}
 	field, path := pageNodeField(ctx)
-	if field == nil && !hasCollectedField(ctx, pageInfoField) {
+	if field == nil && !hasCollectedField(ctx, pageInfoField) && !hasCollectedField(ctx, edgesField) {
 		return out, nil
 	}
 	if field != nil {

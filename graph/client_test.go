@@ -338,6 +338,25 @@ func TestClientsPaging(t *testing.T) {
 			}
 		}
 	})
+	t.Run("edges with cursors only, no node", func(t *testing.T) {
+		// A connection that selects only edges { cursor } still has its
+		// edges: a frontend may ask for cursors alone to page on.
+		var page struct {
+			Edges []struct{ Cursor string }
+		}
+		env.Admin().Do(t, `{ clients(first: 3) { edges { cursor } } }`, nil).Field(t, "clients", &page)
+		if len(page.Edges) != 3 || page.Edges[0].Cursor == "" {
+			t.Fatalf("edges = %+v, want 3 with cursors", page.Edges)
+		}
+		var next struct {
+			Nodes []struct{ ID string }
+		}
+		env.Admin().Do(t, `query($a: String) { clients(first: 1, after: $a) { nodes { id } } }`,
+			apitest.Vars{"a": page.Edges[2].Cursor}).Field(t, "clients", &next)
+		if len(next.Nodes) != 1 || next.Nodes[0].ID != newestFirst[3] {
+			t.Fatalf("after the third cursor: %+v, want %s", next.Nodes, newestFirst[3])
+		}
+	})
 	t.Run("pages by number", func(t *testing.T) {
 		var seen []string
 		for page := 1; page <= 3; page++ {
