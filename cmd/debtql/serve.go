@@ -69,6 +69,11 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		AllowedOrigins:       origins,
 		SeparateMetrics:      c.metricsAddr != "",
 	})
+	stopPprof, err := startPprof(os.Getenv("DEBTQL_PPROF_ADDR"), log)
+	if err != nil {
+		return fmt.Errorf("listening on %s (DEBTQL_PPROF_ADDR): %w", os.Getenv("DEBTQL_PPROF_ADDR"), err)
+	}
+	defer stopPprof()
 	ln, err := net.Listen("tcp", c.addr)
 	if err != nil {
 		return fmt.Errorf("listening on %s: %w", c.addr, err)
@@ -84,7 +89,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		servers = append(servers, httpServer(c.metricsAddr, handler.MetricsHandler()))
 		listeners = append(listeners, mln)
 	}
-	log.Info("DebtQL is listening", "addr", ln.Addr().String(), "database", db.Dialect, "graphiql", "http://"+displayAddr(ln.Addr())+"/", "tz", loc.String())
+	log.Info("DebtQL is listening", "addr", ln.Addr().String(), "database", db.Dialect, "pool", db.PoolSize(), "graphiql", "http://"+displayAddr(ln.Addr())+"/", "tz", loc.String())
 	if len(listeners) > 1 {
 		log.Info("metrics are served on their own address", "metrics", "http://"+displayAddr(listeners[1].Addr())+"/metrics")
 	}

@@ -9,6 +9,8 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -46,8 +48,11 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 		dialect = dialectPostgres
 		db, err = sql.Open("pgx", dsn)
 		if err == nil {
-			db.SetMaxOpenConns(20)
-			db.SetMaxIdleConns(20)
+			n := poolSize()
+			db.SetMaxOpenConns(n)
+			// As many idle as open: at a steady load the pool keeps its
+			// connections instead of closing and reopening them.
+			db.SetMaxIdleConns(n)
 			db.SetConnMaxIdleTime(5 * time.Minute)
 		}
 	default:
@@ -71,6 +76,22 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 	drv := entsql.OpenDB(dialect, db)
 	return &DB{Client: ent.NewClient(ent.Driver(drv)), SQL: db, Dialect: dialect}, nil
 }
+
+// DefaultPoolSize is the most PostgreSQL connections a server opens, unless
+// DEBTQL_DB_MAX_CONNS says otherwise.
+const DefaultPoolSize = 20
+
+// poolSize is DEBTQL_DB_MAX_CONNS when it is a positive number, else
+// DefaultPoolSize.
+func poolSize() int {
+	if n, err := strconv.Atoi(os.Getenv("DEBTQL_DB_MAX_CONNS")); err == nil && n > 0 {
+		return n
+	}
+	return DefaultPoolSize
+}
+
+// PoolSize is the most connections the pool opens.
+func (d *DB) PoolSize() int { return d.SQL.Stats().MaxOpenConnections }
 
 const (
 	dialectPostgres = dialect.Postgres
