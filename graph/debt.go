@@ -306,32 +306,43 @@ func (r *Resolver) lockedDebt(ctx context.Context, clientID string, id scalar.In
 }
 
 // addDebtPayment records a payment on a debt item (api.md §5).
+//
+// Every payment on a debt updates the debt's row (and its item's), whose
+// row locks are held until COMMIT, so payments on one debt queue behind one
+// another for as long as those locks are held. The checks and the insert
+// therefore come first, without locks, and the two updates last: the locks
+// are held for two statements and the commit. The debt's update re-checks
+// that it is not withdrawn, so a withdrawal that commits in between still
+// refuses the payment.
 func (r *Resolver) addDebtPayment(ctx context.Context, clientID string, in collection.PaymentRecord) (*ent.Payment, error) {
 	if err := in.Check(r.clock.At()); err != nil {
 		return nil, apierr.Prefix(err, "input")
 	}
-	d, err := r.lockedDebt(ctx, clientID, in.DebtID)
+	db := r.db(ctx)
+	d, err := db.Debt.Query().
+		Where(debt.ClientID(clientID), debt.ID(in.DebtID)).
+		Select(debt.FieldID, debt.FieldWithdrawnAt).
+		Only(ctx)
+	if ent.IsNotFound(err) {
+		return nil, apierr.New(apierr.NotFound, "debt %d does not exist", in.DebtID)
+	}
 	if err != nil {
 		return nil, err
+	}
+	withdrawn := func() error {
+		return apierr.New(apierr.Conflict, "debt %d is withdrawn: payments cannot be added", d.ID)
 	}
 	if d.WithdrawnAt != nil {
-		return nil, apierr.New(apierr.Conflict, "debt %d is withdrawn: payments cannot be added", d.ID)
+		return nil, withdrawn()
 	}
-	db := r.db(ctx)
-	n, err := db.DebtInvoice.Update().
-		Where(debtinvoice.ID(in.InvoiceID), debtinvoice.DebtID(d.ID)).
-		AddPaidAmount(in.Amount).
-		Save(ctx)
+	ok, err := db.DebtInvoice.Query().Where(debtinvoice.ID(in.InvoiceID), debtinvoice.DebtID(d.ID)).Exist(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if n == 0 {
+	if !ok {
 		return nil, apierr.Invalid("input.invoiceId", "must be the id of an item (DebtInvoice) of debt %d", d.ID)
 	}
-	if err := db.Debt.UpdateOne(d).AddPaidAmount(in.Amount).Exec(ctx); err != nil {
-		return nil, err
-	}
-	return db.Payment.Create().
+	p, err := db.Payment.Create().
 		SetClientID(clientID).
 		SetDebtID(d.ID).
 		SetDebtInvoiceID(in.InvoiceID).
@@ -339,6 +350,24 @@ func (r *Resolver) addDebtPayment(ctx context.Context, clientID string, in colle
 		SetTransactionDate(in.TransactionDate).
 		SetSource(payment.SourceREPORTED).
 		Save(ctx)
+	if err != nil {
+		return nil, err
+	}
+	// The locks, last.
+	n, err := db.Debt.Update().
+		Where(debt.ID(d.ID), debt.WithdrawnAtIsNil()).
+		AddPaidAmount(in.Amount).
+		Save(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if n == 0 {
+		return nil, withdrawn() // withdrawn since it was read; the transaction rolls back
+	}
+	if err := db.DebtInvoice.UpdateOneID(in.InvoiceID).AddPaidAmount(in.Amount).Exec(ctx); err != nil {
+		return nil, err
+	}
+	return p, nil
 }
 
 // withdrawDebt withdraws a debt (api.md §5, §8): a closed debt is CONFLICT.

@@ -237,6 +237,45 @@ var (
 				Unique:  false,
 				Columns: []*schema.Column{DebtorsColumns[17], DebtorsColumns[6], DebtorsColumns[0]},
 			},
+			{
+				Name:    "debtor_name_trgm",
+				Unique:  false,
+				Columns: []*schema.Column{DebtorsColumns[17], DebtorsColumns[7]},
+				Annotation: &entsql.IndexAnnotation{
+					OpClassColumns: map[string]string{
+						DebtorsColumns[7].Name: "gin_trgm_ops",
+					},
+					Types: map[string]string{
+						"postgres": "GIN",
+					},
+				},
+			},
+			{
+				Name:    "debtor_identification_trgm",
+				Unique:  false,
+				Columns: []*schema.Column{DebtorsColumns[17], DebtorsColumns[5]},
+				Annotation: &entsql.IndexAnnotation{
+					OpClassColumns: map[string]string{
+						DebtorsColumns[5].Name: "gin_trgm_ops",
+					},
+					Types: map[string]string{
+						"postgres": "GIN",
+					},
+				},
+			},
+			{
+				Name:    "debtor_email_trgm",
+				Unique:  false,
+				Columns: []*schema.Column{DebtorsColumns[17], DebtorsColumns[15]},
+				Annotation: &entsql.IndexAnnotation{
+					OpClassColumns: map[string]string{
+						DebtorsColumns[15].Name: "gin_trgm_ops",
+					},
+					Types: map[string]string{
+						"postgres": "GIN",
+					},
+				},
+			},
 		},
 	}
 	// IdempotencyRecordsColumns holds the columns for the "idempotency_records" table.

@@ -123,9 +123,24 @@ func sqliteDSN(path string) string {
 	return base + sep + q.Encode()
 }
 
+// PostgresExtensions are the extensions the PostgreSQL schema needs:
+// pg_trgm for trigram (substring search) indexes, btree_gin for client_id in
+// the same GIN index.
+var PostgresExtensions = []string{"pg_trgm", "btree_gin"}
+
 // Migrate brings the schema up to date with ent's automatic migration,
 // which only adds (tables, columns, indexes) and never drops.
 func (d *DB) Migrate(ctx context.Context) error {
+	if d.IsPostgres() {
+		// The search indexes (GIN over (client_id, key gin_trgm_ops)) need
+		// these; both are trusted extensions, so the database's owner may
+		// create them.
+		for _, ext := range PostgresExtensions {
+			if _, err := d.SQL.ExecContext(ctx, "CREATE EXTENSION IF NOT EXISTS "+ext); err != nil {
+				return fmt.Errorf("store: creating the PostgreSQL extension %s (needed by the search indexes): %w", ext, err)
+			}
+		}
+	}
 	if err := d.Client.Schema.Create(ctx, migrate.WithForeignKeys(true)); err != nil {
 		return fmt.Errorf("store: migrating the schema: %w", err)
 	}
