@@ -4,6 +4,8 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
+	"errors"
+	"fmt"
 	"sort"
 	"strconv"
 	"strings"
@@ -307,21 +309,27 @@ func (r *Resolver) lockedDebt(ctx context.Context, clientID string, id scalar.In
 
 // addDebtPayment records a payment on a debt item (api.md §5).
 //
-// Every payment on a debt updates the debt's row (and its item's), whose
-// row locks are held until COMMIT, so payments on one debt queue behind one
-// another for as long as those locks are held. The checks and the insert
-// therefore come first, without locks, and the two updates last: the locks
-// are held for two statements and the commit. The debt's update re-checks
-// that it is not withdrawn, so a withdrawal that commits in between still
-// refuses the payment.
+// Every payment on a debt updates the debt's row and its item's, whose row
+// locks are held until COMMIT, so payments on one debt queue behind one
+// another for as long as those locks are held. The checks, the reads and
+// the insert therefore come first, without locks, and the two updates last,
+// each one statement that returns the new amounts: the locks are held for
+// two statements and the commit, and answering the payment (with its debt
+// and item) sends no further query. The debt's update re-checks that it is
+// not withdrawn, so a withdrawal that commits in between still refuses the
+// payment.
 func (r *Resolver) addDebtPayment(ctx context.Context, clientID string, in collection.PaymentRecord) (*ent.Payment, error) {
 	if err := in.Check(r.clock.At()); err != nil {
 		return nil, apierr.Prefix(err, "input")
 	}
+	tx := ent.TxFromContext(ctx)
+	if tx == nil {
+		return nil, errors.New("addDebtPayment runs in the mutation's transaction")
+	}
 	db := r.db(ctx)
 	d, err := db.Debt.Query().
 		Where(debt.ClientID(clientID), debt.ID(in.DebtID)).
-		Select(debt.FieldID, debt.FieldWithdrawnAt).
+		WithInvoices(func(q *ent.DebtInvoiceQuery) { q.Where(debtinvoice.ID(in.InvoiceID)) }).
 		Only(ctx)
 	if ent.IsNotFound(err) {
 		return nil, apierr.New(apierr.NotFound, "debt %d does not exist", in.DebtID)
@@ -335,17 +343,14 @@ func (r *Resolver) addDebtPayment(ctx context.Context, clientID string, in colle
 	if d.WithdrawnAt != nil {
 		return nil, withdrawn()
 	}
-	ok, err := db.DebtInvoice.Query().Where(debtinvoice.ID(in.InvoiceID), debtinvoice.DebtID(d.ID)).Exist(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if !ok {
+	if len(d.Edges.Invoices) != 1 {
 		return nil, apierr.Invalid("input.invoiceId", "must be the id of an item (DebtInvoice) of debt %d", d.ID)
 	}
+	item := d.Edges.Invoices[0]
 	p, err := db.Payment.Create().
 		SetClientID(clientID).
 		SetDebtID(d.ID).
-		SetDebtInvoiceID(in.InvoiceID).
+		SetDebtInvoiceID(item.ID).
 		SetAmount(in.Amount).
 		SetTransactionDate(in.TransactionDate).
 		SetSource(payment.SourceREPORTED).
@@ -354,20 +359,56 @@ func (r *Resolver) addDebtPayment(ctx context.Context, clientID string, in colle
 		return nil, err
 	}
 	// The locks, last.
-	n, err := db.Debt.Update().
-		Where(debt.ID(d.ID), debt.WithdrawnAtIsNil()).
-		AddPaidAmount(in.Amount).
-		Save(ctx)
+	now := time.Now().UTC().Truncate(time.Microsecond)
+	b := sql.Dialect(tx.Dialect())
+	paid, ok, err := addReturning(ctx, tx, b.Update(debt.Table).
+		Add(debt.FieldPaidAmount, int64(in.Amount)).
+		Set(debt.FieldUpdatedAt, now).
+		Where(sql.And(sql.EQ(debt.FieldID, d.ID), sql.EQ(debt.FieldClientID, clientID), sql.IsNull(debt.FieldWithdrawnAt))).
+		Returning(debt.FieldPaidAmount))
 	if err != nil {
 		return nil, err
 	}
-	if n == 0 {
+	if !ok {
 		return nil, withdrawn() // withdrawn since it was read; the transaction rolls back
 	}
-	if err := db.DebtInvoice.UpdateOneID(in.InvoiceID).AddPaidAmount(in.Amount).Exec(ctx); err != nil {
+	d.PaidAmount, d.UpdatedAt = paid, now
+	itemPaid, ok, err := addReturning(ctx, tx, b.Update(debtinvoice.Table).
+		Add(debtinvoice.FieldPaidAmount, int64(in.Amount)).
+		Where(sql.EQ(debtinvoice.FieldID, item.ID)).
+		Returning(debtinvoice.FieldPaidAmount))
+	if err != nil {
 		return nil, err
 	}
+	if !ok {
+		return nil, fmt.Errorf("debt item %d vanished while paying it", item.ID)
+	}
+	item.PaidAmount = itemPaid
+	// d has only this item loaded: hand out a copy without edges, whose
+	// invoices (and the rest) load when asked for.
+	paidDebt := *d
+	paidDebt.Edges = ent.DebtEdges{}
+	p.SetLoadedEdges(&paidDebt, item)
 	return p, nil
+}
+
+// addReturning runs an UPDATE that returns one amount, and reports whether
+// it updated a row.
+func addReturning(ctx context.Context, tx *ent.Tx, u *sql.UpdateBuilder) (collection.Money, bool, error) {
+	query, args := u.Query()
+	rows, err := tx.QueryContext(ctx, query, args...)
+	if err != nil {
+		return 0, false, err
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		return 0, false, rows.Err()
+	}
+	var v int64
+	if err := rows.Scan(&v); err != nil {
+		return 0, false, err
+	}
+	return collection.Money(v), true, rows.Close()
 }
 
 // withdrawDebt withdraws a debt (api.md §5, §8): a closed debt is CONFLICT.
