@@ -159,12 +159,13 @@ run() {
   local out; out="$("$tmp/debtql" apikey create --role ADMIN --name "bench $(date -u +%FT%TZ)" --database-url "$DEBTQL_URL_DB" 2>&1)"
   KEY="$(tail -1 <<<"$out")"; key_id="$(sed -nE 's/^Created ADMIN key ([0-9a-f-]+).*/\1/p' <<<"$out")"
   [ -n "$KEY" ] && [ -n "$key_id" ] || { echo "could not create an API key: $out" >&2; exit 1; }
+  if curl -s -o /dev/null "http://127.0.0.1:$PORT/"; then echo "port $PORT is taken: stop what listens there or set PORT" >&2; exit 1; fi
   log "starting DebtQL on $DEBTQL_DB, pool $POOL, port $PORT"
   DATABASE_URL="$DEBTQL_URL_DB" DEBTQL_DB_MAX_CONNS="$POOL" DEBTQL_RATE_LIMIT=0 LOG_FORMAT=json \
     "$tmp/debtql" serve --addr "127.0.0.1:$PORT" >"$OUT/debtql.log" 2>&1 &
   server_pid=$!
   for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$PORT/readyz" >/dev/null && break; sleep 0.2; done
-  curl -sf "http://127.0.0.1:$PORT/readyz" >/dev/null || { cat "$OUT/debtql.log" >&2; exit 1; }
+  if ! kill -0 "$server_pid" 2>/dev/null || ! curl -sf "http://127.0.0.1:$PORT/readyz" >/dev/null; then cat "$OUT/debtql.log" >&2; exit 1; fi
   local pool; pool="$(sed -nE 's/.*"pool":([0-9]+).*/\1/p' "$OUT/debtql.log" | head -1)"
 
   reset_payments
