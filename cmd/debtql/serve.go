@@ -38,6 +38,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err := c.validate(); err != nil {
 		return err
 	}
+	tuneGC()
 	origins, err := server.ParseOrigins(c.corsOrigins)
 	if err != nil {
 		return fmt.Errorf("--cors-origins: %w", err)
