@@ -74,6 +74,9 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 		return nil, fmt.Errorf("store: connecting to the %s database: %w", dialect, redact(err, dsn))
 	}
 	drv := entsql.OpenDB(dialect, db)
+	if dialect == dialectPostgres {
+		return &DB{Client: ent.NewClient(ent.Driver(patternDriver{drv})), SQL: db, Dialect: dialect}, nil
+	}
 	return &DB{Client: ent.NewClient(ent.Driver(drv)), SQL: db, Dialect: dialect}, nil
 }
 
