@@ -118,6 +118,11 @@ var (
 				Columns: []*schema.Column{DebtsColumns[7], DebtsColumns[3], DebtsColumns[0]},
 			},
 			{
+				Name:    "debt_client_id_id",
+				Unique:  false,
+				Columns: []*schema.Column{DebtsColumns[7], DebtsColumns[0]},
+			},
+			{
 				Name:    "debt_open_by_id",
 				Unique:  false,
 				Columns: []*schema.Column{DebtsColumns[7], DebtsColumns[0]},
