@@ -64,7 +64,7 @@ cleanup() {
     kill "$server_pid"; wait "$server_pid" 2>/dev/null || true
   fi
   if [ -n "$key_id" ]; then
-    "$tmp/debtql" apikey revoke "$key_id" --database-url "$DEBTQL_URL_DB" >/dev/null 2>&1 || true
+    "$tmp/debtql" apikey revoke --database-url "$DEBTQL_URL_DB" "$key_id" >/dev/null 2>&1 || true
   fi
   rm -rf "$tmp"
 }
