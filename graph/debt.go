@@ -4,6 +4,8 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
+	"errors"
+	"fmt"
 	"sort"
 	"strconv"
 	"strings"
@@ -331,35 +333,49 @@ func (r *Resolver) lockedDebt(ctx context.Context, clientID string, id scalar.In
 }
 
 // addDebtPayment records a payment on a debt item (api.md §5).
+//
+// Every payment on a debt updates the debt's row and its item's, whose row
+// locks are held until COMMIT, so payments on one debt queue behind one
+// another for as long as those locks are held. The checks, the reads and
+// the insert therefore come first, without locks, and the two updates last,
+// each one statement that returns the new amounts: the locks are held for
+// two statements and the commit, and answering the payment (with its debt
+// and item) sends no further query. The debt's update re-checks that it is
+// not withdrawn, so a withdrawal that commits in between still refuses the
+// payment.
 func (r *Resolver) addDebtPayment(ctx context.Context, clientID string, in collection.PaymentRecord) (*ent.Payment, error) {
 	if err := in.Check(r.clock.At()); err != nil {
 		return nil, apierr.Prefix(err, "input")
 	}
-	d, err := r.lockedDebt(ctx, clientID, in.DebtID)
-	if err != nil {
-		return nil, err
-	}
-	if d.WithdrawnAt != nil {
-		return nil, apierr.New(apierr.Conflict, "debt %d is withdrawn: payments cannot be added", d.ID)
+	tx := ent.TxFromContext(ctx)
+	if tx == nil {
+		return nil, errors.New("addDebtPayment runs in the mutation's transaction")
 	}
 	db := r.db(ctx)
-	n, err := db.DebtInvoice.Update().
-		Where(debtinvoice.ID(in.InvoiceID), debtinvoice.DebtID(d.ID)).
-		AddPaidAmount(in.Amount).
-		Save(ctx)
+	d, err := db.Debt.Query().
+		Where(debt.ClientID(clientID), debt.ID(in.DebtID)).
+		WithInvoices(func(q *ent.DebtInvoiceQuery) { q.Where(debtinvoice.ID(in.InvoiceID)) }).
+		Only(ctx)
+	if ent.IsNotFound(err) {
+		return nil, apierr.New(apierr.NotFound, "debt %d does not exist", in.DebtID)
+	}
 	if err != nil {
 		return nil, err
 	}
-	if n == 0 {
+	withdrawn := func() error {
+		return apierr.New(apierr.Conflict, "debt %d is withdrawn: payments cannot be added", d.ID)
+	}
+	if d.WithdrawnAt != nil {
+		return nil, withdrawn()
+	}
+	if len(d.Edges.Invoices) != 1 {
 		return nil, apierr.Invalid("input.invoiceId", "must be the id of an item (DebtInvoice) of debt %d", d.ID)
 	}
-	if err := db.Debt.UpdateOne(d).AddPaidAmount(in.Amount).Exec(ctx); err != nil {
-		return nil, err
-	}
+	item := d.Edges.Invoices[0]
 	p, err := db.Payment.Create().
 		SetClientID(clientID).
 		SetDebtID(d.ID).
-		SetDebtInvoiceID(in.InvoiceID).
+		SetDebtInvoiceID(item.ID).
 		SetAmount(in.Amount).
 		SetTransactionDate(in.TransactionDate).
 		SetSource(payment.SourceREPORTED).
@@ -367,17 +383,72 @@ func (r *Resolver) addDebtPayment(ctx context.Context, clientID string, in colle
 	if err != nil {
 		return nil, err
 	}
-	// The row was read under its lock: the sum after is the sum before
-	// plus this payment.
+	// The locks, last.
+	now := time.Now().UTC().Truncate(time.Microsecond)
+	b := sql.Dialect(tx.Dialect())
+	paid, ok, err := addReturning(ctx, tx, b.Update(debt.Table).
+		Add(debt.FieldPaidAmount, int64(in.Amount)).
+		Set(debt.FieldUpdatedAt, now).
+		Where(sql.And(sql.EQ(debt.FieldID, d.ID), sql.EQ(debt.FieldClientID, clientID), sql.IsNull(debt.FieldWithdrawnAt))).
+		Returning(debt.FieldPaidAmount))
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, withdrawn() // withdrawn since it was read; the transaction rolls back
+	}
+	d.PaidAmount, d.UpdatedAt = paid, now
+	itemPaid, ok, err := addReturning(ctx, tx, b.Update(debtinvoice.Table).
+		Add(debtinvoice.FieldPaidAmount, int64(in.Amount)).
+		Where(sql.EQ(debtinvoice.FieldID, item.ID)).
+		Returning(debtinvoice.FieldPaidAmount))
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, fmt.Errorf("debt item %d vanished while paying it", item.ID)
+	}
+	item.PaidAmount = itemPaid
+	// The debt's statuses around the payment, from the sum its update
+	// returned under the row lock: exact even when payments race. (Written
+	// after the updates, so it lengthens the lock's hold by the event's
+	// inserts; an event with a guessed "before" would be wrong.)
 	debtRecord := touchedInt(auditeventrecord.RecordTypeDEBT, d.ID)
-	debtRecord.before = r.debtStatuses(d)
-	paid := *d
-	paid.PaidAmount += in.Amount
-	debtRecord.after = r.debtStatuses(&paid)
-	return auditResult(r, ctx, p, nil, &clientID, &d.ID,
+	before := *d
+	before.PaidAmount = paid - in.Amount
+	debtRecord.before = r.debtStatuses(&before)
+	debtRecord.after = r.debtStatuses(d)
+	if err := r.audit(ctx, &clientID, &d.ID,
 		touchedInt(auditeventrecord.RecordTypePAYMENT, p.ID),
 		debtRecord,
-		touchedInt(auditeventrecord.RecordTypeDEBT_INVOICE, in.InvoiceID))
+		touchedInt(auditeventrecord.RecordTypeDEBT_INVOICE, item.ID)); err != nil {
+		return nil, err
+	}
+	// d has only this item loaded: hand out a copy without edges, whose
+	// invoices (and the rest) load when asked for.
+	paidDebt := *d
+	paidDebt.Edges = ent.DebtEdges{}
+	p.SetLoadedEdges(&paidDebt, item)
+	return p, nil
+}
+
+// addReturning runs an UPDATE that returns one amount, and reports whether
+// it updated a row.
+func addReturning(ctx context.Context, tx *ent.Tx, u *sql.UpdateBuilder) (collection.Money, bool, error) {
+	query, args := u.Query()
+	rows, err := tx.QueryContext(ctx, query, args...)
+	if err != nil {
+		return 0, false, err
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		return 0, false, rows.Err()
+	}
+	var v int64
+	if err := rows.Scan(&v); err != nil {
+		return 0, false, err
+	}
+	return collection.Money(v), true, rows.Close()
 }
 
 // withdrawDebt withdraws a debt (api.md §5, §8): a closed debt is CONFLICT.

@@ -371,13 +371,7 @@ type DebtResolver interface {
 	Invoices(ctx context.Context, obj *ent.Debt) ([]*ent.DebtInvoice, error)
 	Payments(ctx context.Context, obj *ent.Debt) ([]*ent.Payment, error)
 
-	RemainingAmount(ctx context.Context, obj *ent.Debt) (collection.Money, error)
-	OverpaidAmount(ctx context.Context, obj *ent.Debt) (collection.Money, error)
-	PaymentStatus(ctx context.Context, obj *ent.Debt) (collection.PaymentStatus, error)
-	MainStatus(ctx context.Context, obj *ent.Debt) (collection.CollectionStage, error)
 	UnderStatus(ctx context.Context, obj *ent.Debt) (collection.CollectionSubStatus, error)
-	ActiveStatus(ctx context.Context, obj *ent.Debt) (collection.ActiveStatus, error)
-	IsCompleted(ctx context.Context, obj *ent.Debt) (bool, error)
 
 	Events(ctx context.Context, obj *ent.Debt) ([]*ent.AuditEvent, error)
 }
@@ -7326,7 +7320,7 @@ func (ec *executionContext) _Debt_remainingAmount(ctx context.Context, field gra
 			return ec.fieldContext_Debt_remainingAmount(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Debt().RemainingAmount(ctx, obj)
+			return obj.RemainingAmount(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v collection.Money) graphql.Marshaler {
@@ -7337,7 +7331,7 @@ func (ec *executionContext) _Debt_remainingAmount(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_Debt_remainingAmount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Debt", field, true, true, errors.New("field of type Decimal does not have child fields"))
+	return graphql.NewScalarFieldContext("Debt", field, true, false, errors.New("field of type Decimal does not have child fields"))
 }
 
 func (ec *executionContext) _Debt_overpaidAmount(ctx context.Context, field graphql.CollectedField, obj *ent.Debt) (ret graphql.Marshaler) {
@@ -7349,7 +7343,7 @@ func (ec *executionContext) _Debt_overpaidAmount(ctx context.Context, field grap
 			return ec.fieldContext_Debt_overpaidAmount(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Debt().OverpaidAmount(ctx, obj)
+			return obj.OverpaidAmount(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v collection.Money) graphql.Marshaler {
@@ -7360,7 +7354,7 @@ func (ec *executionContext) _Debt_overpaidAmount(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_Debt_overpaidAmount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Debt", field, true, true, errors.New("field of type Decimal does not have child fields"))
+	return graphql.NewScalarFieldContext("Debt", field, true, false, errors.New("field of type Decimal does not have child fields"))
 }
 
 func (ec *executionContext) _Debt_paymentStatus(ctx context.Context, field graphql.CollectedField, obj *ent.Debt) (ret graphql.Marshaler) {
@@ -7372,7 +7366,7 @@ func (ec *executionContext) _Debt_paymentStatus(ctx context.Context, field graph
 			return ec.fieldContext_Debt_paymentStatus(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Debt().PaymentStatus(ctx, obj)
+			return obj.PaymentStatus(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v collection.PaymentStatus) graphql.Marshaler {
@@ -7383,7 +7377,7 @@ func (ec *executionContext) _Debt_paymentStatus(ctx context.Context, field graph
 	)
 }
 func (ec *executionContext) fieldContext_Debt_paymentStatus(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Debt", field, true, true, errors.New("field of type PaymentStatus does not have child fields"))
+	return graphql.NewScalarFieldContext("Debt", field, true, false, errors.New("field of type PaymentStatus does not have child fields"))
 }
 
 func (ec *executionContext) _Debt_mainStatus(ctx context.Context, field graphql.CollectedField, obj *ent.Debt) (ret graphql.Marshaler) {
@@ -7395,7 +7389,7 @@ func (ec *executionContext) _Debt_mainStatus(ctx context.Context, field graphql.
 			return ec.fieldContext_Debt_mainStatus(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Debt().MainStatus(ctx, obj)
+			return obj.MainStatus(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v collection.CollectionStage) graphql.Marshaler {
@@ -7406,7 +7400,7 @@ func (ec *executionContext) _Debt_mainStatus(ctx context.Context, field graphql.
 	)
 }
 func (ec *executionContext) fieldContext_Debt_mainStatus(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Debt", field, true, true, errors.New("field of type CollectionStage does not have child fields"))
+	return graphql.NewScalarFieldContext("Debt", field, true, false, errors.New("field of type CollectionStage does not have child fields"))
 }
 
 func (ec *executionContext) _Debt_underStatus(ctx context.Context, field graphql.CollectedField, obj *ent.Debt) (ret graphql.Marshaler) {
@@ -7441,7 +7435,7 @@ func (ec *executionContext) _Debt_activeStatus(ctx context.Context, field graphq
 			return ec.fieldContext_Debt_activeStatus(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Debt().ActiveStatus(ctx, obj)
+			return obj.ActiveStatus(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v collection.ActiveStatus) graphql.Marshaler {
@@ -7452,7 +7446,7 @@ func (ec *executionContext) _Debt_activeStatus(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_Debt_activeStatus(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Debt", field, true, true, errors.New("field of type ActiveStatus does not have child fields"))
+	return graphql.NewScalarFieldContext("Debt", field, true, false, errors.New("field of type ActiveStatus does not have child fields"))
 }
 
 func (ec *executionContext) _Debt_isCompleted(ctx context.Context, field graphql.CollectedField, obj *ent.Debt) (ret graphql.Marshaler) {
@@ -7464,7 +7458,7 @@ func (ec *executionContext) _Debt_isCompleted(ctx context.Context, field graphql
 			return ec.fieldContext_Debt_isCompleted(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Debt().IsCompleted(ctx, obj)
+			return obj.IsCompleted(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
@@ -7475,7 +7469,7 @@ func (ec *executionContext) _Debt_isCompleted(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_Debt_isCompleted(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Debt", field, true, true, errors.New("field of type Boolean does not have child fields"))
+	return graphql.NewScalarFieldContext("Debt", field, true, false, errors.New("field of type Boolean does not have child fields"))
 }
 
 func (ec *executionContext) _Debt_withdrawnAt(ctx context.Context, field graphql.CollectedField, obj *ent.Debt) (ret graphql.Marshaler) {
@@ -14605,157 +14599,25 @@ func (ec *executionContext) _Debt(ctx context.Context, sel ast.SelectionSet, obj
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "remainingAmount":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Debt_remainingAmount(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Debt_remainingAmount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "overpaidAmount":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Debt_overpaidAmount(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Debt_overpaidAmount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "paymentStatus":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Debt_paymentStatus(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Debt_paymentStatus(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "mainStatus":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Debt_mainStatus(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Debt_mainStatus(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "underStatus":
 			field := field
 
@@ -14795,81 +14657,15 @@ func (ec *executionContext) _Debt(ctx context.Context, sel ast.SelectionSet, obj
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "activeStatus":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Debt_activeStatus(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Debt_activeStatus(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "isCompleted":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Debt_isCompleted(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Debt_isCompleted(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "withdrawnAt":
 			out.Values[i] = ec._Debt_withdrawnAt(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {

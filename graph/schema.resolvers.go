@@ -77,39 +77,9 @@ func (r *debtResolver) Payments(ctx context.Context, obj *ent.Debt) ([]*ent.Paym
 	return sortPayments(payments), err
 }
 
-// RemainingAmount is the resolver for the remainingAmount field.
-func (r *debtResolver) RemainingAmount(ctx context.Context, obj *ent.Debt) (collection.Money, error) {
-	return r.debtProjection(obj).Remaining, nil
-}
-
-// OverpaidAmount is the resolver for the overpaidAmount field.
-func (r *debtResolver) OverpaidAmount(ctx context.Context, obj *ent.Debt) (collection.Money, error) {
-	return r.debtProjection(obj).Overpaid, nil
-}
-
-// PaymentStatus is the resolver for the paymentStatus field.
-func (r *debtResolver) PaymentStatus(ctx context.Context, obj *ent.Debt) (collection.PaymentStatus, error) {
-	return r.debtProjection(obj).Payment, nil
-}
-
-// MainStatus is the resolver for the mainStatus field.
-func (r *debtResolver) MainStatus(ctx context.Context, obj *ent.Debt) (collection.CollectionStage, error) {
-	return r.debtProjection(obj).Main, nil
-}
-
 // UnderStatus is the resolver for the underStatus field.
 func (r *debtResolver) UnderStatus(ctx context.Context, obj *ent.Debt) (collection.CollectionSubStatus, error) {
 	return r.debtProjection(obj).Under, nil
-}
-
-// ActiveStatus is the resolver for the activeStatus field.
-func (r *debtResolver) ActiveStatus(ctx context.Context, obj *ent.Debt) (collection.ActiveStatus, error) {
-	return r.debtProjection(obj).Active, nil
-}
-
-// IsCompleted is the resolver for the isCompleted field.
-func (r *debtResolver) IsCompleted(ctx context.Context, obj *ent.Debt) (bool, error) {
-	return r.debtProjection(obj).IsCompleted, nil
 }
 
 // Events is the resolver for the events field.

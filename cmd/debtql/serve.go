@@ -40,6 +40,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err := c.validate(); err != nil {
 		return err
 	}
+	tuneGC()
 	origins, err := server.ParseOrigins(c.corsOrigins)
 	if err != nil {
 		return fmt.Errorf("--cors-origins: %w", err)
@@ -88,6 +89,11 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		SeparateMetrics:      c.metricsAddr != "",
 		TracerProvider:       tracerProvider,
 	})
+	stopPprof, err := startPprof(os.Getenv("DEBTQL_PPROF_ADDR"), log)
+	if err != nil {
+		return fmt.Errorf("listening on %s (DEBTQL_PPROF_ADDR): %w", os.Getenv("DEBTQL_PPROF_ADDR"), err)
+	}
+	defer stopPprof()
 	ln, err := net.Listen("tcp", c.addr)
 	if err != nil {
 		return fmt.Errorf("listening on %s: %w", c.addr, err)
@@ -103,7 +109,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		servers = append(servers, httpServer(c.metricsAddr, handler.MetricsHandler()))
 		listeners = append(listeners, mln)
 	}
-	log.Info("DebtQL is listening", "addr", ln.Addr().String(), "database", db.Dialect, "graphiql", "http://"+displayAddr(ln.Addr())+"/", "tz", loc.String())
+	log.Info("DebtQL is listening", "addr", ln.Addr().String(), "database", db.Dialect, "pool", db.PoolSize(), "graphiql", "http://"+displayAddr(ln.Addr())+"/", "tz", loc.String())
 	if len(listeners) > 1 {
 		log.Info("metrics are served on their own address", "metrics", "http://"+displayAddr(listeners[1].Addr())+"/metrics")
 	}

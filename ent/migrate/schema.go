@@ -197,6 +197,11 @@ var (
 				Columns: []*schema.Column{DebtsColumns[7], DebtsColumns[3], DebtsColumns[0]},
 			},
 			{
+				Name:    "debt_client_id_id",
+				Unique:  false,
+				Columns: []*schema.Column{DebtsColumns[7], DebtsColumns[0]},
+			},
+			{
 				Name:    "debt_open_by_id",
 				Unique:  false,
 				Columns: []*schema.Column{DebtsColumns[7], DebtsColumns[0]},
@@ -315,6 +320,45 @@ var (
 				Name:    "debtor_client_id_name_id",
 				Unique:  false,
 				Columns: []*schema.Column{DebtorsColumns[17], DebtorsColumns[6], DebtorsColumns[0]},
+			},
+			{
+				Name:    "debtor_name_trgm",
+				Unique:  false,
+				Columns: []*schema.Column{DebtorsColumns[17], DebtorsColumns[7]},
+				Annotation: &entsql.IndexAnnotation{
+					OpClassColumns: map[string]string{
+						DebtorsColumns[7].Name: "gin_trgm_ops",
+					},
+					Types: map[string]string{
+						"postgres": "GIN",
+					},
+				},
+			},
+			{
+				Name:    "debtor_identification_trgm",
+				Unique:  false,
+				Columns: []*schema.Column{DebtorsColumns[17], DebtorsColumns[5]},
+				Annotation: &entsql.IndexAnnotation{
+					OpClassColumns: map[string]string{
+						DebtorsColumns[5].Name: "gin_trgm_ops",
+					},
+					Types: map[string]string{
+						"postgres": "GIN",
+					},
+				},
+			},
+			{
+				Name:    "debtor_email_trgm",
+				Unique:  false,
+				Columns: []*schema.Column{DebtorsColumns[17], DebtorsColumns[15]},
+				Annotation: &entsql.IndexAnnotation{
+					OpClassColumns: map[string]string{
+						DebtorsColumns[15].Name: "gin_trgm_ops",
+					},
+					Types: map[string]string{
+						"postgres": "GIN",
+					},
+				},
 			},
 		},
 	}

@@ -65,6 +65,10 @@ func (Debtor) Indexes() []ent.Index {
 		index.Fields("client_id", "identification_key").Unique(),
 		index.Fields("client_id", "created_at", "id"),
 		index.Fields("client_id", "name", "id"),
+		// Substring search (searchTerm) within a client.
+		trigramIndex("debtor_name_trgm", "name_key"),
+		trigramIndex("debtor_identification_trgm", "identification_key"),
+		trigramIndex("debtor_email_trgm", "email_key"),
 	}
 }
 

@@ -111,6 +111,20 @@ func createDatabase(dsn string) (*backend, error) {
 		return nil, err
 	}
 	u.Path = "/" + name
+	// The extensions the schema needs, once per database in public, where
+	// every test's schema finds them (withSearchPath); migrating inside a
+	// test's schema would otherwise create them there, out of the other
+	// tests' sight.
+	ext, err := sql.Open("pgx", u.String())
+	if err != nil {
+		return nil, err
+	}
+	defer ext.Close()
+	for _, e := range store.PostgresExtensions {
+		if _, err := ext.ExecContext(ctx, "CREATE EXTENSION IF NOT EXISTS "+e+" SCHEMA public"); err != nil {
+			return nil, fmt.Errorf("creating extension %s in %s: %w", e, name, err)
+		}
+	}
 	return &backend{postgres: true, baseURL: u.String(), dbName: name, adminDB: dsn}, nil
 }
 
@@ -352,7 +366,7 @@ func PostgresDatabase(t testing.TB) string {
 func withSearchPath(base, schema string) string {
 	u, _ := url.Parse(base)
 	q := u.Query()
-	q.Set("search_path", schema)
+	q.Set("search_path", schema+",public") // public: the extensions (createDatabase)
 	u.RawQuery = q.Encode()
 	return u.String()
 }

@@ -220,6 +220,15 @@ type wireResponse struct {
 }
 
 func encodeResponse(data json.RawMessage, errs gqlerror.List, extensions map[string]any) []byte {
+	if len(errs) == 0 && len(extensions) == 0 && len(data) > 0 {
+		// The common answer: gqlgen's data is compact JSON already, so it is
+		// framed as it is instead of being re-validated and copied by
+		// json.Marshal (a few % of the CPU time of a list).
+		b := make([]byte, 0, len(data)+len(`{"data":}`))
+		b = append(b, `{"data":`...)
+		b = append(b, data...)
+		return append(b, '}')
+	}
 	b, err := json.Marshal(wireResponse{Errors: errs, Data: data, Extensions: extensions})
 	if err != nil {
 		// Only an extension value could fail to encode; answer without it.

@@ -9,6 +9,8 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -63,8 +65,11 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*DB, error) {
 		kind = dialectPostgres
 		db, err = sql.Open("pgx", dsn)
 		if err == nil {
-			db.SetMaxOpenConns(20)
-			db.SetMaxIdleConns(20)
+			n := poolSize()
+			db.SetMaxOpenConns(n)
+			// As many idle as open: at a steady load the pool keeps its
+			// connections instead of closing and reopening them.
+			db.SetMaxIdleConns(n)
 			db.SetConnMaxIdleTime(5 * time.Minute)
 		}
 	default:
@@ -85,12 +90,32 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*DB, error) {
 		_ = db.Close()
 		return nil, fmt.Errorf("store: connecting to the %s database: %w", kind, redact(err, dsn))
 	}
-	var drv dialect.Driver = newTracedDriver(entsql.OpenDB(kind, db))
+	traced := newTracedDriver(entsql.OpenDB(kind, db))
+	var drv dialect.Driver = traced
+	if kind == dialectPostgres {
+		drv = patternDriver{traced}
+	}
 	if o.wrap != nil {
 		drv = o.wrap(drv)
 	}
 	return &DB{Client: ent.NewClient(ent.Driver(drv)), SQL: db, Dialect: kind}, nil
 }
+
+// DefaultPoolSize is the most PostgreSQL connections a server opens, unless
+// DEBTQL_DB_MAX_CONNS says otherwise.
+const DefaultPoolSize = 20
+
+// poolSize is DEBTQL_DB_MAX_CONNS when it is a positive number, else
+// DefaultPoolSize.
+func poolSize() int {
+	if n, err := strconv.Atoi(os.Getenv("DEBTQL_DB_MAX_CONNS")); err == nil && n > 0 {
+		return n
+	}
+	return DefaultPoolSize
+}
+
+// PoolSize is the most connections the pool opens.
+func (d *DB) PoolSize() int { return d.SQL.Stats().MaxOpenConnections }
 
 const (
 	dialectPostgres = dialect.Postgres
@@ -121,6 +146,11 @@ func sqliteDSN(path string) string {
 	q.Set("_txlock", "immediate")
 	return base + sep + q.Encode()
 }
+
+// PostgresExtensions are the extensions the PostgreSQL schema needs:
+// pg_trgm for trigram (substring search) indexes, btree_gin for client_id in
+// the same GIN index. The migration search_extensions creates them.
+var PostgresExtensions = []string{"pg_trgm", "btree_gin"}
 
 // Migrate brings the schema up to date: on PostgreSQL by applying the
 // embedded versioned migrations (ApplyMigrations), on SQLite by ent's
