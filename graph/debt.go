@@ -60,6 +60,17 @@ func (r *Resolver) debts(ctx context.Context, clientID, debtorID string, filter 
 // debtQuery checks a debt list's arguments and returns the query of the
 // client's debts that match the filter, the page to read and its order.
 func (r *Resolver) debtQuery(ctx context.Context, clientID string, filter *DebtFilter, orderBy *ent.DebtOrder, args pageArgs) (*ent.DebtQuery, ent.Paging, listOrder, *ent.DebtOrder, error) {
+	q, p, lo, order, err := r.debtListQuery(ctx, filter, orderBy, args)
+	if err != nil {
+		return nil, p, lo, nil, err
+	}
+	return q.Where(debt.ClientID(clientID)), p, lo, order, nil
+}
+
+// debtListQuery checks a debt list's arguments and returns the query of the
+// debts (of every client) that match the filter, the page to read and its
+// order.
+func (r *Resolver) debtListQuery(ctx context.Context, filter *DebtFilter, orderBy *ent.DebtOrder, args pageArgs) (*ent.DebtQuery, ent.Paging, listOrder, *ent.DebtOrder, error) {
 	order := defaultDebtOrder
 	if orderBy != nil {
 		order = orderBy
@@ -73,7 +84,7 @@ func (r *Resolver) debtQuery(ctx context.Context, clientID string, filter *DebtF
 	if err != nil {
 		return nil, p, lo, nil, err
 	}
-	return r.db(ctx).Debt.Query().Where(debt.ClientID(clientID)).Where(preds...), p, lo, order, nil
+	return r.db(ctx).Debt.Query().Where(preds...), p, lo, order, nil
 }
 
 // debtFilter builds the predicates of a DebtFilter (api.md §7).

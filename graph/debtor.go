@@ -21,6 +21,25 @@ var defaultDebtorOrder = &ent.DebtorOrder{Direction: entgql.OrderDirectionDesc, 
 
 // debtors lists a client's debtors; the caller has authorized the client.
 func (r *Resolver) debtors(ctx context.Context, clientID string, filter *DebtorFilter, orderBy *ent.DebtorOrder, args pageArgs) (*ent.DebtorConnection, error) {
+	q, p, lo, order, err := r.debtorListQuery(ctx, filter, orderBy, args)
+	if err != nil {
+		return nil, err
+	}
+	conn, err := q.Where(debtor.ClientID(clientID)).Page(ctx, p, ent.WithDebtorOrder(order))
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range conn.Edges {
+		lo.tagCursors(&e.Cursor)
+	}
+	r.primeDebtors(ctx, clientID, conn.Nodes())
+	return conn, nil
+}
+
+// debtorListQuery checks a debtor list's arguments and returns the query of
+// the debtors (of every client) that match the filter, the page to read and
+// its order.
+func (r *Resolver) debtorListQuery(ctx context.Context, filter *DebtorFilter, orderBy *ent.DebtorOrder, args pageArgs) (*ent.DebtorQuery, ent.Paging, listOrder, *ent.DebtorOrder, error) {
 	order, value := defaultDebtorOrder, cursorValue(timeValue)
 	if orderBy != nil {
 		order = orderBy
@@ -31,25 +50,13 @@ func (r *Resolver) debtors(ctx context.Context, clientID string, filter *DebtorF
 	lo := newListOrder("debtors", order.Field.String(), order.Direction, value, true)
 	p, err := args.paging(lo)
 	if err != nil {
-		return nil, err
+		return nil, p, lo, nil, err
 	}
 	preds, err := debtorFilter(filter, r.clock.At())
 	if err != nil {
-		return nil, err
+		return nil, p, lo, nil, err
 	}
-	conn, err := r.db(ctx).Debtor.Query().Where(debtor.ClientID(clientID)).Where(preds...).
-		Page(ctx, p, ent.WithDebtorOrder(order))
-	if err != nil {
-		return nil, err
-	}
-	for _, e := range conn.Edges {
-		lo.tagCursors(&e.Cursor)
-	}
-	r.loaders(ctx).debtorDebts.prime(conn.Nodes()...)
-	for _, d := range conn.Nodes() {
-		r.loaders(ctx).debtPages.prime(d.ClientID, d.ID)
-	}
-	return conn, nil
+	return r.db(ctx).Debtor.Query().Where(preds...), p, lo, order, nil
 }
 
 // debtorFilter builds the predicates of a DebtorFilter (api.md §7). Each

@@ -32,22 +32,12 @@ var invoiceCursorValues = map[string]cursorValue{
 
 // invoices lists a client's invoices; the caller has authorized the client.
 func (r *Resolver) invoices(ctx context.Context, clientID string, filter *InvoiceFilter, orderBy *ent.InvoiceOrder, args pageArgs) (*ent.InvoiceConnection, error) {
-	order := defaultInvoiceOrder
-	if orderBy != nil {
-		order = orderBy
-	}
-	lo := newListOrder("invoices", order.Field.String(), order.Direction, invoiceCursorValues[order.Field.String()], true)
-	p, err := args.paging(lo)
-	if err != nil {
-		return nil, err
-	}
-	preds, err := invoiceFilter(filter, r.clock.At())
+	q, p, lo, order, err := r.invoiceListQuery(ctx, filter, orderBy, args)
 	if err != nil {
 		return nil, err
 	}
 	r.loaders(ctx).invoiceDebt.add(nodeSelection(ctx, "debt"))
-	conn, err := r.db(ctx).Invoice.Query().Where(invoice.ClientID(clientID)).Where(preds...).
-		Page(ctx, p, ent.WithInvoiceOrder(order))
+	conn, err := q.Where(invoice.ClientID(clientID)).Page(ctx, p, ent.WithInvoiceOrder(order))
 	if err != nil {
 		return nil, err
 	}
@@ -56,6 +46,26 @@ func (r *Resolver) invoices(ctx context.Context, clientID string, filter *Invoic
 	}
 	r.loaders(ctx).invoiceFacts.prime(conn.Nodes()...)
 	return conn, nil
+}
+
+// invoiceListQuery checks an invoice list's arguments and returns the query
+// of the invoices (of every client) that match the filter, the page to read
+// and its order.
+func (r *Resolver) invoiceListQuery(ctx context.Context, filter *InvoiceFilter, orderBy *ent.InvoiceOrder, args pageArgs) (*ent.InvoiceQuery, ent.Paging, listOrder, *ent.InvoiceOrder, error) {
+	order := defaultInvoiceOrder
+	if orderBy != nil {
+		order = orderBy
+	}
+	lo := newListOrder("invoices", order.Field.String(), order.Direction, invoiceCursorValues[order.Field.String()], true)
+	p, err := args.paging(lo)
+	if err != nil {
+		return nil, p, lo, nil, err
+	}
+	preds, err := invoiceFilter(filter, r.clock.At())
+	if err != nil {
+		return nil, p, lo, nil, err
+	}
+	return r.db(ctx).Invoice.Query().Where(preds...), p, lo, order, nil
 }
 
 // invoiceFilter builds the predicates of an InvoiceFilter (api.md §7). Each

@@ -11,6 +11,7 @@ import (
 	"github.com/debtql/debtql/ent"
 	"github.com/debtql/debtql/ent/debt"
 	"github.com/debtql/debtql/ent/debtinvoice"
+	"github.com/debtql/debtql/ent/debtor"
 	"github.com/debtql/debtql/ent/invoice"
 	"github.com/debtql/debtql/internal/scalar"
 )
@@ -24,7 +25,10 @@ import (
 // itemInvoices finds the client's registered invoice of each debt item's
 // number (DebtInvoice.invoice): for the items of every primed debt at once.
 type itemInvoices struct {
-	mu       sync.Mutex
+	mu sync.Mutex // held while loading: one load at a time
+	// pmu guards the maps: loads prime other batches, so priming never
+	// waits for a load.
+	pmu      sync.Mutex
 	pending  map[scalar.IntID]bool // debts whose items' invoices are not loaded yet
 	loaded   map[scalar.IntID]bool
 	byNumber map[[2]string]*ent.Invoice // by client id and invoice number
@@ -36,8 +40,8 @@ func newItemInvoices() *itemInvoices {
 
 // prime registers debts whose items' invoices may be wanted.
 func (l *itemInvoices) prime(debts ...*ent.Debt) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
+	l.pmu.Lock()
+	defer l.pmu.Unlock()
 	for _, d := range debts {
 		if !l.loaded[d.ID] {
 			l.pending[d.ID] = true
@@ -50,14 +54,19 @@ func (l *itemInvoices) get(ctx context.Context, r *Resolver, item *ent.DebtInvoi
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	key := [2]string{item.ClientID, item.InvoiceNumber}
+	l.pmu.Lock()
 	if l.loaded[item.DebtID] {
+		defer l.pmu.Unlock()
 		return l.byNumber[key], nil
 	}
 	l.pending[item.DebtID] = true
 	ids := make([]any, 0, len(l.pending))
+	debts := make([]scalar.IntID, 0, len(l.pending))
 	for id := range l.pending {
 		ids = append(ids, id)
+		debts = append(debts, id)
 	}
+	l.pmu.Unlock()
 	// The invoices whose client and number an item of the debts holds.
 	invoices, err := r.db(ctx).Invoice.Query().
 		Where(func(s *sql.Selector) {
@@ -72,79 +81,85 @@ func (l *itemInvoices) get(ctx context.Context, r *Resolver, item *ent.DebtInvoi
 	if err != nil {
 		return nil, err
 	}
+	r.loaders(ctx).invoiceFacts.prime(invoices...)
+	l.pmu.Lock()
+	defer l.pmu.Unlock()
 	for _, inv := range invoices {
 		l.byNumber[[2]string{inv.ClientID, inv.InvoiceNumber}] = inv
 	}
-	for id := range l.pending {
+	for _, id := range debts {
 		l.loaded[id] = true
 		delete(l.pending, id)
 	}
-	r.loaders(ctx).invoiceFacts.prime(invoices...)
 	return l.byNumber[key], nil
 }
 
-// debtPages serves the debts connection nested under debtors
-// (Debtor.debts): the pages of every primed debtor of a client are read
-// together, one set of queries per field of the operation.
-type debtPages struct {
+// groupPages serves a connection nested under the records of lists (the
+// debts of each debtor, the debts, debtors and invoices of each client): the
+// pages of every primed record are read together, one set of queries per
+// field of the operation (PageEach, grouped by the record's id).
+type groupPages[C any] struct {
 	mu sync.Mutex // held while a page is read: one read per field
-	// debtors are the primed debtors' clients, by debtor id. Reading a
-	// page primes more, so they have a lock of their own.
+	// primed are the primed records' clients, by record id. Reading a page
+	// primes more, so they have a lock of their own.
 	primeMu sync.Mutex
-	debtors map[string]string
-	// pages are the pages read, by field and debtor id.
-	pages map[*ast.Field]map[string]*ent.DebtConnection
+	primed  map[string]string
+	// pages are the pages read, by field and record id.
+	pages map[*ast.Field]map[string]C
 }
 
-func newDebtPages() *debtPages {
-	return &debtPages{debtors: map[string]string{}, pages: map[*ast.Field]map[string]*ent.DebtConnection{}}
+func newGroupPages[C any]() *groupPages[C] {
+	return &groupPages[C]{primed: map[string]string{}, pages: map[*ast.Field]map[string]C{}}
 }
 
-// prime registers a client's debtors whose debts may be wanted.
-func (l *debtPages) prime(clientID string, debtorIDs ...string) {
+// prime registers a client's records whose connections may be wanted.
+func (l *groupPages[C]) prime(clientID string, ids ...string) {
 	l.primeMu.Lock()
 	defer l.primeMu.Unlock()
-	for _, id := range debtorIDs {
+	for _, id := range ids {
 		if id != "" {
-			l.debtors[id] = clientID
+			l.primed[id] = clientID
 		}
 	}
 }
 
-// get returns the page of d's debts that the field of ctx asks for, reading
-// it with the pages of the other primed debtors of d's client.
-func (l *debtPages) get(ctx context.Context, d *ent.Debtor, load func(debtorIDs []string) (map[string]*ent.DebtConnection, error)) (*ent.DebtConnection, error) {
+// get returns the page of the connection of record id (of client
+// clientID) that the field of ctx asks for, reading it with the pages of the
+// other primed records. load reads the pages of the records it is given,
+// with their clients by record id.
+func (l *groupPages[C]) get(ctx context.Context, clientID, id string, load func(clientOf map[string]string) (map[string]C, error)) (C, error) {
 	fc := graphql.GetFieldContext(ctx)
 	if fc == nil || fc.Field.Field == nil {
-		conns, err := load([]string{d.ID})
-		return conns[d.ID], err
+		conns, err := load(map[string]string{id: clientID})
+		return conns[id], err
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	pages := l.pages[fc.Field.Field]
-	if c, ok := pages[d.ID]; ok {
+	if c, ok := pages[id]; ok {
 		return c, nil
 	}
 	if pages == nil {
-		pages = map[string]*ent.DebtConnection{}
+		pages = map[string]C{}
 		l.pages[fc.Field.Field] = pages
 	}
-	ids := []string{d.ID}
+	clientOf := map[string]string{id: clientID}
 	l.primeMu.Lock()
-	for id, client := range l.debtors {
-		if _, done := pages[id]; !done && client == d.ClientID && id != d.ID {
-			ids = append(ids, id)
+	for p, c := range l.primed {
+		if _, done := pages[p]; !done && p != id {
+			clientOf[p] = c
 		}
 	}
 	l.primeMu.Unlock()
-	conns, err := load(ids)
+	conns, err := load(clientOf)
 	if err != nil {
-		return nil, err
+		var zero C
+		return zero, err
 	}
-	for id, c := range conns {
-		pages[id] = c
+	for k, c := range conns {
+		pages[k] = c
 	}
-	return pages[d.ID], nil
+	return pages[id], nil
 }
 
 // primeDebts registers the debts of a page with the loaders of the fields
@@ -162,16 +177,125 @@ func (r *Resolver) primeDebts(ctx context.Context, clientID string, debts []*ent
 	}
 }
 
+// primeClients registers the clients of a page with the loaders of their
+// debts, debtors and invoices.
+func (r *Resolver) primeClients(ctx context.Context, clients []*ent.Creditor) {
+	l := r.loaders(ctx)
+	for _, c := range clients {
+		l.clientDebts.prime(c.ID, c.ID)
+		l.clientDebtors.prime(c.ID, c.ID)
+		l.clientInvoices.prime(c.ID, c.ID)
+	}
+}
+
+// primeDebtors registers the debtors of a page with the loaders of the
+// fields nested under them: their statuses and debts.
+func (r *Resolver) primeDebtors(ctx context.Context, clientID string, debtors []*ent.Debtor) {
+	l := r.loaders(ctx)
+	l.debtorDebts.prime(debtors...)
+	for _, d := range debtors {
+		l.debtPages.prime(clientID, d.ID)
+	}
+}
+
 // debtorDebtsPage is Debtor.debts: the page of d's debts, read with those
 // of the other debtors of the operation's lists.
 func (r *Resolver) debtorDebtsPage(ctx context.Context, d *ent.Debtor, filter *DebtFilter, orderBy *ent.DebtOrder, args pageArgs) (*ent.DebtConnection, error) {
-	q, p, lo, order, err := r.debtQuery(ctx, d.ClientID, filter, orderBy, args)
+	q, p, lo, order, err := r.debtListQuery(ctx, filter, orderBy, args)
 	if err != nil {
 		return nil, err
 	}
-	return r.loaders(ctx).debtPages.get(ctx, d, func(ids []string) (map[string]*ent.DebtConnection, error) {
-		conns, err := q.Where(debt.DebtorIDIn(ids...)).
+	return r.loaders(ctx).debtPages.get(ctx, d.ClientID, d.ID, func(clientOf map[string]string) (map[string]*ent.DebtConnection, error) {
+		ids, clients := groups(clientOf)
+		conns, err := q.Where(debt.ClientIDIn(clients...), debt.DebtorIDIn(ids...)).
 			PageEach(ctx, p, debt.FieldDebtorID, ids, func(d *ent.Debt) string { return d.DebtorID }, ent.WithDebtOrder(order))
+		if err != nil {
+			return nil, err
+		}
+		for id, conn := range conns {
+			for _, e := range conn.Edges {
+				lo.tagCursors(&e.Cursor)
+			}
+			r.primeDebts(ctx, clientOf[id], conn.Nodes())
+		}
+		return conns, nil
+	})
+}
+
+// groups returns the record ids of a grouped read and their distinct
+// clients.
+func groups(clientOf map[string]string) (ids, clients []string) {
+	seen := map[string]bool{}
+	for id, c := range clientOf {
+		ids = append(ids, id)
+		if !seen[c] {
+			seen[c] = true
+			clients = append(clients, c)
+		}
+	}
+	return ids, clients
+}
+
+// clientDebtsPage is Client.debts: the page of the client's debts, read
+// with those of the other clients of the operation's clients list.
+func (r *Resolver) clientDebtsPage(ctx context.Context, clientID string, filter *DebtFilter, orderBy *ent.DebtOrder, args pageArgs) (*ent.DebtConnection, error) {
+	q, p, lo, order, err := r.debtListQuery(ctx, filter, orderBy, args)
+	if err != nil {
+		return nil, err
+	}
+	return r.loaders(ctx).clientDebts.get(ctx, clientID, clientID, func(clientOf map[string]string) (map[string]*ent.DebtConnection, error) {
+		ids, _ := groups(clientOf)
+		conns, err := q.Where(debt.ClientIDIn(ids...)).
+			PageEach(ctx, p, debt.FieldClientID, ids, func(d *ent.Debt) string { return d.ClientID }, ent.WithDebtOrder(order))
+		if err != nil {
+			return nil, err
+		}
+		for id, conn := range conns {
+			for _, e := range conn.Edges {
+				lo.tagCursors(&e.Cursor)
+			}
+			r.primeDebts(ctx, id, conn.Nodes())
+		}
+		return conns, nil
+	})
+}
+
+// clientDebtorsPage is Client.debtors: the page of the client's debtors,
+// read with those of the other clients of the operation's clients list.
+func (r *Resolver) clientDebtorsPage(ctx context.Context, clientID string, filter *DebtorFilter, orderBy *ent.DebtorOrder, args pageArgs) (*ent.DebtorConnection, error) {
+	q, p, lo, order, err := r.debtorListQuery(ctx, filter, orderBy, args)
+	if err != nil {
+		return nil, err
+	}
+	return r.loaders(ctx).clientDebtors.get(ctx, clientID, clientID, func(clientOf map[string]string) (map[string]*ent.DebtorConnection, error) {
+		ids, _ := groups(clientOf)
+		conns, err := q.Where(debtor.ClientIDIn(ids...)).
+			PageEach(ctx, p, debtor.FieldClientID, ids, func(d *ent.Debtor) string { return d.ClientID }, ent.WithDebtorOrder(order))
+		if err != nil {
+			return nil, err
+		}
+		for id, conn := range conns {
+			for _, e := range conn.Edges {
+				lo.tagCursors(&e.Cursor)
+			}
+			r.primeDebtors(ctx, id, conn.Nodes())
+		}
+		return conns, nil
+	})
+}
+
+// clientInvoicesPage is Client.invoices: the page of the client's invoices,
+// read with those of the other clients of the operation's clients list.
+func (r *Resolver) clientInvoicesPage(ctx context.Context, clientID string, filter *InvoiceFilter, orderBy *ent.InvoiceOrder, args pageArgs) (*ent.InvoiceConnection, error) {
+	q, p, lo, order, err := r.invoiceListQuery(ctx, filter, orderBy, args)
+	if err != nil {
+		return nil, err
+	}
+	return r.loaders(ctx).clientInvoices.get(ctx, clientID, clientID, func(clientOf map[string]string) (map[string]*ent.InvoiceConnection, error) {
+		r.loaders(ctx).invoiceDebt.add(nodeSelection(ctx, "debt"))
+		ids, _ := groups(clientOf)
+		conns, err := q.Where(invoice.ClientIDIn(ids...)).
+			PageEach(ctx, p, invoice.FieldClientID, ids, func(i *ent.Invoice) string { return i.ClientID }, ent.WithInvoiceOrder(order))
 		if err != nil {
 			return nil, err
 		}
@@ -179,7 +303,7 @@ func (r *Resolver) debtorDebtsPage(ctx context.Context, d *ent.Debtor, filter *D
 			for _, e := range conn.Edges {
 				lo.tagCursors(&e.Cursor)
 			}
-			r.primeDebts(ctx, d.ClientID, conn.Nodes())
+			r.loaders(ctx).invoiceFacts.prime(conn.Nodes()...)
 		}
 		return conns, nil
 	})

@@ -18,7 +18,11 @@ import (
 // loads it for every primed record in one query, instead of one query per
 // record. Field resolvers of a list run concurrently, so it locks.
 type batch[R any, V any] struct {
-	mu      sync.Mutex
+	mu sync.Mutex // held while loading: one load at a time
+	// pmu guards pending and done. Loads prime other batches, so priming
+	// never waits for a load (two loads priming each other's batches
+	// would deadlock).
+	pmu     sync.Mutex
 	key     func(R) string
 	load    func(ctx context.Context, records []R) (map[string]V, error)
 	pending map[string]R
@@ -31,8 +35,8 @@ func newBatch[R any, V any](key func(R) string, load func(context.Context, []R) 
 
 // prime registers records whose values will be wanted.
 func (b *batch[R, V]) prime(records ...R) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
+	b.pmu.Lock()
+	defer b.pmu.Unlock()
 	for _, r := range records {
 		if k := b.key(r); !b.has(k) {
 			b.pending[k] = r
@@ -50,7 +54,9 @@ func (b *batch[R, V]) get(ctx context.Context, r R) (V, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	k := b.key(r)
+	b.pmu.Lock()
 	if v, ok := b.done[k]; ok {
+		b.pmu.Unlock()
 		return v, nil
 	}
 	b.pending[k] = r
@@ -58,11 +64,14 @@ func (b *batch[R, V]) get(ctx context.Context, r R) (V, error) {
 	for _, p := range b.pending {
 		records = append(records, p)
 	}
+	b.pmu.Unlock()
 	values, err := b.load(ctx, records)
 	if err != nil {
 		var zero V
 		return zero, err
 	}
+	b.pmu.Lock()
+	defer b.pmu.Unlock()
 	for _, p := range records {
 		pk := b.key(p)
 		b.done[pk] = values[pk]
@@ -76,7 +85,13 @@ type loaders struct {
 	invoiceFacts *batch[*ent.Invoice, invoiceDebtFacts]
 	debtorDebts  *batch[*ent.Debtor, []collection.DebtFacts]
 	itemInvoice  *itemInvoices
-	debtPages    *debtPages
+	// debtPages are the debts of the debtors of the operation's lists
+	// (Debtor.debts); clientDebts, clientDebtors and clientInvoices the
+	// connections of the clients of its clients list.
+	debtPages      *groupPages[*ent.DebtConnection]
+	clientDebts    *groupPages[*ent.DebtConnection]
+	clientDebtors  *groupPages[*ent.DebtorConnection]
+	clientInvoices *groupPages[*ent.InvoiceConnection]
 	// invoiceDebt is the selection under Invoice.debt in the operation's
 	// invoice lists, which loadInvoiceFacts eager-loads on the debts.
 	invoiceDebt invoiceDebtSelection
@@ -102,11 +117,14 @@ func (r *Resolver) loaders(ctx context.Context) *loaders {
 
 func (r *Resolver) newLoaders() *loaders {
 	return &loaders{
-		invoiceFacts: newBatch(func(i *ent.Invoice) string { return i.ID }, r.loadInvoiceFacts),
-		debtorDebts:  newBatch(func(d *ent.Debtor) string { return d.ID }, r.loadDebtorDebts),
-		itemInvoice:  newItemInvoices(),
-		debtPages:    newDebtPages(),
-		debtEvents:   newBatch(func(d *ent.Debt) string { return strconv.Itoa(int(d.ID)) }, r.loadDebtEvents),
+		invoiceFacts:   newBatch(func(i *ent.Invoice) string { return i.ID }, r.loadInvoiceFacts),
+		debtorDebts:    newBatch(func(d *ent.Debtor) string { return d.ID }, r.loadDebtorDebts),
+		itemInvoice:    newItemInvoices(),
+		debtPages:      newGroupPages[*ent.DebtConnection](),
+		clientDebts:    newGroupPages[*ent.DebtConnection](),
+		clientDebtors:  newGroupPages[*ent.DebtorConnection](),
+		clientInvoices: newGroupPages[*ent.InvoiceConnection](),
+		debtEvents:     newBatch(func(d *ent.Debt) string { return strconv.Itoa(int(d.ID)) }, r.loadDebtEvents),
 	}
 }
 
@@ -161,6 +179,13 @@ func (r *Resolver) loadInvoiceFacts(ctx context.Context, invoices []*ent.Invoice
 				}
 			}
 			out[id] = f
+		}
+	}
+	// The fields under Invoice.debt (its debtor's statuses and debts, its
+	// items' invoices) load for every invoice's debt at once.
+	for _, f := range out {
+		if f.debt != nil {
+			r.primeDebts(ctx, f.debt.ClientID, []*ent.Debt{f.debt})
 		}
 	}
 	return out, nil

@@ -52,17 +52,17 @@ func (r *auditEventResolver) Records(ctx context.Context, obj *ent.AuditEvent) (
 
 // Debtors is the resolver for the debtors field.
 func (r *clientResolver) Debtors(ctx context.Context, obj *ent.Creditor, filter *DebtorFilter, orderBy *ent.DebtorOrder, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) (*ent.DebtorConnection, error) {
-	return r.debtors(ctx, obj.ID, filter, orderBy, pageArgs{page: page, rowsPerPage: rowsPerPage, first: first, after: after, last: last, before: before})
+	return r.clientDebtorsPage(ctx, obj.ID, filter, orderBy, pageArgs{page: page, rowsPerPage: rowsPerPage, first: first, after: after, last: last, before: before})
 }
 
 // Debts is the resolver for the debts field.
 func (r *clientResolver) Debts(ctx context.Context, obj *ent.Creditor, filter *DebtFilter, orderBy *ent.DebtOrder, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) (*ent.DebtConnection, error) {
-	return r.debts(ctx, obj.ID, "", filter, orderBy, pageArgs{page: page, rowsPerPage: rowsPerPage, first: first, after: after, last: last, before: before})
+	return r.clientDebtsPage(ctx, obj.ID, filter, orderBy, pageArgs{page: page, rowsPerPage: rowsPerPage, first: first, after: after, last: last, before: before})
 }
 
 // Invoices is the resolver for the invoices field.
 func (r *clientResolver) Invoices(ctx context.Context, obj *ent.Creditor, filter *InvoiceFilter, orderBy *ent.InvoiceOrder, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) (*ent.InvoiceConnection, error) {
-	return r.invoices(ctx, obj.ID, filter, orderBy, pageArgs{page: page, rowsPerPage: rowsPerPage, first: first, after: after, last: last, before: before})
+	return r.clientInvoicesPage(ctx, obj.ID, filter, orderBy, pageArgs{page: page, rowsPerPage: rowsPerPage, first: first, after: after, last: last, before: before})
 }
 
 // Invoices is the resolver for the invoices field.
@@ -453,6 +453,7 @@ func (r *queryResolver) Clients(ctx context.Context, search *string, page *int, 
 	for _, e := range conn.Edges {
 		lo.tagCursors(&e.Cursor)
 	}
+	r.primeClients(ctx, conn.Nodes())
 	return conn, nil
 }
 

@@ -1,6 +1,7 @@
 package graph_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -86,7 +87,8 @@ const (
     nodes { id invoiceNumber paidAmount remainingAmount status processStatus paymentStatus
       receivableMainStatus receivableSubStatus activeStatus isCompleted
       articles { name quantity }
-      debt { id mainStatus debtor { id name } invoices { id } } } } }`
+      debt { id mainStatus invoices { id }
+        debtor { id name paymentStatus errandStatus errandProcessStatus isCompleted debts(rowsPerPage: 2) { totalCount nodes { id } } } } } } }`
 )
 
 // statementCase is a list query, the path of its connection in the
@@ -120,9 +122,10 @@ var statementCases = []statementCase{
 	// payments and payments: 10.
 	{"debtors", debtorsQuery, []string{"debtors", "nodes"}, 10},
 	// key, client, count, page, articles, the items carrying the invoices'
-	// numbers, their debts, and under Invoice.debt the debtors and items:
-	// 9.
-	{"invoices", invoicesQuery, []string{"invoices", "nodes"}, 9},
+	// numbers, their debts, and under Invoice.debt the debtors and items,
+	// the debtors' debts (statuses) and their nested debts pages (counts
+	// and rows): 12.
+	{"invoices", invoicesQuery, []string{"invoices", "nodes"}, 12},
 }
 
 // A list request issues the same number of SQL statements for a page of 10
@@ -262,6 +265,202 @@ func TestNestedDebtorDebtsPages(t *testing.T) {
 			}
 			if got, want := fmt.Sprintf("%+v", d.Debts), fmt.Sprintf("%+v", want); got != want {
 				t.Errorf("%s, debtor %s: in the list %s, alone %s", args, all.Debtors.Nodes[i].Name, got, want)
+			}
+		}
+	}
+}
+
+// clientsNestedQuery lists clients with each client's connections, nested
+// as deep as the lists above. A batch serves one of the connections only
+// (the debtors' statuses are under debtors, the invoices' facts under
+// invoices): a batch that fields of two connections share loads when its
+// first field asks, so it may load once or twice depending on which
+// connection's fields the server resolves first (never once per client),
+// and the test wants an exact count.
+const clientsNestedQuery = `query($n: Int!) { clients(rowsPerPage: $n) { totalCount nodes { id name
+    debts(rowsPerPage: 5) { totalCount pageInfo { hasNextPage endCursor } edges { cursor node {
+      id originalAmount paidAmount remainingAmount mainStatus underStatus paymentStatus debtor { id name }
+      invoices { id invoiceNumber paidAmount payments { id amount } } payments { id amount transactionDate debt { id } } } } }
+    debtors(rowsPerPage: 5) { totalCount pageInfo { hasNextPage endCursor } nodes { id name paymentStatus errandStatus isCompleted
+      debts(rowsPerPage: 2) { totalCount nodes { id originalAmount mainStatus invoices { id invoiceNumber payments { id } } payments { id amount } } } } }
+    invoices(rowsPerPage: 5) { totalCount pageInfo { hasNextPage endCursor } nodes { id invoiceNumber paidAmount status paymentStatus
+      articles { name quantity } debt { id mainStatus debtor { id name } invoices { id } } } } } } }`
+
+// The clients list with each client's debts, debtors and invoices issues
+// the same statements for a page of 2 clients and a page of 7: each
+// client's connection is read with those of the other clients of the page.
+func TestClientsListStatementCountIsFixed(t *testing.T) {
+	env := apitest.New(t)
+	for range 7 {
+		listFixture(t, env, 3)
+	}
+	counts := map[int]int{}
+	for _, n := range []int{2, 2, 7} { // the first request warms the key's lastUsedAt
+		env.Statements.Reset()
+		r := env.Admin().Do(t, clientsNestedQuery, apitest.Vars{"n": n})
+		counts[n] = env.Statements.Count()
+		if got := rows(t, r, []string{"clients", "nodes"}); got != n {
+			t.Fatalf("page of %d has %d rows: %s", n, got, r.Body)
+		}
+		t.Logf("clients, page of %d: %d statements", n, counts[n])
+	}
+	// key, the clients' count and page; debts of all clients: count,
+	// page, debtors, items, items' payments, payments, payments' debt (7);
+	// debtors: count, page, their debts (statuses), the nested debts'
+	// count and rows, their items, items' payments, payments (8); invoices:
+	// count, page, articles, the items carrying their numbers, their
+	// debts, and under Invoice.debt the debtors and items (7): 25.
+	const want = 25
+	if counts[2] != counts[7] {
+		t.Errorf("a page of 2 clients issues %d statements, a page of 7 %d: want the same", counts[2], counts[7])
+	}
+	if counts[7] != want {
+		t.Errorf("%d statements, want %d", counts[7], want)
+	}
+	if t.Failed() {
+		for i, s := range env.Statements.Log() {
+			t.Logf("  %d: %.300s", i+1, s)
+		}
+	}
+}
+
+// The connections of the clients of a clients list are read for all of
+// them at once (a window function numbers each client's records): each
+// client's page is the one its own lists give (client(id) and the
+// top-level list under its clientId), with the same cursors and errors, in
+// every paging mode, order and filter.
+func TestNestedClientPages(t *testing.T) {
+	env := apitest.New(t)
+	// Clients with 4, 1 and 0 debtors (and their debts and invoices).
+	big := listFixture(t, env, 4)
+	small := listFixture(t, env, 1)
+	empty, _ := env.NewClient(t, "Empty AB")
+	ids := []string{big, small, empty}
+
+	// first is the end cursor of the first two rows of the big client's
+	// list in the given order, for after and before.
+	first := func(list, order string) string {
+		var out map[string]struct{ PageInfo struct{ EndCursor string } }
+		env.Admin().Do(t, `query($c: UUID!) { `+list+`(clientId: $c, first: 2`+order+`) { pageInfo { endCursor } } }`,
+			apitest.Vars{"c": big}).OK(t, &out)
+		return out[list].PageInfo.EndCursor
+	}
+	type mode struct{ args, cursorOrder string }
+	lists := []struct {
+		list, fields string
+		modes        []mode
+	}{
+		{"debts", `id originalAmount debtor { id name }`, []mode{
+			{`rowsPerPage: 2`, ""}, {`rowsPerPage: 2, page: 2`, ""}, {`rowsPerPage: 2, page: 3`, ""},
+			{`first: 2`, ""}, {`last: 3`, ""}, {`first: 2, after: $cur`, "-"}, {`last: 1, before: $cur`, "-"},
+			{`orderBy: {field: ORIGINAL_AMOUNT, direction: ASC}, first: 2, after: $cur`, ", orderBy: {field: ORIGINAL_AMOUNT, direction: ASC}"},
+			{`orderBy: {field: ID, direction: DESC}, last: 2`, ""},
+			{`filter: {searchType: INVOICE_NUMBER, searchTerm: "A1"}, rowsPerPage: 2`, ""},
+		}},
+		{"debtors", `id name`, []mode{
+			{`rowsPerPage: 2`, ""}, {`rowsPerPage: 3, page: 2`, ""}, {`first: 3`, ""}, {`last: 2`, ""},
+			{`first: 2, after: $cur`, "-"}, {`last: 2, before: $cur`, "-"},
+			{`orderBy: {field: NAME, direction: DESC}, first: 1, after: $cur`, ", orderBy: {field: NAME, direction: DESC}"},
+			{`filter: {paymentStatus: PARTIALLY_PAID}, rowsPerPage: 2`, ""},
+		}},
+		{"invoices", `id invoiceNumber articles { name }`, []mode{
+			{`rowsPerPage: 2`, ""}, {`rowsPerPage: 2, page: 2`, ""}, {`first: 2`, ""}, {`last: 3`, ""},
+			{`first: 1, after: $cur`, "-"}, {`last: 1, before: $cur`, "-"},
+			{`orderBy: {field: INVOICE_NUMBER, direction: DESC}, first: 2, after: $cur`, ", orderBy: {field: INVOICE_NUMBER, direction: DESC}"},
+			{`filter: {searchType: INVOICE_NUMBER, searchTerm: "00002"}`, ""},
+		}},
+	}
+	for _, l := range lists {
+		for _, m := range l.modes {
+			vars := apitest.Vars{}
+			params := ""
+			if m.cursorOrder != "" {
+				order := m.cursorOrder
+				if order == "-" {
+					order = ""
+				}
+				vars["cur"] = first(l.list, order)
+				params = "$cur: String!"
+			}
+			sel := l.list + `(` + m.args + `) { totalCount pageInfo { hasNextPage hasPreviousPage startCursor endCursor }
+			    edges { cursor node { ` + l.fields + ` } } }`
+			decl := func(more string) string {
+				all := strings.Trim(params+", "+more, ", ")
+				if all == "" {
+					return ""
+				}
+				return "(" + all + ")"
+			}
+			var list struct {
+				Clients struct {
+					Nodes []map[string]json.RawMessage
+				}
+			}
+			env.Statements.Reset()
+			env.Admin().Do(t, `query`+decl("")+` { clients(rowsPerPage: 10) { nodes { id `+sel+` } } }`, vars).OK(t, &list)
+			// key, clients' page, then the nested pages: counts, rows and
+			// (invoices) their articles or (debts) their debtors.
+			if n, want := env.Statements.Count(), map[string]int{"debts": 5, "debtors": 4, "invoices": 5}[l.list]; n != want {
+				t.Errorf("%s(%s): %d statements, want %d", l.list, m.args, n, want)
+			}
+			if len(list.Clients.Nodes) != len(ids) {
+				t.Fatalf("%d clients, want %d", len(list.Clients.Nodes), len(ids))
+			}
+			for _, c := range list.Clients.Nodes {
+				var id string
+				_ = json.Unmarshal(c["id"], &id)
+				got := string(c[l.list])
+				v := apitest.Vars{"c": id}
+				for k, x := range vars {
+					v[k] = x
+				}
+				var one struct{ Client map[string]json.RawMessage }
+				env.Admin().Do(t, `query`+decl("$c: UUID!")+` { client(id: $c) { `+sel+` } }`, v).OK(t, &one)
+				var top map[string]json.RawMessage
+				topSel := strings.Replace(sel, l.list+`(`, l.list+`(clientId: $c, `, 1)
+				env.Admin().Do(t, `query`+decl("$c: UUID!")+` { `+topSel+` }`, v).OK(t, &top)
+				if want := string(one.Client[l.list]); got != want {
+					t.Errorf("%s(%s), client %s: in the clients list %s, in client(id) %s", l.list, m.args, id, got, want)
+				}
+				if want := string(top[l.list]); got != want {
+					t.Errorf("%s(%s), client %s: in the clients list %s, in its own list %s", l.list, m.args, id, got, want)
+				}
+				if id == big && !strings.Contains(got, `"node"`) {
+					t.Errorf("%s(%s): the big client's page is empty: %s", l.list, m.args, got)
+				}
+			}
+		}
+	}
+
+	// A bad argument is refused on each client's field, as on a single
+	// client's, and reads nothing.
+	for _, l := range lists {
+		for _, args := range []string{`page: 0`, `first: 2, after: "nonsense"`, `first: -1`} {
+			sel := l.list + `(` + args + `) { totalCount nodes { id } }`
+			env.Statements.Reset()
+			r := env.Admin().Do(t, `{ clients(rowsPerPage: 10) { nodes { id `+sel+` } } }`, nil)
+			if n := env.Statements.Count(); n != 2 { // key and clients' page
+				t.Errorf("%s(%s): %d statements, want 2", l.list, args, n)
+			}
+			one := env.Admin().Do(t, `query($c: UUID!) { client(id: $c) { `+sel+` } }`, apitest.Vars{"c": big})
+			if len(one.Errors) != 1 || fmt.Sprint(one.Errors[0].Path) != fmt.Sprint([]any{"client", l.list}) {
+				t.Fatalf("%s(%s) under client(id): want one error on client.%s: %s", l.list, args, l.list, one.Body)
+			}
+			if len(r.Errors) != len(ids) {
+				t.Fatalf("%s(%s): want one error per client: %s", l.list, args, r.Body)
+			}
+			paths := map[string]bool{}
+			for _, e := range r.Errors {
+				want := one.Errors[0]
+				paths[fmt.Sprint(e.Path)] = true
+				if e.Extensions != want.Extensions || e.Message != want.Message {
+					t.Errorf("%s(%s): error %+v, want %+v", l.list, args, e, want)
+				}
+			}
+			for i := range ids {
+				if path := fmt.Sprint([]any{"clients", "nodes", float64(i), l.list}); !paths[path] {
+					t.Errorf("%s(%s): no error at %s: %s", l.list, args, path, r.Body)
+				}
 			}
 		}
 	}
