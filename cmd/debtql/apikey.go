@@ -33,21 +33,10 @@ func apikeyCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 		clientID string
 		name     string
 	)
-	fs := flag.NewFlagSet("debtql apikey", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	c.registerDatabase(fs)
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), apikeyUsage)
-		fs.PrintDefaults()
+	fs, sub, args, done, err := subcommand("debtql apikey", apikeyUsage, args, stderr, &c)
+	if done {
+		return err
 	}
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
-		fs.Usage()
-		if len(args) == 0 {
-			return errUsage
-		}
-		return nil
-	}
-	sub, args := args[0], args[1:]
 	if sub == "create" {
 		fs.StringVar(&role, "role", "", "ADMIN or CLIENT")
 		fs.StringVar(&clientID, "client", "", "the client (UUID) of a CLIENT key")
@@ -115,4 +104,26 @@ func apikeyCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 		fmt.Fprintf(stdout, "Revoked %s key %s (%q).\n", key.Role, key.ID, key.Name)
 		return nil
 	}
+}
+
+// subcommand starts a command with subcommands (apikey, migrate): its flag
+// set with the database flags and usage, and its first argument. With no
+// argument, or -h/--help, it prints the usage and done is true (with
+// errUsage when there was no argument at all).
+func subcommand(name, usage string, args []string, stderr io.Writer, c *config) (fs *flag.FlagSet, sub string, rest []string, done bool, err error) {
+	fs = flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	c.registerDatabase(fs)
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), usage)
+		fs.PrintDefaults()
+	}
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
+		fs.Usage()
+		if len(args) == 0 {
+			return fs, "", nil, true, errUsage
+		}
+		return fs, "", nil, true, nil
+	}
+	return fs, args[0], args[1:], false, nil
 }

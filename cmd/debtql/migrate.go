@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"text/tabwriter"
@@ -35,21 +34,10 @@ func migrateCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 		c        config
 		baseline string
 	)
-	fs := flag.NewFlagSet("debtql migrate", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	c.registerDatabase(fs)
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), migrateUsage)
-		fs.PrintDefaults()
+	fs, sub, args, done, err := subcommand("debtql migrate", migrateUsage, args, stderr, &c)
+	if done {
+		return err
 	}
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
-		fs.Usage()
-		if len(args) == 0 {
-			return errUsage
-		}
-		return nil
-	}
-	sub, args := args[0], args[1:]
 	if sub == "up" {
 		fs.StringVar(&baseline, "baseline", "", "on a database without migration history, record the files up to VERSION as applied without running them")
 	}
