@@ -349,11 +349,13 @@ func (r *Resolver) lockedDebt(ctx context.Context, clientID string, id scalar.In
 // locks are held until COMMIT, so payments on one debt queue behind one
 // another for as long as those locks are held. The checks, the reads and
 // the insert therefore come first, without locks, and the two updates last,
-// each one statement that returns the new amounts: the locks are held for
-// two statements and the commit, and answering the payment (with its debt
-// and item) sends no further query. The debt's update re-checks that it is
-// not withdrawn, so a withdrawal that commits in between still refuses the
-// payment.
+// each one statement that returns the new amounts; then the audit event
+// (whose statuses come from those amounts). The locks are held from the
+// updates until the commit, which comes after the whole answer is resolved:
+// answering the payment with its debt and item sends no further query, but
+// fields a caller nests deeper (the debt's debtor, its events) run inside
+// the hold. The debt's update re-checks that it is not withdrawn, so a
+// withdrawal that commits in between still refuses the payment.
 func (r *Resolver) addDebtPayment(ctx context.Context, clientID string, in collection.PaymentRecord) (*ent.Payment, error) {
 	if err := in.Check(r.clock.At()); err != nil {
 		return nil, apierr.Prefix(err, "input")

@@ -200,6 +200,11 @@ func ApplyMigrations(ctx context.Context, db *sql.DB, opts MigrateOptions) (*Mig
 		return nil, unversionedError(st.Unversioned, files)
 	case opts.Baseline != "" && len(st.Applied) > 0:
 		return nil, fmt.Errorf("store: --baseline is only for a database without migration history, and this one has %d applied migrations", len(st.Applied))
+	case opts.Baseline != "" && len(st.Unversioned) == 0:
+		// Nothing here was made by an earlier DebtQL: recording files as
+		// applied would leave an empty schema that later files cannot
+		// build on. Plain `migrate up` creates the schema.
+		return nil, errors.New("store: --baseline is for a database that an earlier DebtQL created (it has DebtQL's tables), and this one has none: run `debtql migrate up` without --baseline")
 	case opts.Baseline != "":
 		n := -1
 		for i, f := range files {

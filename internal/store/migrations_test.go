@@ -168,6 +168,12 @@ func TestApplyMigrationsAndStatus(t *testing.T) {
 	if len(st.Applied) != 0 || len(st.Pending) != len(all) || len(st.Unversioned) != 0 {
 		t.Fatalf("fresh schema: want %d pending, none applied; got %+v", len(all), st)
 	}
+	// A baseline of an empty schema (the wrong database) is refused, and
+	// records nothing that would block the plain migration after it.
+	if _, err := store.ApplyMigrations(ctx, db, store.MigrateOptions{Baseline: all[0].Version()}); err == nil ||
+		!strings.Contains(err.Error(), "without --baseline") {
+		t.Fatalf("baseline of an empty schema: err = %v, want a refusal", err)
+	}
 	rep, err := store.ApplyMigrations(ctx, db, store.MigrateOptions{})
 	if err != nil {
 		t.Fatal(err)
