@@ -618,3 +618,31 @@ func TestNoMutationReachesTheAuditTrail(t *testing.T) {
 		t.Errorf("mutations %v, want %v (a new mutation must append its audit event, and none may change the trail)", names, want)
 	}
 }
+
+// TestLaterRootFieldsSeeEarlierWrites: the root fields of a mutation run one
+// after the other, and each answers from the database as the fields before
+// it left it: the second payment's debt lists both payments' events, not
+// the timeline cached while answering the first.
+func TestLaterRootFieldsSeeEarlierWrites(t *testing.T) {
+	env := apitest.New(t)
+	clientID, debtID, itemID := paymentDebt(t, env, "10.00")
+	var out struct {
+		A, B struct {
+			Debt struct {
+				PaidAmount string
+				Events     []struct{ Operation string }
+			}
+		}
+	}
+	env.Admin().Do(t, `mutation($c: UUID!, $i: DebtPaymentInput!) {
+	  a: addDebtPayment(clientId: $c, input: $i) { debt { paidAmount events { operation } } }
+	  b: addDebtPayment(clientId: $c, input: $i) { debt { paidAmount events { operation } } } }`,
+		apitest.Vars{"c": clientID, "i": apitest.Vars{"debtId": debtID, "invoiceId": itemID, "amount": "1.00", "transactionDate": "2024-06-01"}}).
+		OK(t, &out)
+	if len(out.B.Debt.Events) != len(out.A.Debt.Events)+1 {
+		t.Errorf("events: a sees %d, b sees %d; want b to see a's payment and its own", len(out.A.Debt.Events), len(out.B.Debt.Events))
+	}
+	if out.A.Debt.PaidAmount == out.B.Debt.PaidAmount {
+		t.Errorf("paidAmount: a %s, b %s; want b's to include both payments", out.A.Debt.PaidAmount, out.B.Debt.PaidAmount)
+	}
+}

@@ -113,6 +113,15 @@ func New(opts Options) *Server {
 	exec.AroundOperations(func(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
 		return next(resolver.WithLoaders(ctx))
 	})
+	// The root fields of a mutation run one after the other, each writing:
+	// each gets loaders of its own, so that it answers from the database as
+	// the fields before it left it, not from what they cached.
+	exec.AroundRootFields(func(ctx context.Context, next graphql.RootResolver) graphql.Marshaler {
+		if oc := graphql.GetOperationContext(ctx); oc.Operation != nil && oc.Operation.Operation == ast.Mutation {
+			ctx = resolver.WithLoaders(ctx)
+		}
+		return next(ctx)
+	})
 	exec.AroundFields(listErrors)
 
 	gql := &graphqlHandler{exec: exec, s: s}
