@@ -136,6 +136,9 @@ func (c *config) validate() error {
 	if l.MaxDepth < 0 || l.MaxComplexity < 0 || l.MaxRootFields < 0 || l.MaxDocumentBytes < 0 || l.RatePerSecond < 0 || l.RateBurst < 0 || l.RequestTimeout < 0 {
 		return fmt.Errorf("limits cannot be negative")
 	}
+	if l.RequestTimeout >= httpLimits.WriteTimeout {
+		return fmt.Errorf("--request-timeout %s must be below the HTTP write timeout %s, so that a request at its deadline can still be answered 503", l.RequestTimeout, httpLimits.WriteTimeout)
+	}
 	return nil
 }
 

@@ -503,6 +503,10 @@ func TestServeRefusesUnreadableLimits(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "negative") {
 		t.Fatalf("err = %v, want a refusal of a negative limit", err)
 	}
+	_, _, err = runCLI(t, "serve", "--sqlite", dbPath(t), "--request-timeout", "90s")
+	if err == nil || !strings.Contains(err.Error(), "write timeout") {
+		t.Fatalf("err = %v, want a refusal of a deadline beyond the write timeout", err)
+	}
 }
 
 // getStatus GETs url and returns the status and body.
