@@ -110,14 +110,22 @@ func New(opts Options) *Server {
 	exec.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](persistedQueries)})
 	exec.Use(&limitsExtension{limits: limits})
 	exec.Use(txn{s: s})
+	// Loaders batch the fields nested under lists. A query's root fields
+	// share one set. The root fields of a mutation run one after the other,
+	// each writing, so each gets a set of its own and answers from the
+	// database as the fields before it left it, not from what they cached.
+	isMutation := func(ctx context.Context) bool {
+		oc := graphql.GetOperationContext(ctx)
+		return oc.Operation != nil && oc.Operation.Operation == ast.Mutation
+	}
 	exec.AroundOperations(func(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
-		return next(resolver.WithLoaders(ctx))
+		if !isMutation(ctx) {
+			ctx = resolver.WithLoaders(ctx)
+		}
+		return next(ctx)
 	})
-	// The root fields of a mutation run one after the other, each writing:
-	// each gets loaders of its own, so that it answers from the database as
-	// the fields before it left it, not from what they cached.
 	exec.AroundRootFields(func(ctx context.Context, next graphql.RootResolver) graphql.Marshaler {
-		if oc := graphql.GetOperationContext(ctx); oc.Operation != nil && oc.Operation.Operation == ast.Mutation {
+		if isMutation(ctx) {
 			ctx = resolver.WithLoaders(ctx)
 		}
 		return next(ctx)
