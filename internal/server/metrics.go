@@ -57,7 +57,9 @@ type metrics struct {
 	gqlRequests  *prometheus.CounterVec
 	gqlDuration  *prometheus.HistogramVec
 	httpRequests *prometheus.CounterVec
-	operations   operationLabels
+	// planned counts query operations by the path that answered them.
+	planned    *prometheus.CounterVec
+	operations operationLabels
 }
 
 func newMetrics(s *Server, db *sql.DB) *metrics {
@@ -76,12 +78,17 @@ func newMetrics(s *Server, db *sql.DB) *metrics {
 			Name: "debtql_http_requests_total",
 			Help: `HTTP requests by route ("other" for paths that are not a route) and status.`,
 		}, []string{"path", "status"}),
+		planned: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "debtql_graphql_query_paths_total",
+			Help: `Query operations by the path that answered them: "planned" (the planned path for list queries) or "executor" (gqlgen's executor).`,
+		}, []string{"path"}),
 		operations: operationLabels{seen: map[string]struct{}{}},
 	}
 	m.registry.MustRegister(
 		m.gqlRequests,
 		m.gqlDuration,
 		m.httpRequests,
+		m.planned,
 		prometheus.NewCounterFunc(prometheus.CounterOpts{
 			Name: "debtql_idempotent_replays_total",
 			Help: "Mutations answered with the stored response of an earlier request with the same Idempotency-Key.",
@@ -101,6 +108,15 @@ func newMetrics(s *Server, db *sql.DB) *metrics {
 		MaxRequestsInFlight: maxConcurrentScrapes,
 	})
 	return m
+}
+
+// observePlanned counts a query operation by the path that answered it.
+func (m *metrics) observePlanned(planned bool) {
+	path := "executor"
+	if planned {
+		path = "planned"
+	}
+	m.planned.WithLabelValues(path).Inc()
 }
 
 // observe counts a finished request. status 0 means the handler wrote

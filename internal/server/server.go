@@ -32,6 +32,10 @@ const DefaultMaxBodyBytes = 1 << 20
 type Options struct {
 	DB     *store.DB
 	Logger *slog.Logger
+	// CheckPlanned runs every query that the planned path answers on
+	// gqlgen's executor too, and answers an error when the two differ
+	// (tests; see graph/planned.go).
+	CheckPlanned bool
 	// Now is the clock that statuses are evaluated at; time.Now when nil.
 	Now func() time.Time
 	// Location is the service's time zone (TZ), where "today" is.
@@ -92,7 +96,8 @@ func New(opts Options) *Server {
 
 	resolver := graph.NewResolver(opts.DB.Client, graph.Clock{Now: opts.Now, Location: opts.Location}, opts.DB)
 	resolver.UseRequestIDs(RequestID)
-	exec := executor.New(graph.NewExecutableSchema(graph.Config{Resolvers: resolver, Complexity: graph.Complexity()}))
+	exec := executor.New(graph.PlannedSchema(graph.Config{Resolvers: resolver, Complexity: graph.Complexity()},
+		graph.PlannedOptions{Check: opts.CheckPlanned, Observe: s.metrics.observePlanned}))
 	exec.SetQueryCache(lru.New[*ast.QueryDocument](1000))
 	exec.SetErrorPresenter(s.presenter)
 	exec.SetRecoverFunc(s.recoverFunc)

@@ -1,0 +1,626 @@
+package graph
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/vektah/gqlparser/v2/ast"
+
+	"github.com/debtql/debtql/ent"
+	"github.com/debtql/debtql/internal/collection"
+	"github.com/debtql/debtql/internal/scalar"
+)
+
+// The planned path answers the list queries that front ends send most (a
+// page of debts or debtors with their scalar fields, statuses, debtor and
+// items) without gqlgen's per-field machinery: gqlgen parses, validates,
+// limits and authorizes the operation as always, and then, instead of a
+// field context, a middleware call, a marshaler and often a goroutine per
+// field of every row, the planned path walks a plan of the selection made
+// once per operation and writes the JSON of each row directly. It calls the
+// same resolvers and ent methods as the generated code, so the rows, the
+// statements and the values are the same; only the execution differs.
+//
+// It serves an operation only when it knows every field selected: a query
+// whose root fields are debts and debtors (and __typename), selecting only
+// the fields of plannedTypes. Anything else, and any error on the way (an
+// argument out of range, FORBIDDEN, NOT_FOUND, a null where the schema
+// allows none), goes to gqlgen's executor, which runs the operation from the
+// start and answers as it always does; a query writes nothing, so running it
+// again is safe. Tests run every query both ways and compare the answers
+// byte for byte (PlannedOptions.Check).
+
+// plannedTypes are the fields the planned path knows, by type: the type of
+// the field's value for object fields, "" for leaves.
+var plannedTypes = map[string]map[string]string{
+	"Query": {"debts": "DebtConnection", "debtors": "DebtorConnection"},
+	"DebtConnection": {
+		"totalCount": "", "pageInfo": "PageInfo", "edges": "DebtEdge", "nodes": "Debt",
+	},
+	"DebtEdge": {"cursor": "", "node": "Debt"},
+	"DebtorConnection": {
+		"totalCount": "", "pageInfo": "PageInfo", "edges": "DebtorEdge", "nodes": "Debtor",
+	},
+	"DebtorEdge": {"cursor": "", "node": "Debtor"},
+	"PageInfo":   {"hasNextPage": "", "hasPreviousPage": "", "startCursor": "", "endCursor": ""},
+	"Debt": {
+		"id": "", "debtor": "Debtor", "invoices": "DebtInvoice",
+		"originalAmount": "", "paidAmount": "", "remainingAmount": "", "overpaidAmount": "",
+		"paymentStatus": "", "mainStatus": "", "underStatus": "", "activeStatus": "", "isCompleted": "",
+		"withdrawnAt": "", "withdrawComment": "", "createdAt": "", "updatedAt": "",
+	},
+	"DebtInvoice": {
+		"id": "", "invoiceNumber": "", "description": "", "invoiceDate": "", "dueDate": "",
+		"reminderDate": "", "amount": "", "paidAmount": "", "remainingAmount": "", "createdAt": "",
+	},
+	"Debtor": {
+		"id": "", "isCorporation": "", "identificationNumber": "", "name": "",
+		"address": "Address", "contactInformation": "ContactInformation",
+		"paymentStatus": "", "errandStatus": "", "errandProcessStatus": "", "isCompleted": "",
+		"createdAt": "", "updatedAt": "",
+	},
+	"Address":            {"address1": "", "address2": "", "careOf": "", "zipCode": "", "city": "", "countryCode": ""},
+	"ContactInformation": {"email": "", "phone": ""},
+}
+
+// plan is a selected field: its name, the key it is answered under (the
+// alias as a JSON string and a colon) and, for objects, the plan of its
+// selection.
+type plan struct {
+	field graphql.CollectedField
+	key   []byte
+	sub   []plan
+	// ctx is the context that resolvers of the field are called with: the
+	// parent's, with the field's context (ent's eager loading keys the
+	// edges it loads by the field's alias). Made at the first call: every
+	// row of a list shares it.
+	ctx context.Context
+}
+
+// in returns the context to resolve p with, under parent ctx on type object.
+func (p *plan) in(ctx context.Context, object string) context.Context {
+	if p.ctx == nil {
+		p.ctx = graphql.WithFieldContext(ctx, &graphql.FieldContext{Object: object, Field: p.field, IsMethod: true, IsResolver: true})
+	}
+	return p.ctx
+}
+
+// makePlan plans a selection on a type; false when it selects a field the
+// planned path does not know, or defers one.
+func makePlan(opCtx *graphql.OperationContext, typeName string, sel ast.SelectionSet) ([]plan, bool) {
+	known := plannedTypes[typeName]
+	fields := graphql.CollectFields(opCtx, sel, []string{typeName})
+	plans := make([]plan, 0, len(fields))
+	for _, f := range fields {
+		if len(f.Deferrables) > 0 {
+			return nil, false
+		}
+		p := plan{field: f}
+		var key bytes.Buffer
+		graphql.MarshalString(f.Alias).MarshalGQL(&key)
+		key.WriteByte(':')
+		p.key = key.Bytes()
+		if f.Name != "__typename" {
+			child, ok := known[f.Name]
+			if !ok {
+				return nil, false
+			}
+			if child != "" {
+				sub, ok := makePlan(opCtx, child, f.Selections)
+				if !ok {
+					return nil, false
+				}
+				p.sub = sub
+			}
+		}
+		plans = append(plans, p)
+	}
+	return plans, true
+}
+
+// errFallBack ends the planned path: gqlgen's executor answers instead.
+type errFallBack struct{ reason string }
+
+func (e errFallBack) Error() string { return "planned path: " + e.reason }
+
+// writer writes the answer of a planned operation.
+type writer struct {
+	ec  *executionContext
+	buf bytes.Buffer
+}
+
+// fail ends the planned path when err is not nil.
+func fail(err error) {
+	if err != nil {
+		panic(errFallBack{reason: err.Error()})
+	}
+}
+
+// null ends the planned path: a null where the schema allows none is an
+// error, which gqlgen reports.
+func null(field string) {
+	panic(errFallBack{reason: field + " is null"})
+}
+
+// typename writes the __typename of the object being written.
+func (w *writer) typename(name string) {
+	graphql.MarshalString(name).MarshalGQL(&w.buf)
+}
+
+// object writes an object, each planned field by write.
+func (w *writer) object(plans []plan, typeName string, write func(p *plan)) {
+	w.buf.WriteByte('{')
+	for i := range plans {
+		if i > 0 {
+			w.buf.WriteByte(',')
+		}
+		p := &plans[i]
+		w.buf.Write(p.key)
+		if p.field.Name == "__typename" {
+			w.typename(typeName)
+			continue
+		}
+		write(p)
+	}
+	w.buf.WriteByte('}')
+}
+
+func (w *writer) marshal(m graphql.Marshaler) { m.MarshalGQL(&w.buf) }
+
+func (w *writer) str(s string) { graphql.MarshalString(s).MarshalGQL(&w.buf) }
+
+func (w *writer) optStr(s *string) {
+	if s == nil {
+		w.buf.WriteString("null")
+		return
+	}
+	w.str(*s)
+}
+
+func (w *writer) boolean(b bool) { w.buf.WriteString(strconv.FormatBool(b)) }
+
+func (w *writer) int(n int) { w.buf.WriteString(strconv.Itoa(n)) }
+
+// dateTime writes a non-null DateTime.
+func (w *writer) dateTime(field string, t time.Time) {
+	m := scalar.MarshalDateTime(t)
+	if m == graphql.Null {
+		null(field)
+	}
+	w.marshal(m)
+}
+
+func (w *writer) optDateTime(t *time.Time) {
+	if t == nil {
+		w.buf.WriteString("null")
+		return
+	}
+	w.marshal(scalar.MarshalDateTime(*t))
+}
+
+// query writes the data of a query operation. ctx carries the operation.
+func (w *writer) query(ctx context.Context, plans []plan) {
+	ctx = graphql.WithFieldContext(ctx, &graphql.FieldContext{Object: "Query"})
+	w.object(plans, "Query", func(p *plan) {
+		switch p.field.Name {
+		case "debts":
+			fc, err := w.ec.fieldContext_Query_debts(ctx, p.field)
+			fail(err)
+			ctx := graphql.WithFieldContext(ctx, fc)
+			a := fc.Args
+			conn, err := w.ec.Resolvers.Query().Debts(ctx, a["clientId"].(string), a["filter"].(*DebtFilter), a["orderBy"].(*ent.DebtOrder), a["page"].(*int), a["rowsPerPage"].(*int), a["first"].(*int), a["after"].(*string), a["last"].(*int), a["before"].(*string))
+			fail(err)
+			if conn == nil {
+				null("Query.debts")
+			}
+			w.debtConnection(ctx, p.sub, conn)
+		case "debtors":
+			fc, err := w.ec.fieldContext_Query_debtors(ctx, p.field)
+			fail(err)
+			ctx := graphql.WithFieldContext(ctx, fc)
+			a := fc.Args
+			conn, err := w.ec.Resolvers.Query().Debtors(ctx, a["clientId"].(string), a["filter"].(*DebtorFilter), a["orderBy"].(*ent.DebtorOrder), a["page"].(*int), a["rowsPerPage"].(*int), a["first"].(*int), a["after"].(*string), a["last"].(*int), a["before"].(*string))
+			fail(err)
+			if conn == nil {
+				null("Query.debtors")
+			}
+			w.debtorConnection(ctx, p.sub, conn)
+		}
+	})
+}
+
+func (w *writer) pageInfo(plans []plan, pi *ent.PageInfo) {
+	w.object(plans, "PageInfo", func(p *plan) {
+		switch p.field.Name {
+		case "hasNextPage":
+			w.boolean(pi.HasNextPage)
+		case "hasPreviousPage":
+			w.boolean(pi.HasPreviousPage)
+		case "startCursor":
+			w.cursor(pi.StartCursor)
+		case "endCursor":
+			w.cursor(pi.EndCursor)
+		}
+	})
+}
+
+func (w *writer) cursor(c *ent.Cursor) {
+	if c == nil {
+		w.buf.WriteString("null")
+		return
+	}
+	w.marshal(*c)
+}
+
+// list writes a JSON array of n elements.
+func (w *writer) list(n int, write func(i int)) {
+	w.buf.WriteByte('[')
+	for i := range n {
+		if i > 0 {
+			w.buf.WriteByte(',')
+		}
+		write(i)
+	}
+	w.buf.WriteByte(']')
+}
+
+func (w *writer) debtConnection(ctx context.Context, plans []plan, conn *ent.DebtConnection) {
+	w.object(plans, "DebtConnection", func(p *plan) {
+		switch p.field.Name {
+		case "totalCount":
+			w.int(conn.TotalCount)
+		case "pageInfo":
+			w.pageInfo(p.sub, &conn.PageInfo)
+		case "edges":
+			if conn.Edges == nil {
+				w.buf.WriteString("null")
+				return
+			}
+			w.list(len(conn.Edges), func(i int) {
+				e := conn.Edges[i]
+				if e == nil {
+					w.buf.WriteString("null")
+					return
+				}
+				w.object(p.sub, "DebtEdge", func(p *plan) {
+					switch p.field.Name {
+					case "cursor":
+						w.marshal(e.Cursor)
+					case "node":
+						if e.Node == nil {
+							w.buf.WriteString("null")
+							return
+						}
+						w.debt(ctx, p.sub, e.Node)
+					}
+				})
+			})
+		case "nodes":
+			nodes := conn.Nodes()
+			w.list(len(nodes), func(i int) {
+				if nodes[i] == nil {
+					null("DebtConnection.nodes")
+				}
+				w.debt(ctx, p.sub, nodes[i])
+			})
+		}
+	})
+}
+
+func (w *writer) debtorConnection(ctx context.Context, plans []plan, conn *ent.DebtorConnection) {
+	w.object(plans, "DebtorConnection", func(p *plan) {
+		switch p.field.Name {
+		case "totalCount":
+			w.int(conn.TotalCount)
+		case "pageInfo":
+			w.pageInfo(p.sub, &conn.PageInfo)
+		case "edges":
+			if conn.Edges == nil {
+				w.buf.WriteString("null")
+				return
+			}
+			w.list(len(conn.Edges), func(i int) {
+				e := conn.Edges[i]
+				if e == nil {
+					w.buf.WriteString("null")
+					return
+				}
+				w.object(p.sub, "DebtorEdge", func(p *plan) {
+					switch p.field.Name {
+					case "cursor":
+						w.marshal(e.Cursor)
+					case "node":
+						if e.Node == nil {
+							w.buf.WriteString("null")
+							return
+						}
+						w.debtor(ctx, p.sub, e.Node)
+					}
+				})
+			})
+		case "nodes":
+			nodes := conn.Nodes()
+			w.list(len(nodes), func(i int) {
+				if nodes[i] == nil {
+					null("DebtorConnection.nodes")
+				}
+				w.debtor(ctx, p.sub, nodes[i])
+			})
+		}
+	})
+}
+
+func (w *writer) debt(ctx context.Context, plans []plan, d *ent.Debt) {
+	w.object(plans, "Debt", func(p *plan) {
+		switch p.field.Name {
+		case "id":
+			w.marshal(d.ID)
+		case "debtor":
+			debtor, err := d.Debtor(p.in(ctx, "Debt"))
+			fail(err)
+			if debtor == nil {
+				null("Debt.debtor")
+			}
+			w.debtor(ctx, p.sub, debtor)
+		case "invoices":
+			items, err := w.ec.Resolvers.Debt().Invoices(p.in(ctx, "Debt"), d)
+			fail(err)
+			w.list(len(items), func(i int) {
+				if items[i] == nil {
+					null("Debt.invoices")
+				}
+				w.debtItem(ctx, p.sub, items[i])
+			})
+		case "originalAmount":
+			w.marshal(d.OriginalAmount)
+		case "paidAmount":
+			w.marshal(d.PaidAmount)
+		case "remainingAmount":
+			w.marshal(d.RemainingAmount())
+		case "overpaidAmount":
+			w.marshal(d.OverpaidAmount())
+		case "paymentStatus":
+			w.marshal(d.PaymentStatus())
+		case "mainStatus":
+			w.marshal(d.MainStatus())
+		case "underStatus":
+			s, err := w.ec.Resolvers.Debt().UnderStatus(p.in(ctx, "Debt"), d)
+			fail(err)
+			w.marshal(s)
+		case "activeStatus":
+			w.marshal(d.ActiveStatus())
+		case "isCompleted":
+			w.boolean(d.IsCompleted())
+		case "withdrawnAt":
+			w.optDateTime(d.WithdrawnAt)
+		case "withdrawComment":
+			w.optStr(d.WithdrawComment)
+		case "createdAt":
+			w.dateTime("Debt.createdAt", d.CreatedAt)
+		case "updatedAt":
+			w.dateTime("Debt.updatedAt", d.UpdatedAt)
+		}
+	})
+}
+
+func (w *writer) debtItem(ctx context.Context, plans []plan, item *ent.DebtInvoice) {
+	w.object(plans, "DebtInvoice", func(p *plan) {
+		switch p.field.Name {
+		case "id":
+			w.marshal(item.ID)
+		case "invoiceNumber":
+			w.str(item.InvoiceNumber)
+		case "description":
+			w.optStr(item.Description)
+		case "invoiceDate":
+			w.dateTime("DebtInvoice.invoiceDate", item.InvoiceDate)
+		case "dueDate":
+			w.dateTime("DebtInvoice.dueDate", item.DueDate)
+		case "reminderDate":
+			w.optDateTime(item.ReminderDate)
+		case "amount":
+			w.marshal(item.Amount)
+		case "paidAmount":
+			w.marshal(item.PaidAmount)
+		case "remainingAmount":
+			m, err := w.ec.Resolvers.DebtInvoice().RemainingAmount(p.in(ctx, "DebtInvoice"), item)
+			fail(err)
+			w.marshal(m)
+		case "createdAt":
+			w.dateTime("DebtInvoice.createdAt", item.CreatedAt)
+		}
+	})
+}
+
+func (w *writer) debtor(ctx context.Context, plans []plan, d *ent.Debtor) {
+	w.object(plans, "Debtor", func(p *plan) {
+		switch p.field.Name {
+		case "id":
+			m := scalar.MarshalUUID(d.ID)
+			if m == graphql.Null {
+				null("Debtor.id")
+			}
+			w.marshal(m)
+		case "isCorporation":
+			w.boolean(d.IsCorporation)
+		case "identificationNumber":
+			w.str(d.IdentificationNumber)
+		case "name":
+			w.str(d.Name)
+		case "address":
+			a, err := w.ec.Resolvers.Debtor().Address(p.in(ctx, "Debtor"), d)
+			fail(err)
+			if a == nil {
+				null("Debtor.address")
+			}
+			w.address(p.sub, a)
+		case "contactInformation":
+			c, err := w.ec.Resolvers.Debtor().ContactInformation(p.in(ctx, "Debtor"), d)
+			fail(err)
+			if c == nil {
+				w.buf.WriteString("null")
+				return
+			}
+			w.object(p.sub, "ContactInformation", func(p *plan) {
+				switch p.field.Name {
+				case "email":
+					w.optStr(c.Email)
+				case "phone":
+					w.optStr(c.Phone)
+				}
+			})
+		case "paymentStatus":
+			s, err := w.ec.Resolvers.Debtor().PaymentStatus(p.in(ctx, "Debtor"), d)
+			fail(err)
+			optEnum(w, s)
+		case "errandStatus":
+			s, err := w.ec.Resolvers.Debtor().ErrandStatus(p.in(ctx, "Debtor"), d)
+			fail(err)
+			optEnum(w, s)
+		case "errandProcessStatus":
+			s, err := w.ec.Resolvers.Debtor().ErrandProcessStatus(p.in(ctx, "Debtor"), d)
+			fail(err)
+			optEnum(w, s)
+		case "isCompleted":
+			b, err := w.ec.Resolvers.Debtor().IsCompleted(p.in(ctx, "Debtor"), d)
+			fail(err)
+			w.boolean(b)
+		case "createdAt":
+			w.dateTime("Debtor.createdAt", d.CreatedAt)
+		case "updatedAt":
+			w.dateTime("Debtor.updatedAt", d.UpdatedAt)
+		}
+	})
+}
+
+// optEnum writes a nullable enum.
+func optEnum[E graphql.Marshaler](w *writer, e *E) {
+	if e == nil {
+		w.buf.WriteString("null")
+		return
+	}
+	w.marshal(*e)
+}
+
+func (w *writer) address(plans []plan, a *collection.AddressRecord) {
+	w.object(plans, "Address", func(p *plan) {
+		switch p.field.Name {
+		case "address1":
+			w.str(a.Address1)
+		case "address2":
+			w.optStr(a.Address2)
+		case "careOf":
+			w.optStr(a.CareOf)
+		case "zipCode":
+			w.str(a.ZipCode)
+		case "city":
+			w.str(a.City)
+		case "countryCode":
+			w.str(a.CountryCode)
+		}
+	})
+}
+
+// runPlanned answers a query operation on the planned path: its data, or
+// false when gqlgen's executor must answer it.
+func (e *executableSchema) runPlanned(ctx context.Context) (data []byte, ok bool, err error) {
+	opCtx := graphql.GetOperationContext(ctx)
+	if opCtx.Operation == nil || opCtx.Operation.Operation != ast.Query {
+		return nil, false, nil
+	}
+	plans, ok := makePlan(opCtx, "Query", opCtx.Operation.SelectionSet)
+	if !ok {
+		return nil, false, nil
+	}
+	w := &writer{ec: newExecutionContext(opCtx, e, nil)}
+	defer func() {
+		if p := recover(); p != nil {
+			data, ok = nil, false
+			if fb, isFallBack := p.(errFallBack); isFallBack {
+				err = fb
+				return
+			}
+			err = fmt.Errorf("planned path panicked: %v", p)
+		}
+	}()
+	w.query(ctx, plans)
+	return w.buf.Bytes(), true, nil
+}
+
+// PlannedOptions configure the planned path.
+type PlannedOptions struct {
+	// Check runs every query that the planned path answers on gqlgen's
+	// executor too, and answers an error when the two answers differ
+	// (tests).
+	Check bool
+	// Observe, when set, is told for every query operation whether the
+	// planned path answered it (metrics).
+	Observe func(planned bool)
+}
+
+// PlannedSchema is the executable schema with the planned path in front of
+// gqlgen's executor.
+func PlannedSchema(cfg Config, opts PlannedOptions) graphql.ExecutableSchema {
+	return &plannedSchema{executableSchema: NewExecutableSchema(cfg).(*executableSchema), opts: opts}
+}
+
+type plannedSchema struct {
+	*executableSchema
+	opts PlannedOptions
+}
+
+func (s *plannedSchema) Exec(ctx context.Context) graphql.ResponseHandler {
+	opCtx := graphql.GetOperationContext(ctx)
+	if opCtx.Operation == nil || opCtx.Operation.Operation != ast.Query {
+		return s.executableSchema.Exec(ctx)
+	}
+	var fallback graphql.ResponseHandler
+	first := true
+	return func(ctx context.Context) *graphql.Response {
+		if fallback != nil {
+			return fallback(ctx)
+		}
+		if !first {
+			return nil
+		}
+		first = false
+		data, ok, perr := s.runPlanned(ctx)
+		if s.opts.Observe != nil {
+			s.opts.Observe(ok)
+		}
+		if ok && s.opts.Check {
+			return s.compare(ctx, data)
+		}
+		if ok {
+			return &graphql.Response{Data: data}
+		}
+		if perr != nil && s.opts.Check {
+			if _, isFallBack := perr.(errFallBack); !isFallBack {
+				return graphql.ErrorResponse(ctx, "%s", perr.Error())
+			}
+		}
+		fallback = s.executableSchema.Exec(ctx)
+		return fallback(ctx)
+	}
+}
+
+// compare runs the operation on gqlgen's executor too, and answers an error
+// when its answer differs from the planned one.
+func (s *plannedSchema) compare(ctx context.Context, planned []byte) *graphql.Response {
+	resp := s.executableSchema.Exec(ctx)(ctx)
+	if errs := graphql.GetErrors(ctx); len(errs) > 0 {
+		return graphql.ErrorResponse(ctx, "planned path answered %s where gqlgen's executor reported errors: %v", planned, errs)
+	}
+	if resp == nil || !bytes.Equal(resp.Data, planned) {
+		var gql []byte
+		if resp != nil {
+			gql = resp.Data
+		}
+		return graphql.ErrorResponse(ctx, "planned path answered\n%s\ngqlgen's executor answered\n%s", planned, gql)
+	}
+	return resp
+}
