@@ -24,12 +24,15 @@ articles, debts with items, payments, and cases that are open, paid in full
 or withdrawn. The same flags (and as-of date) give the same data.
 
 Presets (--scale):
-  small   3 clients, 60 debtors and debts, 40 invoices, 80 payments (default)
+  small   3 clients, 60 debtors and debts, 40 invoices, 75 payments (default)
   bench   the benchmark's data set: 20 clients, 200,000 debtors and debts
           (50,000 of client 1001), 400,000 debt items, 150,000 payments,
-          100,000 invoices with 300,000 articles
+          100,000 invoices with 300,000 articles; the open debts are the
+          benchmark's main_status = 2 (17,405 of client 1001's)
 The size flags override the preset's. Every debt has 2 items and every
-invoice 3 articles. Client 1001 is the "hot" client; its id is
+invoice 3 articles. A third of the debts are open; of the others one in
+ten is withdrawn and the rest are paid in full (more are withdrawn when
+there are fewer payments than such debts). Client 1001 is the "hot" client; its id is
 ea182032-d9e4-fed4-59be-cfc110ca2cf8 (md5('client:1'), as in the benchmark).
 
 A database that already has clients is refused unless --reset is given,

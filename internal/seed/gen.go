@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"math/bits"
+	"slices"
 	"strconv"
 	"time"
 	_ "time/tzdata" // Europe/Stockholm on machines without a zoneinfo database
@@ -26,7 +27,8 @@ const (
 
 // Shares of the outcomes.
 const (
-	withdrawnDebtsEvery       = 20 // one debt in 20 is withdrawn, unless under 9 days old (never paid in full)
+	openDebtsPercent          = 35 // as in the benchmark (main_status = 2), unless Config.BenchOpen makes them its very debts
+	withdrawnClosedEvery      = 10 // one closed debt in 10 is withdrawn, unless under 9 days old; the rest are paid in full
 	linkedInvoicesPercent     = 40 // invoices whose number debt k's first item carries
 	withdrawnInvoicesEvery    = 10 // one invoice in 10 is withdrawn, unless linked
 	remindedInvoicesPercent   = 40 // invoices with a reminder date (once it has passed)
@@ -77,6 +79,8 @@ const (
 	saltPrice
 	saltDiscount
 	saltArticleDesc
+	saltPayOrder
+	saltOpen
 )
 
 // stockholm is where dates are read: the service's default time zone.
@@ -95,21 +99,15 @@ type generator struct {
 	cfg    Config
 	hotPPM uint64
 	end    time.Time // the start of the as-of day: everything is before it
-	// payStep maps payment slot j to debt (payStep*j mod Debts)+1, as the
-	// benchmark does with 7; payInverse is its inverse modulo Debts.
-	payStep, payInverse int64
+	// outcomes[i] and pays[i] are debt i's outcome and number of payments
+	// (index 0 unused), planned over all debts at once (plan).
+	outcomes []outcome
+	pays     []uint8
 }
 
 func newGenerator(cfg Config) *generator {
 	g := &generator{cfg: cfg, hotPPM: cfg.hotPPM(), end: cfg.AsOf.Start(stockholm).UTC()}
-	if d := int64(cfg.Debts); d > 1 {
-		for _, a := range []int64{7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47} {
-			if inv, ok := modInverse(a, d); ok {
-				g.payStep, g.payInverse = a, inv
-				break
-			}
-		}
-	}
+	g.plan()
 	return g
 }
 
@@ -489,36 +487,118 @@ type debtRow struct {
 	payments         []paymentRow
 }
 
-// paidDebtsPercent is the share of debts that get payments at all.
-const paidDebtsPercent = 75
+// outcome is what became of a debt by the as-of date.
+type outcome uint8
 
-// payees is how many debts get payments: three in four.
-func (g *generator) payees() int {
-	return (g.cfg.Debts*paidDebtsPercent + 99) / 100
+const (
+	outcomeOpen      outcome = iota // in collection: unpaid or partly paid
+	outcomePaid                     // paid in full
+	outcomeWithdrawn                // withdrawn by the client, after part payments or none
+)
+
+// open reports whether debt i is open at the as-of date.
+func (g *generator) open(i int) bool {
+	if g.cfg.BenchOpen {
+		return benchOpen(i)
+	}
+	return g.percent(i, saltOpen, openDebtsPercent)
 }
 
-// paymentCount is how many payments debt i gets. Payment slot s (1..D) is
-// debt (payStep·s mod D)+1, as in the benchmark (step 7), so different
-// slots are different debts. Payment j takes slot (j-1) mod payees + 1:
-// up to payees payments each go to another debt; more come round again
-// to the same debts, as second and later payments.
-func (g *generator) paymentCount(i int) int {
-	d, p, n := int64(g.cfg.Debts), int64(g.cfg.Payments), int64(g.payees())
-	if p == 0 || n == 0 {
-		return 0
+// withdrawable reports whether debt i may have been withdrawn: after the
+// demand's 8 days (which also keeps the benchmark's Q4 debt, 199996, a day
+// old, open to payments).
+func (g *generator) withdrawable(i int) bool {
+	return g.debtCreated(i).Before(g.end.AddDate(0, 0, -collection.DemandDays-1))
+}
+
+// wantsMore reports whether debt i's kind asks for a payment beyond the
+// least its outcome needs: an opening payment before hand-over or both
+// items paid one by one (paid in full); an opening payment, a part payment
+// or its first item paid (open); a part payment before withdrawal.
+func (g *generator) wantsMore(i int) bool {
+	kind := g.pick(i, saltDebtKind, 4)
+	switch g.outcomes[i] {
+	case outcomePaid, outcomeWithdrawn:
+		return kind <= 1
+	default:
+		return kind <= 2
 	}
-	slot := int64(1)
-	if d > 1 {
-		slot = (int64(i-1) * g.payInverse) % d
-		if slot == 0 {
-			slot = d // (payStep·D) mod D = 0 is debt 1
+}
+
+// plan decides every debt's outcome and number of payments.
+//
+// 35 % of the debts are open (openDebtsPercent). With Config.BenchOpen they
+// are the benchmark's: debt i is open exactly when seed.sql gives it
+// main_status = 2 (benchOpen), so that the benchmark's Q1 (the hot client's
+// open debts) has the same rows here, whatever the seed. Of the others
+// (closed), one in 10 is withdrawn and the rest are paid in full, each with
+// at least one payment. When there are fewer payments than debts to pay in
+// full, as many more of them are withdrawn instead, in a seeded order, those
+// past their 8 days of demand first. The payments left over go, in the same
+// order over all debts, first one each to the debts whose kind asks for one
+// more (wantsMore), then round after round one more to every debt (at most
+// MaxPaymentsPerDebt), until exactly Config.Payments are placed.
+func (g *generator) plan() {
+	d, left := g.cfg.Debts, g.cfg.Payments
+	g.outcomes, g.pays = make([]outcome, d+1), make([]uint8, d+1)
+	paid := 0
+	for i := 1; i <= d; i++ {
+		switch {
+		case g.open(i):
+			g.outcomes[i] = outcomeOpen
+		case g.pick(i, saltWithdrawn, withdrawnClosedEvery) == 0 && g.withdrawable(i):
+			g.outcomes[i] = outcomeWithdrawn
+		default:
+			g.outcomes[i] = outcomePaid
+			paid++
 		}
 	}
-	if slot > n || slot > p {
-		return 0
+	// The seeded order: debt ids in the low 21 bits (MaxDebts < 2^21)
+	// under the hash, so that sorting the keys sorts by the hash.
+	order := make([]uint64, d)
+	for i := 1; i <= d; i++ {
+		order[i-1] = g.h(i, saltPayOrder)<<21 | uint64(i)
 	}
-	return int(1 + (p-slot)/n)
+	slices.Sort(order)
+	debt := func(k int) int { return int(order[k] & (1<<21 - 1)) }
+	for _, anyAge := range []bool{false, true} {
+		for k := 0; k < d && paid > left; k++ {
+			if i := debt(k); g.outcomes[i] == outcomePaid && (anyAge || g.withdrawable(i)) {
+				g.outcomes[i] = outcomeWithdrawn
+				paid--
+			}
+		}
+	}
+	for i := 1; i <= d; i++ {
+		if g.outcomes[i] == outcomePaid {
+			g.pays[i] = 1
+		}
+	}
+	left -= paid
+	for k := 0; k < d && left > 0; k++ {
+		if i := debt(k); g.wantsMore(i) {
+			g.pays[i]++
+			left--
+		}
+	}
+	// Validate bounds the payments by MaxPaymentsPerDebt on every debt.
+	for left > 0 {
+		placed := false
+		for k := 0; k < d && left > 0; k++ {
+			if i := debt(k); g.pays[i] < MaxPaymentsPerDebt {
+				g.pays[i]++
+				left--
+				placed = true
+			}
+		}
+		if !placed {
+			return
+		}
+	}
 }
+
+// paymentCount is how many payments debt i gets.
+func (g *generator) paymentCount(i int) int { return int(g.pays[i]) }
 
 // share is between lo and hi percent of x, at least 1 öre and less than x.
 func (g *generator) share(x collection.Money, n int, salt uint64, lo, hi int) collection.Money {
@@ -564,17 +644,14 @@ func (g *generator) debt(i int) debtRow {
 	at := func(permille int) time.Time {
 		return created.Add(window / 1000 * time.Duration(permille)).Truncate(time.Microsecond)
 	}
-	// Withdrawals come after the demand's 8 days (which also keeps the
-	// benchmark's Q4 debt, 199996, a day old, open to payments).
-	withdrawn := g.oneIn(i, saltWithdrawn, withdrawnDebtsEvery) &&
-		created.Before(g.end.AddDate(0, 0, -collection.DemandDays-1))
+	out := g.outcomes[i]
 	lastPermille := 950
-	if withdrawn {
-		lastPermille = 750
+	if out == outcomeWithdrawn {
+		lastPermille = 750 // paid before the withdrawal
 	}
 
-	// The payments: how many comes from the slot mapping, what they are
-	// from the debt's kind.
+	// The payments: how many the plan gave the debt, what they are from its
+	// outcome and its kind.
 	m := g.paymentCount(i)
 	kind := g.pick(i, saltDebtKind, 4)
 	a1, a2 := d.items[0].amount, d.items[1].amount
@@ -584,31 +661,45 @@ func (g *generator) debt(i int) debtRow {
 		opening bool
 	}
 	var pays []pay
-	switch {
-	case m == 1:
-		switch {
-		case kind == 0: // a part paid before hand-over
-			pays = []pay{{0, g.share(a1, i, saltPayAmount, 20, 60), true}}
-		case kind == 1, kind == 3 && withdrawn: // a part payment
-			pays = []pay{{0, g.share(a1, i, saltPayAmount, 20, 80), false}}
-		case kind == 2: // the first item paid
-			pays = []pay{{0, a1, false}}
-		default: // everything in one payment, designated to the first item
-			pays = []pay{{0, d.original, false}}
+	// pieces pays amount x of item n in k reported payments: each a part
+	// (20–50 %) of what is left, the last the rest.
+	pieces := func(n int, x collection.Money, k int) {
+		for range k - 1 {
+			v := g.share(x, i*16+len(pays), saltPayAmount, 20, 50)
+			pays = append(pays, pay{n, v, false})
+			x -= v
 		}
-	case m == 2 && kind%2 == 1 && !withdrawn: // both items paid
-		pays = []pay{{0, a1, false}, {1, a2, false}}
-	case m >= 2:
-		opening := g.share(a1, i, saltPayAmount, 20, 60)
-		pays = []pay{{0, opening, true}, {0, a1 - opening, false}}
+		pays = append(pays, pay{n, x, false})
+	}
+	switch {
+	case m == 0:
+	case out == outcomePaid && m == 1: // everything in one payment, designated to the first item
+		pays = []pay{{0, d.original, false}}
+	case out == outcomePaid: // each item paid in full, the first in half the payments (rounded up)
+		k0 := (m + 1) / 2
+		if kind == 0 && k0 >= 2 { // starting with a part paid before hand-over
+			opening := g.share(a1, i, saltPayAmount, 20, 60)
+			pays = append(pays, pay{0, opening, true})
+			pieces(0, a1-opening, k0-1)
+		} else {
+			pieces(0, a1, k0)
+		}
+		pieces(1, a2, m-k0)
+	default: // open or withdrawn: part payments, never the whole debt
+		switch kind {
+		case 0: // a part paid before hand-over
+			pays = []pay{{0, g.share(a1, i, saltPayAmount, 20, 60), true}}
+		case 2: // the first item paid
+			pays = []pay{{0, a1, false}}
+		default: // a part payment
+			pays = []pay{{0, g.share(a1, i, saltPayAmount, 20, 80), false}}
+		}
+		// Later ones pay parts of what is left of the second item.
 		rest := a2
-		for q := 2; q < m; q++ {
-			amount := g.share(rest, i*16+q, saltPayAmount, 20, 50)
-			if q == m-1 && kind%2 == 1 && !withdrawn {
-				amount = rest // paid in full with the last payment
-			}
-			pays = append(pays, pay{1, amount, false})
-			rest -= amount
+		for q := 1; q < m; q++ {
+			v := g.share(rest, i*16+q, saltPayAmount, 20, 50)
+			pays = append(pays, pay{1, v, false})
+			rest -= v
 		}
 	}
 	reported := 0
@@ -643,29 +734,11 @@ func (g *generator) debt(i int) debtRow {
 		d.paid += p.amount
 		d.payments = append(d.payments, row)
 	}
-	if withdrawn {
+	if out == outcomeWithdrawn {
 		w := at(800 + g.pick(i, saltWithdrawAt, 190))
 		d.withdrawnAt = &w
 		d.withdrawComment = ptr(withdrawComments[g.pick(i, saltComment, len(withdrawComments))])
 		d.updated = w
 	}
 	return d
-}
-
-// modInverse returns a⁻¹ mod m when a and m are coprime.
-func modInverse(a, m int64) (int64, bool) {
-	t, newT := int64(0), int64(1)
-	r, newR := m, a%m
-	for newR != 0 {
-		q := r / newR
-		t, newT = newT, t-q*newT
-		r, newR = newR, r-q*newR
-	}
-	if r != 1 {
-		return 0, false
-	}
-	if t < 0 {
-		t += m
-	}
-	return t, true
 }

@@ -1,6 +1,7 @@
 package seed
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/debtql/debtql/internal/collection"
@@ -39,17 +40,14 @@ func TestBenchShape(t *testing.T) {
 		t.Errorf("debts per client: %v", perClient)
 	}
 
-	// Payment j is on debt (7j mod 200000)+1, one each on 150,000 debts.
-	paid := map[int]bool{}
-	for j := 1; j <= cfg.Payments; j++ {
-		paid[(7*j)%cfg.Debts+1] = true
-	}
+	// The payments: exactly 150,000, at least one on every debt paid in
+	// full.
 	total := 0
 	for i := 1; i <= cfg.Debts; i++ {
 		m := g.paymentCount(i)
 		total += m
-		if (m == 1) != paid[i] || m > 1 {
-			t.Fatalf("debt %d gets %d payments; in the benchmark it has a payment: %v", i, m, paid[i])
+		if g.outcomes[i] == outcomePaid && m == 0 {
+			t.Fatalf("debt %d is paid in full without payments", i)
 		}
 	}
 	if total != cfg.Payments {
@@ -105,20 +103,102 @@ func TestAgeIsIncreasingAndBounded(t *testing.T) {
 	}
 }
 
-func TestModInverse(t *testing.T) {
-	for _, m := range []int64{2, 60, 200_000, 1_999_999} {
-		for _, a := range []int64{7, 11, 13} {
-			inv, ok := modInverse(a, m)
-			if ok != (gcd(a, m) == 1) || ok && (a*inv)%m != 1 {
-				t.Errorf("modInverse(%d, %d) = %d, %v", a, m, inv, ok)
+// TestBenchOpenDebts checks, without a database, that the bench preset's
+// open debts are the benchmark's main_status = 2: the counts and id sums
+// over all debts and over the hot client's, and the hot client's first 50
+// by id descending (Q1's page), all read from the harness's debtbench.
+func TestBenchOpenDebts(t *testing.T) {
+	cfg, err := Preset("bench")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.AsOf = scalar.NewDate(2026, 11, 22)
+	g := newGenerator(cfg)
+	var all, hot, allSum, hotSum int
+	var page []int
+	byOutcome := map[outcome]int{}
+	for i := cfg.Debts; i >= 1; i-- {
+		byOutcome[g.outcomes[i]]++
+		if (g.outcomes[i] == outcomeOpen) != benchOpen(i) {
+			t.Fatalf("debt %d: outcome %d, but open in the benchmark: %v", i, g.outcomes[i], benchOpen(i))
+		}
+		if !benchOpen(i) {
+			continue
+		}
+		all, allSum = all+1, allSum+i
+		if g.clientOf(i) == 1 {
+			hot, hotSum = hot+1, hotSum+i
+			if len(page) < 50 {
+				page = append(page, i)
 			}
 		}
 	}
+	// SELECT count(*), sum(id) FROM debts WHERE main_status = 2 [AND client_id = hot]
+	if all != 69958 || allSum != 6987137375 || hot != 17405 || hotSum != 1745482460 {
+		t.Errorf("open debts: %d (id sum %d), the hot client's %d (%d); debtbench: 69958 (6987137375), 17405 (1745482460)",
+			all, allSum, hot, hotSum)
+	}
+	want := []int{200000, 199996, 199980, 199968, 199956, 199948, 199944, 199936, 199924, 199916, 199912, 199904, 199900,
+		199884, 199864, 199856, 199844, 199840, 199836, 199832, 199788, 199772, 199760, 199752, 199744, 199736, 199716,
+		199708, 199704, 199692, 199684, 199680, 199668, 199636, 199624, 199616, 199608, 199600, 199592, 199588, 199584,
+		199580, 199576, 199548, 199544, 199532, 199488, 199480, 199476, 199448}
+	if !slices.Equal(page, want) {
+		t.Errorf("Q1's page: %v\nwant %v", page, want)
+	}
+	t.Logf("outcomes: %d open, %d paid in full, %d withdrawn", byOutcome[outcomeOpen], byOutcome[outcomePaid], byOutcome[outcomeWithdrawn])
 }
 
-func gcd(a, b int64) int64 {
-	for b != 0 {
-		a, b = b, a%b
+// TestDebtOutcomes checks every debt's payments against its outcome, at
+// sizes where payments are plenty, scarce and none: open and withdrawn
+// debts are paid less than their amount, debts paid in full exactly it
+// (item by item when in more than one payment), the open debts are the
+// benchmark's with BenchOpen, and the payments number exactly
+// Config.Payments.
+func TestDebtOutcomes(t *testing.T) {
+	asOf := scalar.NewDate(2026, 3, 15)
+	for _, cfg := range []Config{
+		Presets["small"],
+		{Clients: 4, Debts: 3000, HotShare: 0.25, Payments: 2250, BenchOpen: true}, // the bench's proportions
+		{Clients: 2, Debts: 2000, HotShare: 0.5, Payments: 300},                    // fewer payments than closed debts
+		{Clients: 2, Debts: 500, HotShare: 0.5, Payments: 0},                       // none: every closed debt withdrawn
+		{Clients: 1, Debts: 300, Payments: 300 * MaxPaymentsPerDebt},               // the most
+		{Clients: 1, Debts: 1, Payments: 1}, {Clients: 1, Debts: 2, Payments: 0},
+	} {
+		cfg.AsOf, cfg.Seed = asOf, 5
+		if err := cfg.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		g := newGenerator(cfg)
+		total, n := 0, map[outcome]int{}
+		for i := 1; i <= cfg.Debts; i++ {
+			d := g.debt(i)
+			out := g.outcomes[i]
+			n[out]++
+			total += len(d.payments)
+			if len(d.payments) != g.paymentCount(i) || (out == outcomeOpen) != g.open(i) || cfg.BenchOpen && g.open(i) != benchOpen(i) || (out == outcomeWithdrawn) != (d.withdrawnAt != nil) {
+				t.Fatalf("%+v: debt %d: outcome %d, %d payments of %d, withdrawn %v", cfg, i, out, len(d.payments), g.paymentCount(i), d.withdrawnAt)
+			}
+			var sum collection.Money
+			for _, p := range d.payments {
+				if p.amount <= 0 {
+					t.Fatalf("%+v: debt %d: payment of %d", cfg, i, p.amount)
+				}
+				sum += p.amount
+			}
+			if sum != d.paid || d.items[0].paid+d.items[1].paid != d.paid {
+				t.Fatalf("%+v: debt %d: paid %d, payments %d, items %d + %d", cfg, i, d.paid, sum, d.items[0].paid, d.items[1].paid)
+			}
+			switch {
+			case out == outcomePaid && d.paid != d.original,
+				out == outcomePaid && len(d.payments) > 1 && (d.items[0].paid != d.items[0].amount || d.items[1].paid != d.items[1].amount),
+				out != outcomePaid && d.paid >= d.original:
+				t.Fatalf("%+v: debt %d: outcome %d, paid %d of %d (items %d of %d, %d of %d)", cfg, i, out, d.paid, d.original,
+					d.items[0].paid, d.items[0].amount, d.items[1].paid, d.items[1].amount)
+			}
+		}
+		if total != cfg.Payments {
+			t.Errorf("%+v: %d payments", cfg, total)
+		}
+		t.Logf("%d debts, %d payments: %d open, %d paid in full, %d withdrawn", cfg.Debts, cfg.Payments, n[outcomeOpen], n[outcomePaid], n[outcomeWithdrawn])
 	}
-	return a
 }

@@ -643,3 +643,98 @@ func checkServer(t *testing.T, env *apitest.Env) {
 		t.Errorf("new client number %d, want 1004", created.CreateClient.ClientNumber)
 	}
 }
+
+// ---------------------------------------------------------------- the benchmark's open debts
+
+// TestBenchOpenDebtsAreTheHarnesss seeds the bench preset at a smaller size
+// (its proportions, BenchOpen as in the preset) on PostgreSQL, and asks the
+// server for the hot client's open debts as the benchmark's Q1 does
+// (mainStatus COLLECTION, id descending), page by page: they must be the
+// debts that the harness's own SQL (seed.sql: main_status = 2 when
+// 25 <= pg_temp.h(i, 22) % 100 < 60) makes main_status 2, computed here by
+// PostgreSQL, not by the seed's Go copy of the hash. It also compares that
+// copy with PostgreSQL over the bench's whole id range.
+func TestBenchOpenDebtsAreTheHarnesss(t *testing.T) {
+	env := postgresEnv(t)
+	ctx := context.Background()
+
+	// The Go copy of pg_temp.h, against PostgreSQL's, for ids 1–200,000 at
+	// the status salt (22) and a few others.
+	rows := query(t, env.DB.SQL, `SELECT n, s, hashint8extended(n, s) & 9223372036854775807
+		FROM generate_series(1, 200000) AS n CROSS JOIN unnest(ARRAY[22, 1, 101]::bigint[]) AS s
+		WHERE s = 22 OR n % 97 = 0`)
+	compared := 0
+	for rows.Next() {
+		var n, s, want int64
+		scan(t, rows, &n, &s, &want)
+		if got := seed.PGHash(n, s); got != want {
+			t.Fatalf("pg_temp.h(%d, %d): ours %d, PostgreSQL's %d", n, s, got, want)
+		}
+		compared++
+	}
+	if compared < 200000 {
+		t.Fatalf("compared %d hashes", compared)
+	}
+
+	cfg, err := seed.Preset("bench")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Debts, cfg.Payments, cfg.Invoices, cfg.AsOf = 2400, 1800, 1200, asOf
+	sum := mustSeed(t, env.DB, cfg, seed.Options{})
+	checkSummary(t, sum, cfg)
+	checkRules(t, env.DB.SQL)
+
+	var want []int
+	rows = query(t, env.DB.SQL, fmt.Sprintf(`SELECT i FROM generate_series(1, %d) AS i
+		WHERE i %% 4 = 0 AND (hashint8extended(i, 22) & 9223372036854775807) %% 100 BETWEEN 25 AND 59 ORDER BY i DESC`, cfg.Debts))
+	for rows.Next() {
+		var i int
+		scan(t, rows, &i)
+		want = append(want, i)
+	}
+
+	env.Clock.Set(asOf.Start(apitest.Stockholm).Add(12 * time.Hour))
+	var got []int
+	after := any(nil)
+	for {
+		var page struct {
+			Debts struct {
+				TotalCount int
+				PageInfo   struct {
+					HasNextPage bool
+					EndCursor   string
+				}
+				Nodes []struct {
+					ID         int
+					MainStatus string
+				}
+			}
+		}
+		env.Admin().Do(t, `query($c: UUID!, $after: String) {
+			debts(clientId: $c, filter: {mainStatus: COLLECTION}, orderBy: {field: ID, direction: DESC}, first: 100, after: $after) {
+				totalCount pageInfo { hasNextPage endCursor } nodes { id mainStatus } } }`,
+			apitest.Vars{"c": hotClientID, "after": after}).OK(t, &page)
+		if page.Debts.TotalCount != len(want) {
+			t.Fatalf("totalCount %d, the harness's rule gives %d", page.Debts.TotalCount, len(want))
+		}
+		for _, n := range page.Debts.Nodes {
+			got = append(got, n.ID)
+		}
+		if !page.Debts.PageInfo.HasNextPage {
+			break
+		}
+		after = page.Debts.PageInfo.EndCursor
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("the hot client's open debts:\n%v\nthe harness's main_status = 2:\n%v", got, want)
+	}
+	// And over every client, by the stored facts.
+	var wrong int
+	if err := env.DB.SQL.QueryRowContext(ctx, `SELECT count(*) FROM debts
+		WHERE (withdrawn_at IS NULL AND paid_amount < original_amount) <>
+		      ((hashint8extended(id, 22) & 9223372036854775807) % 100 BETWEEN 25 AND 59)`).Scan(&wrong); err != nil || wrong != 0 {
+		t.Errorf("%d debts are open here but not main_status 2 in the harness, or the other way round (err %v)", wrong, err)
+	}
+	t.Logf("%d of the hot client's %d debts are open, as in the harness", len(want), sum.HotDebts)
+}
