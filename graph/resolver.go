@@ -101,6 +101,25 @@ func (r *Resolver) forClient(ctx context.Context, clientID string) error {
 	return r.clientExists(ctx, clientID)
 }
 
+// listForClient authorizes the viewer for clientID and reads a list of the
+// client's with list. Whether the client exists is asked only when the
+// list holds no row or fails: a row of the client proves that it exists,
+// and an unknown client is NOT_FOUND whatever else is wrong, as with
+// forClient, at one statement fewer per page read.
+func listForClient[C any](ctx context.Context, r *Resolver, clientID string, list func() (C, error), empty func(C) bool) (C, error) {
+	var zero C
+	if err := auth.AuthorizeClient(ctx, clientID); err != nil {
+		return zero, err
+	}
+	conn, err := list()
+	if err != nil || empty(conn) {
+		if nf := r.clientExists(ctx, clientID); nf != nil {
+			return zero, nf
+		}
+	}
+	return conn, err
+}
+
 // onlyOrNil turns "not found" into null, as single-record lookups answer.
 func onlyOrNil[T any](v *T, err error) (*T, error) {
 	if ent.IsNotFound(err) {

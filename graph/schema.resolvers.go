@@ -471,10 +471,9 @@ func (r *queryResolver) Debtor(ctx context.Context, clientID string, id string) 
 
 // Debtors is the resolver for the debtors field.
 func (r *queryResolver) Debtors(ctx context.Context, clientID string, filter *DebtorFilter, orderBy *ent.DebtorOrder, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) (*ent.DebtorConnection, error) {
-	if err := r.forClient(ctx, clientID); err != nil {
-		return nil, err
-	}
-	return r.debtors(ctx, clientID, filter, orderBy, pageArgs{page: page, rowsPerPage: rowsPerPage, first: first, after: after, last: last, before: before})
+	return listForClient(ctx, r.Resolver, clientID, func() (*ent.DebtorConnection, error) {
+		return r.debtors(ctx, clientID, filter, orderBy, pageArgs{page: page, rowsPerPage: rowsPerPage, first: first, after: after, last: last, before: before})
+	}, func(c *ent.DebtorConnection) bool { return len(c.Edges) == 0 && c.TotalCount == 0 })
 }
 
 // Invoice is the resolver for the invoice field.
@@ -491,10 +490,9 @@ func (r *queryResolver) Invoice(ctx context.Context, clientID string, id string)
 
 // Invoices is the resolver for the invoices field.
 func (r *queryResolver) Invoices(ctx context.Context, clientID string, filter *InvoiceFilter, orderBy *ent.InvoiceOrder, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) (*ent.InvoiceConnection, error) {
-	if err := r.forClient(ctx, clientID); err != nil {
-		return nil, err
-	}
-	return r.invoices(ctx, clientID, filter, orderBy, pageArgs{page: page, rowsPerPage: rowsPerPage, first: first, after: after, last: last, before: before})
+	return listForClient(ctx, r.Resolver, clientID, func() (*ent.InvoiceConnection, error) {
+		return r.invoices(ctx, clientID, filter, orderBy, pageArgs{page: page, rowsPerPage: rowsPerPage, first: first, after: after, last: last, before: before})
+	}, func(c *ent.InvoiceConnection) bool { return len(c.Edges) == 0 && c.TotalCount == 0 })
 }
 
 // Debt is the resolver for the debt field.
@@ -511,10 +509,9 @@ func (r *queryResolver) Debt(ctx context.Context, clientID string, id int) (*ent
 
 // Debts is the resolver for the debts field.
 func (r *queryResolver) Debts(ctx context.Context, clientID string, filter *DebtFilter, orderBy *ent.DebtOrder, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) (*ent.DebtConnection, error) {
-	if err := r.forClient(ctx, clientID); err != nil {
-		return nil, err
-	}
-	return r.debts(ctx, clientID, "", filter, orderBy, pageArgs{page: page, rowsPerPage: rowsPerPage, first: first, after: after, last: last, before: before})
+	return listForClient(ctx, r.Resolver, clientID, func() (*ent.DebtConnection, error) {
+		return r.debts(ctx, clientID, "", filter, orderBy, pageArgs{page: page, rowsPerPage: rowsPerPage, first: first, after: after, last: last, before: before})
+	}, func(c *ent.DebtConnection) bool { return len(c.Edges) == 0 && c.TotalCount == 0 })
 }
 
 // APIKeys is the resolver for the apiKeys field.
