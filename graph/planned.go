@@ -131,6 +131,15 @@ func (e errFallBack) Error() string { return "planned path: " + e.reason }
 type writer struct {
 	ec  *executionContext
 	buf bytes.Buffer
+	// The resolvers of the types written, made once.
+	debtR     DebtResolver
+	debtorR   DebtorResolver
+	debtItemR DebtInvoiceResolver
+}
+
+// money writes an amount.
+func (w *writer) money(m collection.Money) {
+	w.buf.Write(m.AppendJSON(w.buf.AvailableBuffer()))
 }
 
 // fail ends the planned path when err is not nil.
@@ -186,12 +195,8 @@ func (w *writer) boolean(b bool) { w.buf.WriteString(strconv.FormatBool(b)) }
 func (w *writer) int(n int) { w.buf.WriteString(strconv.Itoa(n)) }
 
 // dateTime writes a non-null DateTime.
-func (w *writer) dateTime(field string, t time.Time) {
-	m := scalar.MarshalDateTime(t)
-	if m == graphql.Null {
-		null(field)
-	}
-	w.marshal(m)
+func (w *writer) dateTime(t time.Time) {
+	w.buf.Write(scalar.AppendDateTime(w.buf.AvailableBuffer(), t))
 }
 
 func (w *writer) optDateTime(t *time.Time) {
@@ -199,7 +204,7 @@ func (w *writer) optDateTime(t *time.Time) {
 		w.buf.WriteString("null")
 		return
 	}
-	w.marshal(scalar.MarshalDateTime(*t))
+	w.dateTime(*t)
 }
 
 // query writes the data of a query operation. ctx carries the operation.
@@ -358,7 +363,7 @@ func (w *writer) debt(ctx context.Context, plans []plan, d *ent.Debt) {
 	w.object(plans, "Debt", func(p *plan) {
 		switch p.field.Name {
 		case "id":
-			w.marshal(d.ID)
+			w.buf.Write(strconv.AppendInt(w.buf.AvailableBuffer(), int64(d.ID), 10))
 		case "debtor":
 			debtor, err := d.Debtor(p.in(ctx, "Debt"))
 			fail(err)
@@ -367,7 +372,7 @@ func (w *writer) debt(ctx context.Context, plans []plan, d *ent.Debt) {
 			}
 			w.debtor(ctx, p.sub, debtor)
 		case "invoices":
-			items, err := w.ec.Resolvers.Debt().Invoices(p.in(ctx, "Debt"), d)
+			items, err := w.debtR.Invoices(p.in(ctx, "Debt"), d)
 			fail(err)
 			w.list(len(items), func(i int) {
 				if items[i] == nil {
@@ -376,19 +381,19 @@ func (w *writer) debt(ctx context.Context, plans []plan, d *ent.Debt) {
 				w.debtItem(ctx, p.sub, items[i])
 			})
 		case "originalAmount":
-			w.marshal(d.OriginalAmount)
+			w.money(d.OriginalAmount)
 		case "paidAmount":
-			w.marshal(d.PaidAmount)
+			w.money(d.PaidAmount)
 		case "remainingAmount":
-			w.marshal(d.RemainingAmount())
+			w.money(d.RemainingAmount())
 		case "overpaidAmount":
-			w.marshal(d.OverpaidAmount())
+			w.money(d.OverpaidAmount())
 		case "paymentStatus":
 			w.marshal(d.PaymentStatus())
 		case "mainStatus":
 			w.marshal(d.MainStatus())
 		case "underStatus":
-			s, err := w.ec.Resolvers.Debt().UnderStatus(p.in(ctx, "Debt"), d)
+			s, err := w.debtR.UnderStatus(p.in(ctx, "Debt"), d)
 			fail(err)
 			w.marshal(s)
 		case "activeStatus":
@@ -400,9 +405,9 @@ func (w *writer) debt(ctx context.Context, plans []plan, d *ent.Debt) {
 		case "withdrawComment":
 			w.optStr(d.WithdrawComment)
 		case "createdAt":
-			w.dateTime("Debt.createdAt", d.CreatedAt)
+			w.dateTime(d.CreatedAt)
 		case "updatedAt":
-			w.dateTime("Debt.updatedAt", d.UpdatedAt)
+			w.dateTime(d.UpdatedAt)
 		}
 	})
 }
@@ -411,27 +416,27 @@ func (w *writer) debtItem(ctx context.Context, plans []plan, item *ent.DebtInvoi
 	w.object(plans, "DebtInvoice", func(p *plan) {
 		switch p.field.Name {
 		case "id":
-			w.marshal(item.ID)
+			w.buf.Write(strconv.AppendInt(w.buf.AvailableBuffer(), int64(item.ID), 10))
 		case "invoiceNumber":
 			w.str(item.InvoiceNumber)
 		case "description":
 			w.optStr(item.Description)
 		case "invoiceDate":
-			w.dateTime("DebtInvoice.invoiceDate", item.InvoiceDate)
+			w.dateTime(item.InvoiceDate)
 		case "dueDate":
-			w.dateTime("DebtInvoice.dueDate", item.DueDate)
+			w.dateTime(item.DueDate)
 		case "reminderDate":
 			w.optDateTime(item.ReminderDate)
 		case "amount":
-			w.marshal(item.Amount)
+			w.money(item.Amount)
 		case "paidAmount":
-			w.marshal(item.PaidAmount)
+			w.money(item.PaidAmount)
 		case "remainingAmount":
-			m, err := w.ec.Resolvers.DebtInvoice().RemainingAmount(p.in(ctx, "DebtInvoice"), item)
+			m, err := w.debtItemR.RemainingAmount(p.in(ctx, "DebtInvoice"), item)
 			fail(err)
-			w.marshal(m)
+			w.money(m)
 		case "createdAt":
-			w.dateTime("DebtInvoice.createdAt", item.CreatedAt)
+			w.dateTime(item.CreatedAt)
 		}
 	})
 }
@@ -440,11 +445,7 @@ func (w *writer) debtor(ctx context.Context, plans []plan, d *ent.Debtor) {
 	w.object(plans, "Debtor", func(p *plan) {
 		switch p.field.Name {
 		case "id":
-			m := scalar.MarshalUUID(d.ID)
-			if m == graphql.Null {
-				null("Debtor.id")
-			}
-			w.marshal(m)
+			w.buf.Write(strconv.AppendQuote(w.buf.AvailableBuffer(), d.ID))
 		case "isCorporation":
 			w.boolean(d.IsCorporation)
 		case "identificationNumber":
@@ -452,14 +453,14 @@ func (w *writer) debtor(ctx context.Context, plans []plan, d *ent.Debtor) {
 		case "name":
 			w.str(d.Name)
 		case "address":
-			a, err := w.ec.Resolvers.Debtor().Address(p.in(ctx, "Debtor"), d)
+			a, err := w.debtorR.Address(p.in(ctx, "Debtor"), d)
 			fail(err)
 			if a == nil {
 				null("Debtor.address")
 			}
 			w.address(p.sub, a)
 		case "contactInformation":
-			c, err := w.ec.Resolvers.Debtor().ContactInformation(p.in(ctx, "Debtor"), d)
+			c, err := w.debtorR.ContactInformation(p.in(ctx, "Debtor"), d)
 			fail(err)
 			if c == nil {
 				w.buf.WriteString("null")
@@ -474,25 +475,25 @@ func (w *writer) debtor(ctx context.Context, plans []plan, d *ent.Debtor) {
 				}
 			})
 		case "paymentStatus":
-			s, err := w.ec.Resolvers.Debtor().PaymentStatus(p.in(ctx, "Debtor"), d)
+			s, err := w.debtorR.PaymentStatus(p.in(ctx, "Debtor"), d)
 			fail(err)
 			optEnum(w, s)
 		case "errandStatus":
-			s, err := w.ec.Resolvers.Debtor().ErrandStatus(p.in(ctx, "Debtor"), d)
+			s, err := w.debtorR.ErrandStatus(p.in(ctx, "Debtor"), d)
 			fail(err)
 			optEnum(w, s)
 		case "errandProcessStatus":
-			s, err := w.ec.Resolvers.Debtor().ErrandProcessStatus(p.in(ctx, "Debtor"), d)
+			s, err := w.debtorR.ErrandProcessStatus(p.in(ctx, "Debtor"), d)
 			fail(err)
 			optEnum(w, s)
 		case "isCompleted":
-			b, err := w.ec.Resolvers.Debtor().IsCompleted(p.in(ctx, "Debtor"), d)
+			b, err := w.debtorR.IsCompleted(p.in(ctx, "Debtor"), d)
 			fail(err)
 			w.boolean(b)
 		case "createdAt":
-			w.dateTime("Debtor.createdAt", d.CreatedAt)
+			w.dateTime(d.CreatedAt)
 		case "updatedAt":
-			w.dateTime("Debtor.updatedAt", d.UpdatedAt)
+			w.dateTime(d.UpdatedAt)
 		}
 	})
 }
@@ -536,7 +537,8 @@ func (e *executableSchema) runPlanned(ctx context.Context) (data []byte, ok bool
 	if !ok {
 		return nil, false, nil
 	}
-	w := &writer{ec: newExecutionContext(opCtx, e, nil)}
+	ec := newExecutionContext(opCtx, e, nil)
+	w := &writer{ec: ec, debtR: ec.Resolvers.Debt(), debtorR: ec.Resolvers.Debtor(), debtItemR: ec.Resolvers.DebtInvoice()}
 	defer func() {
 		if p := recover(); p != nil {
 			data, ok = nil, false

@@ -219,27 +219,36 @@ func fromDecimal(d decimal.Decimal, scale, maxInt int) (int64, error) {
 // formatFixed writes v/10^scale with at least minFrac and at most scale
 // fraction digits, trimming trailing zeros in between.
 func formatFixed(v int64, scale, minFrac int) string {
+	return string(appendFixed(nil, v, scale, minFrac))
+}
+
+// appendFixed appends formatFixed's text to dst.
+func appendFixed(dst []byte, v int64, scale, minFrac int) []byte {
 	u := uint64(v)
 	if v < 0 {
 		u = -u // two's complement: also right for math.MinInt64
+		dst = append(dst, '-')
 	}
 	pow := uint64(1)
 	for range scale {
 		pow *= 10
 	}
-	frac := strconv.FormatUint(u%pow, 10)
-	frac = strings.Repeat("0", scale-len(frac)) + frac
-	for len(frac) > minFrac && frac[len(frac)-1] == '0' {
-		frac = frac[:len(frac)-1]
+	dst = strconv.AppendUint(dst, u/pow, 10)
+	// The fraction's scale digits, most significant first; trailing zeros
+	// trimmed down to minFrac digits.
+	var digits [20]byte
+	f := u % pow
+	for i := scale - 1; i >= 0; i-- {
+		digits[i] = byte('0' + f%10)
+		f /= 10
 	}
-	var b strings.Builder
-	if v < 0 {
-		b.WriteByte('-')
+	n := scale
+	for n > minFrac && digits[n-1] == '0' {
+		n--
 	}
-	b.WriteString(strconv.FormatUint(u/pow, 10))
-	if frac != "" {
-		b.WriteByte('.')
-		b.WriteString(frac)
+	if n > 0 {
+		dst = append(dst, '.')
+		dst = append(dst, digits[:n]...)
 	}
-	return b.String()
+	return dst
 }

@@ -2,7 +2,6 @@ package collection
 
 import (
 	"io"
-	"strconv"
 
 	"github.com/debtql/debtql/internal/scalar"
 )
@@ -10,7 +9,15 @@ import (
 // MarshalGQL writes the amount as a GraphQL Decimal with exactly two
 // fraction digits ("1250.00").
 func (m Money) MarshalGQL(w io.Writer) {
-	_, _ = io.WriteString(w, strconv.Quote(m.String()))
+	var a [32]byte
+	_, _ = w.Write(m.AppendJSON(a[:0]))
+}
+
+// AppendJSON appends the amount as MarshalGQL writes it.
+func (m Money) AppendJSON(dst []byte) []byte {
+	dst = append(dst, '"')
+	dst = appendFixed(dst, int64(m), MoneyDecimals, MoneyDecimals)
+	return append(dst, '"')
 }
 
 // UnmarshalGQL reads a Decimal that must be money: at most 2 decimals and
@@ -27,7 +34,10 @@ func (m *Money) UnmarshalGQL(v any) error {
 // MarshalGQL writes the rate as a GraphQL Decimal with up to four fraction
 // digits.
 func (r Rate) MarshalGQL(w io.Writer) {
-	_, _ = io.WriteString(w, strconv.Quote(r.String()))
+	var a [32]byte
+	dst := append(a[:0], '"')
+	dst = appendFixed(dst, int64(r), RateDecimals, 2)
+	_, _ = w.Write(append(dst, '"'))
 }
 
 // UnmarshalGQL reads a Decimal that must be a rate: at most 4 decimals.

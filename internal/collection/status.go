@@ -120,7 +120,14 @@ func enumCode(enum string, v any) (int, error) {
 }
 
 func writeEnum(w io.Writer, enum string, code int) {
-	_, _ = io.WriteString(w, strconv.Quote(enumName(enum, code)))
+	var a [40]byte
+	_, _ = w.Write(strconv.AppendQuote(a[:0], enumName(enum, code)))
+}
+
+// AppendEnumJSON appends the GraphQL name of an enum value, quoted, as its
+// MarshalGQL writes it.
+func AppendEnumJSON(dst []byte, enum string, code int) []byte {
+	return strconv.AppendQuote(dst, enumName(enum, code))
 }
 
 // String returns the GraphQL name of s.

@@ -18,7 +18,8 @@ import (
 // lower-case string.
 func MarshalUUID(id string) graphql.Marshaler {
 	return graphql.WriterFunc(func(w io.Writer) {
-		_, _ = io.WriteString(w, strconv.Quote(id))
+		var a [40]byte
+		_, _ = w.Write(strconv.AppendQuote(a[:0], id))
 	})
 }
 
@@ -61,8 +62,17 @@ func FormatDateTime(t time.Time) string {
 // MarshalDateTime writes t with FormatDateTime.
 func MarshalDateTime(t time.Time) graphql.Marshaler {
 	return graphql.WriterFunc(func(w io.Writer) {
-		_, _ = io.WriteString(w, strconv.Quote(FormatDateTime(t)))
+		var a [48]byte
+		_, _ = w.Write(AppendDateTime(a[:0], t))
 	})
+}
+
+// AppendDateTime appends t as MarshalDateTime writes it: FormatDateTime's
+// text, quoted (it is ASCII digits and separators: nothing to escape).
+func AppendDateTime(dst []byte, t time.Time) []byte {
+	dst = append(dst, '"')
+	dst = t.UTC().Truncate(time.Microsecond).AppendFormat(dst, dateTimeLayout)
+	return append(dst, '"')
 }
 
 // UnmarshalDateTime reads an RFC 3339 timestamp with an offset. The offset
