@@ -37,7 +37,7 @@ import (
 // plannedTypes are the fields the planned path knows, by type: the type of
 // the field's value for object fields, "" for leaves.
 var plannedTypes = map[string]map[string]string{
-	"Query": {"debts": "DebtConnection", "debtors": "DebtorConnection"},
+	"Query": {"debts": "DebtConnection", "debtors": "DebtorConnection", "invoices": "InvoiceConnection"},
 	"DebtConnection": {
 		"totalCount": "", "pageInfo": "PageInfo", "edges": "DebtEdge", "nodes": "Debt",
 	},
@@ -62,6 +62,22 @@ var plannedTypes = map[string]map[string]string{
 		"address": "Address", "contactInformation": "ContactInformation",
 		"paymentStatus": "", "errandStatus": "", "errandProcessStatus": "", "isCompleted": "",
 		"createdAt": "", "updatedAt": "",
+	},
+	"InvoiceConnection": {
+		"totalCount": "", "pageInfo": "PageInfo", "edges": "InvoiceEdge", "nodes": "Invoice",
+	},
+	"InvoiceEdge": {"cursor": "", "node": "Invoice"},
+	"Invoice": {
+		"id": "", "invoiceNumber": "", "invoiceDate": "", "daysUntilExpiration": "", "dueDate": "",
+		"interestRate": "", "totalExcludingVAT": "", "totalVATAmount": "", "totalAmountIncludingVAT": "",
+		"reminderDate": "", "reminderFee": "", "articles": "Article", "paidAmount": "", "remainingAmount": "",
+		"debt": "Debt", "status": "", "processStatus": "", "paymentStatus": "", "receivableMainStatus": "",
+		"receivableSubStatus": "", "activeStatus": "", "isCompleted": "", "withdrawnAt": "", "withdrawComment": "",
+		"createdAt": "", "updatedAt": "",
+	},
+	"Article": {
+		"name": "", "description": "", "priceExcludingVAT": "", "totalVATAmount": "", "totalAmountIncludingVAT": "",
+		"totalAmountExcludingVAT": "", "quantity": "", "vatPercentage": "", "discount": "",
 	},
 	"Address":            {"address1": "", "address2": "", "careOf": "", "zipCode": "", "city": "", "countryCode": ""},
 	"ContactInformation": {"email": "", "phone": ""},
@@ -135,6 +151,7 @@ type writer struct {
 	debtR     DebtResolver
 	debtorR   DebtorResolver
 	debtItemR DebtInvoiceResolver
+	invoiceR  InvoiceResolver
 }
 
 // money writes an amount.
@@ -234,6 +251,17 @@ func (w *writer) query(ctx context.Context, plans []plan) {
 				null("Query.debtors")
 			}
 			w.debtorConnection(ctx, p.sub, conn)
+		case "invoices":
+			fc, err := w.ec.fieldContext_Query_invoices(ctx, p.field)
+			fail(err)
+			ctx := graphql.WithFieldContext(ctx, fc)
+			a := fc.Args
+			conn, err := w.ec.Resolvers.Query().Invoices(ctx, a["clientId"].(string), a["filter"].(*InvoiceFilter), a["orderBy"].(*ent.InvoiceOrder), a["page"].(*int), a["rowsPerPage"].(*int), a["first"].(*int), a["after"].(*string), a["last"].(*int), a["before"].(*string))
+			fail(err)
+			if conn == nil {
+				null("Query.invoices")
+			}
+			w.invoiceConnection(ctx, p.sub, conn)
 		}
 	})
 }
@@ -273,90 +301,89 @@ func (w *writer) list(n int, write func(i int)) {
 	w.buf.WriteByte(']')
 }
 
-func (w *writer) debtConnection(ctx context.Context, plans []plan, conn *ent.DebtConnection) {
-	w.object(plans, "DebtConnection", func(p *plan) {
+// connection writes a connection page: its edges (each with its cursor and
+// node), nodes, pageInfo and totalCount; node writes one node.
+func connection[N any](w *writer, plans []plan, names [2]string, edges []*entEdge[N], nodes []*N, info *ent.PageInfo, total int, node func(plans []plan, n *N)) {
+	w.object(plans, names[0], func(p *plan) {
 		switch p.field.Name {
 		case "totalCount":
-			w.int(conn.TotalCount)
+			w.int(total)
 		case "pageInfo":
-			w.pageInfo(p.sub, &conn.PageInfo)
+			w.pageInfo(p.sub, info)
 		case "edges":
-			if conn.Edges == nil {
+			if edges == nil {
 				w.buf.WriteString("null")
 				return
 			}
-			w.list(len(conn.Edges), func(i int) {
-				e := conn.Edges[i]
+			w.list(len(edges), func(i int) {
+				e := edges[i]
 				if e == nil {
 					w.buf.WriteString("null")
 					return
 				}
-				w.object(p.sub, "DebtEdge", func(p *plan) {
+				w.object(p.sub, names[1], func(p *plan) {
 					switch p.field.Name {
 					case "cursor":
-						w.marshal(e.Cursor)
+						w.marshal(e.cursor)
 					case "node":
-						if e.Node == nil {
+						if e.node == nil {
 							w.buf.WriteString("null")
 							return
 						}
-						w.debt(ctx, p.sub, e.Node)
+						node(p.sub, e.node)
 					}
 				})
 			})
 		case "nodes":
-			nodes := conn.Nodes()
 			w.list(len(nodes), func(i int) {
 				if nodes[i] == nil {
-					null("DebtConnection.nodes")
+					null(names[0] + ".nodes")
 				}
-				w.debt(ctx, p.sub, nodes[i])
+				node(p.sub, nodes[i])
 			})
 		}
 	})
 }
 
-func (w *writer) debtorConnection(ctx context.Context, plans []plan, conn *ent.DebtorConnection) {
-	w.object(plans, "DebtorConnection", func(p *plan) {
-		switch p.field.Name {
-		case "totalCount":
-			w.int(conn.TotalCount)
-		case "pageInfo":
-			w.pageInfo(p.sub, &conn.PageInfo)
-		case "edges":
-			if conn.Edges == nil {
-				w.buf.WriteString("null")
-				return
-			}
-			w.list(len(conn.Edges), func(i int) {
-				e := conn.Edges[i]
-				if e == nil {
-					w.buf.WriteString("null")
-					return
-				}
-				w.object(p.sub, "DebtorEdge", func(p *plan) {
-					switch p.field.Name {
-					case "cursor":
-						w.marshal(e.Cursor)
-					case "node":
-						if e.Node == nil {
-							w.buf.WriteString("null")
-							return
-						}
-						w.debtor(ctx, p.sub, e.Node)
-					}
-				})
-			})
-		case "nodes":
-			nodes := conn.Nodes()
-			w.list(len(nodes), func(i int) {
-				if nodes[i] == nil {
-					null("DebtorConnection.nodes")
-				}
-				w.debtor(ctx, p.sub, nodes[i])
-			})
+// entEdge is an edge of any of ent's connections.
+type entEdge[N any] struct {
+	node   *N
+	cursor ent.Cursor
+}
+
+// edgesOf copies a connection's edges into entEdges; nil stays nil.
+func edgesOf[E any, N any](edges []*E, get func(*E) (*N, ent.Cursor)) []*entEdge[N] {
+	if edges == nil {
+		return nil
+	}
+	out := make([]*entEdge[N], len(edges))
+	all := make([]entEdge[N], len(edges))
+	for i, e := range edges {
+		if e == nil {
+			continue
 		}
-	})
+		all[i].node, all[i].cursor = get(e)
+		out[i] = &all[i]
+	}
+	return out
+}
+
+func (w *writer) debtConnection(ctx context.Context, plans []plan, conn *ent.DebtConnection) {
+	edges := edgesOf(conn.Edges, func(e *ent.DebtEdge) (*ent.Debt, ent.Cursor) { return e.Node, e.Cursor })
+	connection(w, plans, [2]string{"DebtConnection", "DebtEdge"}, edges, conn.Nodes(), &conn.PageInfo, conn.TotalCount,
+		func(plans []plan, d *ent.Debt) { w.debt(ctx, plans, d) })
+}
+
+func (w *writer) debtorConnection(ctx context.Context, plans []plan, conn *ent.DebtorConnection) {
+	edges := edgesOf(conn.Edges, func(e *ent.DebtorEdge) (*ent.Debtor, ent.Cursor) { return e.Node, e.Cursor })
+	connection(w, plans, [2]string{"DebtorConnection", "DebtorEdge"}, edges, conn.Nodes(), &conn.PageInfo, conn.TotalCount,
+		func(plans []plan, d *ent.Debtor) { w.debtor(ctx, plans, d) })
+}
+
+func (w *writer) invoiceConnection(ctx context.Context, plans []plan, conn *ent.InvoiceConnection) {
+	edges := edgesOf(conn.Edges, func(e *ent.InvoiceEdge) (*ent.Invoice, ent.Cursor) { return e.Node, e.Cursor })
+	connection(w, plans, [2]string{"InvoiceConnection", "InvoiceEdge"}, edges, conn.Nodes(), &conn.PageInfo, conn.TotalCount,
+		func(plans []plan, inv *ent.Invoice) { w.invoice(ctx, plans, inv) })
 }
 
 func (w *writer) debt(ctx context.Context, plans []plan, d *ent.Debt) {
@@ -498,7 +525,123 @@ func (w *writer) debtor(ctx context.Context, plans []plan, d *ent.Debtor) {
 	})
 }
 
-// optEnum writes a nullable enum.
+func (w *writer) invoice(ctx context.Context, plans []plan, inv *ent.Invoice) {
+	w.object(plans, "Invoice", func(p *plan) {
+		switch p.field.Name {
+		case "id":
+			w.buf.Write(strconv.AppendQuote(w.buf.AvailableBuffer(), inv.ID))
+		case "invoiceNumber":
+			w.str(inv.InvoiceNumber)
+		case "invoiceDate":
+			w.marshal(inv.InvoiceDate)
+		case "daysUntilExpiration":
+			w.int(inv.DaysUntilExpiration)
+		case "dueDate":
+			w.marshal(inv.DueDate)
+		case "interestRate":
+			optEnum(w, inv.InterestRate)
+		case "totalExcludingVAT":
+			w.money(inv.TotalExcludingVat)
+		case "totalVATAmount":
+			w.money(inv.TotalVatAmount)
+		case "totalAmountIncludingVAT":
+			w.money(inv.TotalAmountIncludingVat)
+		case "reminderDate":
+			optEnum(w, inv.ReminderDate)
+		case "reminderFee":
+			optEnum(w, inv.ReminderFee)
+		case "articles":
+			articles, err := w.invoiceR.Articles(p.in(ctx, "Invoice"), inv)
+			fail(err)
+			w.list(len(articles), func(i int) {
+				if articles[i] == nil {
+					null("Invoice.articles")
+				}
+				w.article(p.sub, articles[i])
+			})
+		case "paidAmount":
+			m, err := w.invoiceR.PaidAmount(p.in(ctx, "Invoice"), inv)
+			fail(err)
+			w.money(m)
+		case "remainingAmount":
+			m, err := w.invoiceR.RemainingAmount(p.in(ctx, "Invoice"), inv)
+			fail(err)
+			w.money(m)
+		case "debt":
+			d, err := w.invoiceR.Debt(p.in(ctx, "Invoice"), inv)
+			fail(err)
+			if d == nil {
+				w.buf.WriteString("null")
+				return
+			}
+			w.debt(ctx, p.sub, d)
+		case "status":
+			s, err := w.invoiceR.Status(p.in(ctx, "Invoice"), inv)
+			fail(err)
+			w.marshal(s)
+		case "processStatus":
+			s, err := w.invoiceR.ProcessStatus(p.in(ctx, "Invoice"), inv)
+			fail(err)
+			w.marshal(s)
+		case "paymentStatus":
+			s, err := w.invoiceR.PaymentStatus(p.in(ctx, "Invoice"), inv)
+			fail(err)
+			w.marshal(s)
+		case "receivableMainStatus":
+			s, err := w.invoiceR.ReceivableMainStatus(p.in(ctx, "Invoice"), inv)
+			fail(err)
+			w.marshal(s)
+		case "receivableSubStatus":
+			s, err := w.invoiceR.ReceivableSubStatus(p.in(ctx, "Invoice"), inv)
+			fail(err)
+			w.marshal(s)
+		case "activeStatus":
+			s, err := w.invoiceR.ActiveStatus(p.in(ctx, "Invoice"), inv)
+			fail(err)
+			w.marshal(s)
+		case "isCompleted":
+			b, err := w.invoiceR.IsCompleted(p.in(ctx, "Invoice"), inv)
+			fail(err)
+			w.boolean(b)
+		case "withdrawnAt":
+			w.optDateTime(inv.WithdrawnAt)
+		case "withdrawComment":
+			w.optStr(inv.WithdrawComment)
+		case "createdAt":
+			w.dateTime(inv.CreatedAt)
+		case "updatedAt":
+			w.dateTime(inv.UpdatedAt)
+		}
+	})
+}
+
+func (w *writer) article(plans []plan, a *ent.InvoiceArticle) {
+	w.object(plans, "Article", func(p *plan) {
+		switch p.field.Name {
+		case "name":
+			w.str(a.Name)
+		case "description":
+			w.optStr(a.Description)
+		case "priceExcludingVAT":
+			w.money(a.PriceExcludingVat)
+		case "totalVATAmount":
+			w.money(a.TotalVatAmount)
+		case "totalAmountIncludingVAT":
+			w.money(a.TotalAmountIncludingVat)
+		case "totalAmountExcludingVAT":
+			w.money(a.TotalAmountExcludingVat)
+		case "quantity":
+			w.marshal(a.Quantity)
+		case "vatPercentage":
+			w.marshal(a.VatPercentage)
+		case "discount":
+			w.money(a.Discount)
+		}
+	})
+}
+
+// optEnum writes a nullable value that marshals itself (enums, dates,
+// rates, amounts).
 func optEnum[E graphql.Marshaler](w *writer, e *E) {
 	if e == nil {
 		w.buf.WriteString("null")
@@ -538,7 +681,7 @@ func (e *executableSchema) runPlanned(ctx context.Context) (data []byte, ok bool
 		return nil, false, nil
 	}
 	ec := newExecutionContext(opCtx, e, nil)
-	w := &writer{ec: ec, debtR: ec.Resolvers.Debt(), debtorR: ec.Resolvers.Debtor(), debtItemR: ec.Resolvers.DebtInvoice()}
+	w := &writer{ec: ec, debtR: ec.Resolvers.Debt(), debtorR: ec.Resolvers.Debtor(), debtItemR: ec.Resolvers.DebtInvoice(), invoiceR: ec.Resolvers.Invoice()}
 	defer func() {
 		if p := recover(); p != nil {
 			data, ok = nil, false

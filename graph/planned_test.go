@@ -83,6 +83,26 @@ func TestPlannedPathStatementsAreFixed(t *testing.T) {
 			t.Logf("  %d: %.300s", i+1, s)
 		}
 	}
+
+	// An invoices page with its statuses, articles and debt (with debtor
+	// and items) on the planned path: as many statements for 10 as for 100.
+	const invoices = `query($c: UUID!, $n: Int!) { invoices(clientId: $c, first: $n) { totalCount edges { cursor node {
+		id status paymentStatus receivableMainStatus paidAmount articles { name discount } debt { id underStatus debtor { name } invoices { amount } } } } } }`
+	planned0, executor0 = queryPaths(t, env)
+	for _, n := range []int{10, 100} {
+		env.Statements.Reset()
+		r := env.Admin().Do(t, invoices, apitest.Vars{"c": clientID, "n": n})
+		counts[n] = env.Statements.Count()
+		if got := rows(t, r, []string{"invoices", "edges"}); got != n {
+			t.Fatalf("page of %d has %d rows: %s", n, got, r.Body)
+		}
+	}
+	if planned, executor := queryPaths(t, env); planned-planned0 != 2 || executor != executor0 {
+		t.Errorf("planned path answered %d of 2 invoices queries", planned-planned0)
+	}
+	if counts[10] != counts[100] {
+		t.Errorf("invoices: %d statements for a page of 10, %d for 100: want the same", counts[10], counts[100])
+	}
 }
 
 // plannedFragments select every field the planned path knows, through
@@ -94,6 +114,13 @@ var plannedFragments = map[string]string{
   address { __typename address1 address2 careOf zipCode city countryCode }
   contactInformation { __typename email phone }
   paymentStatus errandStatus errandProcessStatus isCompleted createdAt updatedAt
+}`,
+	"I": `fragment I on Invoice {
+  __typename id invoiceNumber invoiceDate daysUntilExpiration dueDate interestRate totalExcludingVAT totalVATAmount
+  totalAmountIncludingVAT reminderDate reminderFee paidAmount remainingAmount status processStatus paymentStatus
+  receivableMainStatus receivableSubStatus activeStatus isCompleted withdrawnAt withdrawComment createdAt updatedAt
+  articles { __typename name description priceExcludingVAT totalVATAmount totalAmountIncludingVAT totalAmountExcludingVAT quantity vatPercentage discount }
+  debt { ...D }
 }`,
 	"D": `fragment D on Debt {
   __typename id debtor { ...A } originalAmount paidAmount remainingAmount overpaidAmount
@@ -112,7 +139,11 @@ func withFragments(query string) string {
 			query += "\n" + f
 		}
 	}
-	// D spreads A.
+	// I spreads D, D spreads A.
+	if used["I"] && !used["D"] {
+		used["D"] = true
+		query += "\n" + plannedFragments["D"]
+	}
 	if used["D"] && !used["A"] {
 		query += "\n" + plannedFragments["A"]
 	}
@@ -143,6 +174,14 @@ func TestPlannedPathMatchesExecutor(t *testing.T) {
 			"debts": []apitest.Vars{{"invoiceNumber": "F-Ω-1", "description": "Tjänster <mars>", "invoiceDate": "2026-09-01T10:00:00+02:00",
 				"dueDate": "2026-10-01T10:00:00+02:00", "reminderDate": "2026-10-15T10:00:00+02:00", "amount": "1000.50"}}}}).OK(t, nil)
 
+	// An invoice with every optional field and a discounted article.
+	env.Admin().Do(t, `mutation($c: UUID!, $i: InvoiceInput!) { createInvoice(clientId: $c, input: $i) { id } }`, apitest.Vars{"c": clientID,
+		"i": apitest.Vars{"invoiceNumber": "F-Ω-2", "invoiceDate": "2026-03-01", "daysUntilExpiration": 30, "dueDate": "2026-03-31",
+			"interestRate": "8.125", "reminderDate": "2026-04-14", "reminderFee": "60.00",
+			"totalExcludingVAT": "1000.50", "totalVATAmount": "250.13", "totalAmountIncludingVAT": "1250.63",
+			"articles": []apitest.Vars{invoiceArticle("Konsulttimmar", apitest.Vars{"description": "Mars", "quantity": "2.5", "vatPercentage": "12",
+				"priceExcludingVAT": "400.40", "totalAmountExcludingVAT": "1000.50", "totalVATAmount": "250.13", "totalAmountIncludingVAT": "1250.63", "discount": "0.50"})}}}).OK(t, nil)
+
 	planned := []string{
 		`query($c: UUID!) { debts(clientId: $c, first: 7) { __typename totalCount pageInfo { ...P } edges { __typename cursor node { ...D } } nodes { ...D } } }`,
 		`query($c: UUID!) { debts(clientId: $c, rowsPerPage: 4, page: 3, orderBy: {field: ORIGINAL_AMOUNT, direction: ASC}) { totalCount pageInfo { ...P } nodes { ...D } } }`,
@@ -154,6 +193,8 @@ func TestPlannedPathMatchesExecutor(t *testing.T) {
 			debts(clientId: $c, rowsPerPage: 2) { nodes { d: debtor { n: name } } } }`,
 		`query($c: UUID!, $yes: Boolean!, $no: Boolean!) { debtors(clientId: $c, filter: {searchType: NAME, searchTerm: "debitor 1"}, first: 20) {
 			totalCount nodes { id name @include(if: $yes) isCorporation @skip(if: $yes) createdAt @include(if: $no) ... on Debtor { updatedAt } } } }`,
+		`query($c: UUID!) { invoices(clientId: $c, first: 8) { __typename totalCount pageInfo { ...P } edges { __typename cursor node { ...I } } nodes { ...I } } }`,
+		`query($c: UUID!) { invoices(clientId: $c, rowsPerPage: 5, page: 2, orderBy: {field: DUE_DATE, direction: ASC}) { totalCount nodes { id status debt { id } } } }`,
 	}
 	for i, q := range planned {
 		p0, e0 := queryPaths(t, env)
@@ -173,6 +214,7 @@ func TestPlannedPathMatchesExecutor(t *testing.T) {
 		{`query($c: UUID!) { debts(clientId: $c) { nodes { id payments { id } } } }`, ""},
 		{`query($c: UUID!) { debts(clientId: $c) { nodes { id } } client(id: $c) { name } }`, ""},
 		{`query($c: UUID!) { debtors(clientId: $c) { nodes { debts { totalCount } } } }`, ""},
+		{`query($c: UUID!) { invoices(clientId: $c) { nodes { id client { name } } } }`, ""},
 		{`query($c: UUID!) { debts(clientId: $c, rowsPerPage: 101) { totalCount } }`, "BAD_USER_INPUT"},
 		{`query { debts(clientId: "00000000-0000-4000-8000-000000000000") { totalCount } }`, "NOT_FOUND"},
 	}
