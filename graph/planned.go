@@ -16,8 +16,8 @@ import (
 )
 
 // The planned path answers the list queries that front ends send most (a
-// page of debts or debtors with their scalar fields, statuses, debtor and
-// items) without gqlgen's per-field machinery: gqlgen parses, validates,
+// page of debts, debtors or invoices with their scalar fields, statuses,
+// debtor, items, articles and debt) without gqlgen's per-field machinery: gqlgen parses, validates,
 // limits and authorizes the operation as always, and then, instead of a
 // field context, a middleware call, a marshaler and often a goroutine per
 // field of every row, the planned path walks a plan of the selection made
@@ -26,7 +26,7 @@ import (
 // statements and the values are the same; only the execution differs.
 //
 // It serves an operation only when it knows every field selected: a query
-// whose root fields are debts and debtors (and __typename), selecting only
+// whose root fields are debts, debtors and invoices (and __typename), selecting only
 // the fields of plannedTypes. Anything else, and any error on the way (an
 // argument out of range, FORBIDDEN, NOT_FOUND, a null where the schema
 // allows none), goes to gqlgen's executor, which runs the operation from the
