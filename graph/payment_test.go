@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"fmt"
 	"net/http"
+	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/debtql/debtql/internal/apitest"
 )
@@ -16,6 +18,14 @@ import (
 func paymentDebt(t *testing.T, env *apitest.Env, amount string) (clientID string, debtID, itemID int) {
 	t.Helper()
 	clientID, _ = env.NewClient(t, "Payments AB")
+	debtID, itemID = paymentDebtOf(t, env, clientID, "F-1", amount)
+	return clientID, debtID, itemID
+}
+
+// paymentDebtOf creates a debt of one item (invoice number, amount) for
+// the client.
+func paymentDebtOf(t *testing.T, env *apitest.Env, clientID, invoiceNumber, amount string) (debtID, itemID int) {
+	t.Helper()
 	var out struct {
 		CreateDebt struct {
 			ID       int
@@ -26,9 +36,9 @@ func paymentDebt(t *testing.T, env *apitest.Env, amount string) (clientID string
 		apitest.Vars{"c": clientID, "i": apitest.Vars{
 			"isCorporation": false, "identificationNumber": apitest.Personnr, "name": "Sven Svensson",
 			"address": apitest.Vars{"address1": "Vägen 1", "zipCode": "111 22", "city": "Stockholm", "countryCode": "SE"},
-			"debts":   []apitest.Vars{{"invoiceNumber": "F-1", "invoiceDate": "2026-01-01T00:00:00+01:00", "dueDate": "2026-01-31T00:00:00+01:00", "amount": amount}},
+			"debts":   []apitest.Vars{{"invoiceNumber": invoiceNumber, "invoiceDate": "2026-01-01T00:00:00+01:00", "dueDate": "2026-01-31T00:00:00+01:00", "amount": amount}},
 		}}).OK(t, &out)
-	return clientID, out.CreateDebt.ID, out.CreateDebt.Invoices[0].ID
+	return out.CreateDebt.ID, out.CreateDebt.Invoices[0].ID
 }
 
 const addPayment = `mutation($c: UUID!, $i: DebtPaymentInput!) {
@@ -204,5 +214,49 @@ func TestPaymentsAcrossTwoReplicas(t *testing.T) {
 	wg.Wait()
 	if d := readDebt(t, env, clientID, debtID); d.PaidAmount != "25.00" || len(d.Payments) != 21 {
 		t.Fatalf("across two replicas: paid %s in %d payments, want 25.00 in 21", d.PaidAmount, len(d.Payments))
+	}
+}
+
+// TestPaymentEventStatuses: the debt's statuses an addDebtPayment event
+// records before and after are the ones the debt reads before and after the
+// payment, through every change a payment makes (unpaid, partially paid,
+// paid in full, overpaid) and with the demand expired. On PostgreSQL the
+// event is written by the statement that books the payment, with statuses
+// computed in SQL from the sum it wrote; on SQLite in Go.
+func TestPaymentEventStatuses(t *testing.T) {
+	for name, newEnv := range map[string]func(testing.TB) *apitest.Env{"postgres": apitest.New, "sqlite": apitest.NewSQLite} {
+		t.Run(name, func(t *testing.T) {
+			env := newEnv(t)
+			clientID, debtID, itemID := paymentDebt(t, env, "10.00")
+			statuses := func(id int) *auditStatuses {
+				t.Helper()
+				var d struct{ PaymentStatus, MainStatus, UnderStatus, ActiveStatus, PaidAmount string }
+				env.Admin().Do(t, `query($c: UUID!, $id: Int!) { debt(clientId: $c, id: $id) { paymentStatus mainStatus underStatus activeStatus paidAmount } }`,
+					apitest.Vars{"c": clientID, "id": id}).Field(t, "debt", &d)
+				return statusesOf("payment", d.PaymentStatus, "main", d.MainStatus, "under", d.UnderStatus, "active", d.ActiveStatus, "paid", d.PaidAmount)
+			}
+			pay := func(debtID, itemID int, amount string, want ...string) {
+				t.Helper()
+				before, n := statuses(debtID), auditCount(t, env)
+				var p struct{ ID int }
+				env.Admin().Do(t, addPayment, apitest.Vars{"c": clientID, "i": paymentInput(debtID, itemID, amount)}).Field(t, "addDebtPayment", &p)
+				after := statuses(debtID)
+				if got := []string{*before.PaymentStatus, *before.UnderStatus, *after.PaymentStatus, *after.UnderStatus}; !slices.Equal(got, want) {
+					t.Fatalf("paying %s on debt %d: the debt read %v, the test wants %v", amount, debtID, got, want)
+				}
+				checkEvent(t, "addDebtPayment "+amount, auditLast(t, env, n), "addDebtPayment", "ADMIN", viewerKeyID(t, env.Admin()), &clientID, auditLast(t, env, n).RequestID,
+					rec("PAYMENT", p.ID, nil, nil), rec("DEBT", debtID, before, after), rec("DEBT_INVOICE", itemID, nil, nil))
+			}
+			pay(debtID, itemID, "0.01", "UNPAID", "DEMAND_SENT", "PARTIALLY_PAID", "DEMAND_SENT")
+			pay(debtID, itemID, "9.98", "PARTIALLY_PAID", "DEMAND_SENT", "PARTIALLY_PAID", "DEMAND_SENT")
+			pay(debtID, itemID, "0.01", "PARTIALLY_PAID", "DEMAND_SENT", "PAID", "PAID_IN_FULL")
+			pay(debtID, itemID, "5.00", "PAID", "PAID_IN_FULL", "OVERPAID", "PAID_IN_FULL")
+
+			// A debt whose demand has expired.
+			expiredID, expiredItem := paymentDebtOf(t, env, clientID, "F-2", "20.00")
+			env.Clock.Set(time.Now().AddDate(0, 0, 40))
+			pay(expiredID, expiredItem, "10.00", "UNPAID", "DEMAND_EXPIRED", "PARTIALLY_PAID", "DEMAND_EXPIRED")
+			pay(expiredID, expiredItem, "10.00", "PARTIALLY_PAID", "DEMAND_EXPIRED", "PAID", "PAID_IN_FULL")
+		})
 	}
 }
