@@ -2,6 +2,7 @@ package graph_test
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"net/http"
 	"slices"
@@ -258,5 +259,54 @@ func TestPaymentEventStatuses(t *testing.T) {
 			pay(expiredID, expiredItem, "10.00", "UNPAID", "DEMAND_EXPIRED", "PARTIALLY_PAID", "DEMAND_EXPIRED")
 			pay(expiredID, expiredItem, "10.00", "PARTIALLY_PAID", "DEMAND_EXPIRED", "PAID", "PAID_IN_FULL")
 		})
+	}
+}
+
+// TestWithdrawalWhileAPaymentWaits (PostgreSQL): a withdrawal that commits
+// while a payment waits for the debt's row lock refuses the payment
+// (CONFLICT), and nothing of the payment is written: no payment, no amount,
+// no audit event.
+func TestWithdrawalWhileAPaymentWaits(t *testing.T) {
+	env := apitest.New(t)
+	clientID, debtID, itemID := paymentDebt(t, env, "100.00")
+	events := auditCount(t, env)
+	ctx := context.Background()
+	tx, err := env.DB.SQL.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = tx.Rollback() }()
+	// The withdrawal holds the debt's row until it commits.
+	if _, err := tx.ExecContext(ctx, `UPDATE debts SET withdrawn_at = now() WHERE id = $1`, debtID); err != nil {
+		t.Fatal(err)
+	}
+	answer := make(chan *apitest.Response, 1)
+	go func() {
+		answer <- env.Admin().Do(t, addPayment, apitest.Vars{"c": clientID, "i": paymentInput(debtID, itemID, "1.00")})
+	}()
+	// Wait until the payment waits for the row.
+	for waited := time.Duration(0); ; waited += 10 * time.Millisecond {
+		var n int
+		if err := env.DB.SQL.QueryRowContext(ctx, `SELECT count(*) FROM pg_stat_activity
+		  WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%UPDATE debts%'`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n > 0 {
+			break
+		}
+		if waited > 10*time.Second {
+			t.Fatal("the payment never waited for the debt's row")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	(<-answer).Refused(t, http.StatusConflict, "CONFLICT", "")
+	if d := readDebt(t, env, clientID, debtID); d.PaidAmount != "0.00" || len(d.Payments) != 0 || d.Invoices[0].PaidAmount != "0.00" {
+		t.Errorf("a payment refused by a withdrawal left %+v", d)
+	}
+	if n := auditCount(t, env); n != events {
+		t.Errorf("audit events: %d, want %d (none for the refused payment)", n, events)
 	}
 }
