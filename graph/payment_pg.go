@@ -45,8 +45,18 @@ func (r *Resolver) bookPayment(ctx context.Context, tx *ent.Tx, clientID string,
 	at := r.clock.At()
 	amount := int64(in.Amount)
 
+	// The arguments, each once ($1 … $11), then the statuses' (DebtSQL).
+	args := []any{amount, now, int64(in.DebtID), clientID, int64(in.InvoiceID), in.TransactionDate.String(),
+		actor.keyID, actor.keyName, actor.role.String(), actor.operation, actor.requestID}
 	b := &sql.Builder{}
 	b.SetDialect(dialect.Postgres)
+	b.SetTotal(len(args))
+	cols := func(alias string, columns []string) string {
+		if alias == "" {
+			return strings.Join(columns, ", ")
+		}
+		return alias + "." + strings.Join(columns, ", "+alias+".")
+	}
 	w := func(parts ...any) {
 		for _, p := range parts {
 			switch p := p.(type) {
@@ -54,47 +64,37 @@ func (r *Resolver) bookPayment(ctx context.Context, tx *ent.Tx, clientID string,
 				b.WriteString(p)
 			case collection.Expr:
 				p(b)
-			case sqlArg:
-				b.Arg(p.v)
 			default:
 				panic("graph: bad part of the payment statement")
 			}
 		}
 	}
-	cols := func(alias string, columns []string) string {
-		if alias == "" {
-			return strings.Join(columns, ", ")
-		}
-		return alias + "." + strings.Join(columns, ", "+alias+".")
-	}
-	w("WITH d AS (UPDATE debts SET paid_amount = paid_amount + ", sqlArg{amount}, ", updated_at = ", sqlArg{now},
-		" WHERE id = ", sqlArg{int64(in.DebtID)}, " AND client_id = ", sqlArg{clientID}, "::uuid AND withdrawn_at IS NULL",
-		" AND EXISTS (SELECT 1 FROM debt_invoices WHERE id = ", sqlArg{int64(in.InvoiceID)}, " AND debt_id = ", sqlArg{int64(in.DebtID)}, ")",
-		" RETURNING ", cols("", debt.Columns), ", paid_amount - ", sqlArg{amount}, " AS paid_before),\n")
-	w("i AS (UPDATE debt_invoices SET paid_amount = paid_amount + ", sqlArg{amount},
-		" WHERE id = ", sqlArg{int64(in.InvoiceID)}, " AND debt_id = (SELECT id FROM d)",
+	w("WITH d AS (UPDATE debts SET paid_amount = paid_amount + $1, updated_at = $2",
+		" WHERE id = $3 AND client_id = $4::uuid AND withdrawn_at IS NULL",
+		" AND EXISTS (SELECT 1 FROM debt_invoices WHERE id = $5 AND debt_id = $3)",
+		" RETURNING ", cols("", debt.Columns), ", paid_amount - $1 AS paid_before),\n")
+	w("i AS (UPDATE debt_invoices SET paid_amount = paid_amount + $1",
+		" WHERE id = $5 AND debt_id = (SELECT id FROM d)",
 		" RETURNING ", cols("", debtinvoice.Columns), "),\n")
 	w("p AS (INSERT INTO payments (created_at, client_id, amount, transaction_date, source, debt_id, debt_invoice_id)",
-		" SELECT ", sqlArg{now}, "::timestamptz, ", sqlArg{clientID}, "::uuid, ", sqlArg{amount}, "::bigint, ", sqlArg{in.TransactionDate}, "::date, ",
-		sqlArg{payment.SourceREPORTED.String()}, ", i.debt_id, i.id FROM i",
+		" SELECT $2, $4::uuid, $1, $6::date, '", payment.SourceREPORTED.String(), "', i.debt_id, i.id FROM i",
 		" RETURNING ", cols("", payment.Columns), "),\n")
 	w("e AS (INSERT INTO audit_events (created_at, client_id, api_key_id, api_key_name, role, operation, request_id, debt_id)",
-		" SELECT ", sqlArg{now}, "::timestamptz, ", sqlArg{clientID}, "::uuid, ", sqlArg{actor.keyID}, "::uuid, ", sqlArg{actor.keyName}, "::text, ",
-		sqlArg{actor.role.String()}, "::text, ", sqlArg{actor.operation}, "::text, ", sqlArg{actor.requestID}, "::text, d.id FROM d RETURNING id),\n")
+		" SELECT $2, $4::uuid, $7::uuid, $8, $9, $10, $11, d.id FROM d RETURNING id),\n")
 	// The event's records in the order the other mutations write them:
 	// the payment, the debt (with its statuses), the item.
 	w("r AS (INSERT INTO audit_event_records (client_id, event_id, record_type, record_id, before, after)",
-		" SELECT ", sqlArg{clientID}, "::uuid, e.id, x.record_type, x.record_id, x.before, x.after FROM e, (",
-		"SELECT 1 AS n, ", sqlArg{auditeventrecord.RecordTypePAYMENT.String()}, "::text AS record_type, p.id::text AS record_id, NULL::jsonb AS before, NULL::jsonb AS after FROM p",
-		" UNION ALL SELECT 2, ", sqlArg{auditeventrecord.RecordTypeDEBT.String()}, "::text, d.id::text, ",
+		" SELECT $4::uuid, e.id, x.record_type, x.record_id, x.before, x.after FROM e, (",
+		"SELECT 1 AS n, '", auditeventrecord.RecordTypePAYMENT.String(), "' AS record_type, p.id::text AS record_id, NULL::jsonb AS before, NULL::jsonb AS after FROM p",
+		" UNION ALL SELECT 2, '", auditeventrecord.RecordTypeDEBT.String(), "', d.id::text, ",
 		audit.DebtSQL("d.original_amount", "d.paid_before", "d.withdrawn_at", "d.created_at", at), ", ",
 		audit.DebtSQL("d.original_amount", "d.paid_amount", "d.withdrawn_at", "d.created_at", at), " FROM d",
-		" UNION ALL SELECT 3, ", sqlArg{auditeventrecord.RecordTypeDEBT_INVOICE.String()}, "::text, i.id::text, NULL, NULL FROM i",
+		" UNION ALL SELECT 3, '", auditeventrecord.RecordTypeDEBT_INVOICE.String(), "', i.id::text, NULL, NULL FROM i",
 		") x ORDER BY x.n RETURNING id)\n")
 	w("SELECT ", cols("d", debt.Columns), ", ", cols("i", debtinvoice.Columns), ", ", cols("p", payment.Columns), " FROM d, i, p")
 
-	query, args := b.Query()
-	rows, err := tx.QueryContext(ctx, query, args...)
+	query, exprArgs := b.Query()
+	rows, err := tx.QueryContext(ctx, query, append(args, exprArgs...)...)
 	if err != nil {
 		return nil, err
 	}
@@ -128,6 +128,3 @@ func (r *Resolver) bookPayment(ctx context.Context, tx *ent.Tx, clientID string,
 	p.SetLoadedEdges(d, item)
 	return p, nil
 }
-
-// sqlArg is an argument of a hand-written statement.
-type sqlArg struct{ v any }
