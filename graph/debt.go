@@ -369,11 +369,18 @@ func (r *Resolver) addDebtPayment(ctx context.Context, clientID string, in colle
 		return nil, apierr.Prefix(err, "input")
 	}
 	tx := ent.TxFromContext(ctx)
-	if tx == nil {
+	single := tx == nil && singleStatement(ctx)
+	if tx == nil && !single {
 		return nil, errors.New("addDebtPayment runs in the mutation's transaction")
 	}
-	if tx.Dialect() == dialect.Postgres {
-		p, err := r.bookPayment(ctx, tx, clientID, in)
+	if single || tx.Dialect() == dialect.Postgres {
+		// In a transaction, or alone (SingleStatement): the statement is
+		// atomic either way.
+		var q querier = tx
+		if single {
+			q = r.client
+		}
+		p, err := r.bookPayment(ctx, q, clientID, in)
 		if p != nil || err != nil {
 			return p, err
 		}

@@ -2,6 +2,7 @@ package graph
 
 import (
 	"context"
+	stdsql "database/sql"
 	"strings"
 	"time"
 
@@ -36,7 +37,7 @@ import (
 // All sub-statements run on one snapshot taken before the lock is granted;
 // the updates still add to the newest committed amounts, since PostgreSQL
 // re-reads a row that changed while it waited (READ COMMITTED).
-func (r *Resolver) bookPayment(ctx context.Context, tx *ent.Tx, clientID string, in collection.PaymentRecord) (*ent.Payment, error) {
+func (r *Resolver) bookPayment(ctx context.Context, tx querier, clientID string, in collection.PaymentRecord) (*ent.Payment, error) {
 	actor, err := r.auditActor(ctx)
 	if err != nil {
 		return nil, err
@@ -127,4 +128,10 @@ func (r *Resolver) bookPayment(ctx context.Context, tx *ent.Tx, clientID string,
 	}
 	p.SetLoadedEdges(d, item)
 	return p, nil
+}
+
+// querier runs a hand-written query: the mutation's transaction, or the
+// client outside one (SingleStatement).
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*stdsql.Rows, error)
 }

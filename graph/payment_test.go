@@ -313,3 +313,58 @@ func TestWithdrawalWhileAPaymentWaits(t *testing.T) {
 		t.Errorf("audit events: %d, want %d (none for the refused payment)", n, events)
 	}
 }
+
+// TestPaymentWithoutTransaction: on PostgreSQL an addDebtPayment whose
+// answer is what its statement returns runs as that one statement, without
+// a transaction around it (graph.SingleStatement); with an Idempotency-Key,
+// or an answer that needs queries, it runs in a transaction; on SQLite
+// always. Either way the payment, its amounts and its event are booked
+// once, and the answer is the same.
+func TestPaymentWithoutTransaction(t *testing.T) {
+	env := apitest.New(t)
+	clientID, debtID, itemID := paymentDebt(t, env, "100.00")
+	const nested = `mutation($c: UUID!, $i: DebtPaymentInput!) {
+  addDebtPayment(clientId: $c, input: $i) { id amount debt { paidAmount debtor { name } events { operation } } }
+}`
+	for n, tc := range []struct {
+		what, query string
+		header      []string
+		txs         int // on PostgreSQL
+	}{
+		{"answered from its statement", addPayment, nil, 0},
+		{"with an Idempotency-Key", addPayment, []string{"Idempotency-Key", "k-1"}, 1},
+		{"with a nested debtor and events", nested, nil, 1},
+	} {
+		events := auditCount(t, env)
+		env.Statements.Reset()
+		var p struct {
+			Amount string
+			Debt   struct {
+				PaidAmount string
+				Debtor     *struct{ Name string }
+				Events     []struct{ Operation string }
+			}
+		}
+		env.Admin().Do(t, tc.query, apitest.Vars{"c": clientID, "i": paymentInput(debtID, itemID, "1.00")}, tc.header...).Field(t, "addDebtPayment", &p)
+		want := tc.txs
+		if !env.Postgres {
+			want = 1
+		}
+		if got := env.Statements.Transactions(); got != want {
+			t.Errorf("%s: %d transactions, want %d", tc.what, got, want)
+		}
+		if paid := fmt.Sprintf("%d.00", n+1); p.Amount != "1.00" || p.Debt.PaidAmount != paid {
+			t.Errorf("%s: answered %+v, want amount 1.00 and the debt's paidAmount %s", tc.what, p, paid)
+		}
+		if tc.query == nested && (p.Debt.Debtor == nil || p.Debt.Debtor.Name != "Sven Svensson" || len(p.Debt.Events) != n+2) {
+			t.Errorf("%s: answered %+v, want the debtor and %d events (its creation and every payment)", tc.what, p, n+2)
+		}
+		if got := auditCount(t, env); got != events+1 {
+			t.Errorf("%s: %d audit events, want %d", tc.what, got, events+1)
+		}
+	}
+	d := readDebt(t, env, clientID, debtID)
+	if d.PaidAmount != "3.00" || len(d.Payments) != 3 || d.Invoices[0].PaidAmount != "3.00" {
+		t.Errorf("after three payments of 1.00: %+v", d)
+	}
+}
