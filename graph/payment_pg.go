@@ -32,7 +32,8 @@ import (
 // the event, are computed in the same statement from the sum the locked
 // update wrote (audit.DebtSQL, which mirrors ProjectDebt), so they are exact
 // however payments race. What follows inside the hold is the answer's
-// resolution (no query for the debt and item) and the commit.
+// resolution (no query for the debt and item) and the commit; or, when
+// the statement runs alone (SingleStatement), its own commit only.
 //
 // All sub-statements run on one snapshot taken before the lock is granted;
 // the updates still add to the newest committed amounts, since PostgreSQL
