@@ -50,23 +50,21 @@ var errNoAuditContext = errors.New("audit: a change outside a mutation's transac
 // debtID the debt whose timeline the event joins (nil for none). A
 // mutation that fails after this rolls the event back with its work.
 func (r *Resolver) audit(ctx context.Context, clientID *string, debtID *scalar.IntID, records ...auditRecord) error {
-	fc := graphql.GetFieldContext(ctx)
-	v := auth.ViewerFrom(ctx)
-	if fc == nil || fc.Object != "Mutation" || v == nil || ent.TxFromContext(ctx) == nil {
-		return errNoAuditContext
+	a, err := r.auditActor(ctx)
+	if err != nil {
+		return err
 	}
-	var requestID string
-	if r.requestID != nil {
-		requestID = r.requestID(ctx)
+	if ent.TxFromContext(ctx) == nil {
+		return errNoAuditContext
 	}
 	db := r.db(ctx)
 	event, err := db.AuditEvent.Create().
 		SetNillableClientID(clientID).
-		SetAPIKeyID(v.Key.ID).
-		SetAPIKeyName(v.Key.Name).
-		SetRole(auditevent.Role(v.Role())).
-		SetOperation(fc.Field.Name).
-		SetRequestID(requestID).
+		SetAPIKeyID(a.keyID).
+		SetAPIKeyName(a.keyName).
+		SetRole(a.role).
+		SetOperation(a.operation).
+		SetRequestID(a.requestID).
 		SetNillableDebtID(debtID).
 		Save(ctx)
 	if err != nil {
@@ -94,6 +92,28 @@ func (r *Resolver) audit(ctx context.Context, clientID *string, debtID *scalar.I
 		}
 	}
 	return nil
+}
+
+// auditActor is who and what an audit event records: the viewer's key,
+// its role, the mutation field being resolved and the request.
+type auditActor struct {
+	keyID, keyName, operation, requestID string
+	role                                 auditevent.Role
+}
+
+// auditActor is the actor of the mutation field being resolved, or
+// errNoAuditContext outside a mutation's transaction.
+func (r *Resolver) auditActor(ctx context.Context) (auditActor, error) {
+	fc := graphql.GetFieldContext(ctx)
+	v := auth.ViewerFrom(ctx)
+	if fc == nil || fc.Object != "Mutation" || v == nil || (ent.TxFromContext(ctx) == nil && !singleStatement(ctx)) {
+		return auditActor{}, errNoAuditContext
+	}
+	a := auditActor{keyID: v.Key.ID, keyName: v.Key.Name, role: auditevent.Role(v.Role()), operation: fc.Field.Name}
+	if r.requestID != nil {
+		a.requestID = r.requestID(ctx)
+	}
+	return a, nil
 }
 
 // auditResult appends the event of a mutation that returned v: the change

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"entgo.io/contrib/entgql"
+	"entgo.io/ent/dialect"
 	"entgo.io/ent/dialect/sql"
 
 	"github.com/debtql/debtql/ent"
@@ -347,44 +348,54 @@ func (r *Resolver) lockedDebt(ctx context.Context, clientID string, id scalar.In
 //
 // Every payment on a debt updates the debt's row and its item's, whose row
 // locks are held until COMMIT, so payments on one debt queue behind one
-// another for as long as those locks are held. The checks, the reads and
-// the insert therefore come first, without locks, and the two updates last,
-// each one statement that returns the new amounts; then the audit event
-// (whose statuses come from those amounts). The locks are held from the
-// updates until the commit, which comes after the whole answer is resolved:
-// answering the payment with its debt and item sends no further query, but
-// fields a caller nests deeper (the debt's debtor, its events) run inside
-// the hold. The debt's update re-checks that it is not withdrawn, so a
-// withdrawal that commits in between still refuses the payment.
+// another for as long as those locks are held. On PostgreSQL the payment is
+// booked by one statement (bookPayment), which takes the locks, inserts the
+// payment and writes the audit event; the commit follows. On SQLite, which
+// runs one write transaction at a time, the checks, the reads and the insert
+// come first, the two updates last, each one statement that returns the new
+// amount; then the audit event (whose statuses come from those amounts).
+// The locks are held until the commit, which comes after the whole answer
+// is resolved: answering the payment with its debt and item sends no
+// further query, but fields a caller nests deeper (the debt's debtor, its
+// events) run inside the hold. The debt's update re-checks that it is not
+// withdrawn, so a withdrawal that commits in between still refuses the
+// payment.
 func (r *Resolver) addDebtPayment(ctx context.Context, clientID string, in collection.PaymentRecord) (*ent.Payment, error) {
 	if err := in.Check(r.clock.At()); err != nil {
+		// An unknown client is NOT_FOUND before its input is looked at.
+		if err := r.clientExists(ctx, clientID); err != nil {
+			return nil, err
+		}
 		return nil, apierr.Prefix(err, "input")
 	}
 	tx := ent.TxFromContext(ctx)
-	if tx == nil {
+	single := tx == nil && singleStatement(ctx)
+	if tx == nil && !single {
 		return nil, errors.New("addDebtPayment runs in the mutation's transaction")
 	}
-	db := r.db(ctx)
-	d, err := db.Debt.Query().
-		Where(debt.ClientID(clientID), debt.ID(in.DebtID)).
-		WithInvoices(func(q *ent.DebtInvoiceQuery) { q.Where(debtinvoice.ID(in.InvoiceID)) }).
-		Only(ctx)
-	if ent.IsNotFound(err) {
-		return nil, apierr.New(apierr.NotFound, "debt %d does not exist", in.DebtID)
+	if single || tx.Dialect() == dialect.Postgres {
+		// In a transaction, or alone (SingleStatement): the statement is
+		// atomic either way.
+		var q querier = tx
+		if single {
+			q = r.client
+		}
+		p, err := r.bookPayment(ctx, q, clientID, in)
+		if p != nil || err != nil {
+			return p, err
+		}
+		// Nothing was booked: say why.
+		if _, _, err := r.payableDebt(ctx, clientID, in); err != nil {
+			return nil, err
+		}
+		return nil, apierr.New(apierr.Conflict, "debt %d changed while the payment was being booked: retry", in.DebtID)
 	}
+	d, item, err := r.payableDebt(ctx, clientID, in)
 	if err != nil {
 		return nil, err
 	}
-	withdrawn := func() error {
-		return apierr.New(apierr.Conflict, "debt %d is withdrawn: payments cannot be added", d.ID)
-	}
-	if d.WithdrawnAt != nil {
-		return nil, withdrawn()
-	}
-	if len(d.Edges.Invoices) != 1 {
-		return nil, apierr.Invalid("input.invoiceId", "must be the id of an item (DebtInvoice) of debt %d", d.ID)
-	}
-	item := d.Edges.Invoices[0]
+	withdrawn := func() error { return debtWithdrawn(d.ID) }
+	db := r.db(ctx)
 	p, err := db.Payment.Create().
 		SetClientID(clientID).
 		SetDebtID(d.ID).
@@ -443,6 +454,37 @@ func (r *Resolver) addDebtPayment(ctx context.Context, clientID string, in colle
 	paidDebt.Edges = ent.DebtEdges{}
 	p.SetLoadedEdges(&paidDebt, item)
 	return p, nil
+}
+
+// payableDebt reads the debt and the item a payment is for, without locks,
+// and checks that the client and the debt exist, that the debt is not
+// withdrawn and that the item is one of its own.
+func (r *Resolver) payableDebt(ctx context.Context, clientID string, in collection.PaymentRecord) (*ent.Debt, *ent.DebtInvoice, error) {
+	if err := r.clientExists(ctx, clientID); err != nil {
+		return nil, nil, err
+	}
+	d, err := r.db(ctx).Debt.Query().
+		Where(debt.ClientID(clientID), debt.ID(in.DebtID)).
+		WithInvoices(func(q *ent.DebtInvoiceQuery) { q.Where(debtinvoice.ID(in.InvoiceID)) }).
+		Only(ctx)
+	if ent.IsNotFound(err) {
+		return nil, nil, apierr.New(apierr.NotFound, "debt %d does not exist", in.DebtID)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	if d.WithdrawnAt != nil {
+		return nil, nil, debtWithdrawn(d.ID)
+	}
+	if len(d.Edges.Invoices) != 1 {
+		return nil, nil, apierr.Invalid("input.invoiceId", "must be the id of an item (DebtInvoice) of debt %d", d.ID)
+	}
+	return d, d.Edges.Invoices[0], nil
+}
+
+// debtWithdrawn refuses a payment on a withdrawn debt.
+func debtWithdrawn(id scalar.IntID) error {
+	return apierr.New(apierr.Conflict, "debt %d is withdrawn: payments cannot be added", id)
 }
 
 // addReturning runs an UPDATE that returns one amount, and reports whether

@@ -2,10 +2,13 @@ package graph_test
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"net/http"
+	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/debtql/debtql/internal/apitest"
 )
@@ -16,6 +19,14 @@ import (
 func paymentDebt(t *testing.T, env *apitest.Env, amount string) (clientID string, debtID, itemID int) {
 	t.Helper()
 	clientID, _ = env.NewClient(t, "Payments AB")
+	debtID, itemID = paymentDebtOf(t, env, clientID, "F-1", amount)
+	return clientID, debtID, itemID
+}
+
+// paymentDebtOf creates a debt of one item (invoice number, amount) for
+// the client.
+func paymentDebtOf(t *testing.T, env *apitest.Env, clientID, invoiceNumber, amount string) (debtID, itemID int) {
+	t.Helper()
 	var out struct {
 		CreateDebt struct {
 			ID       int
@@ -26,9 +37,9 @@ func paymentDebt(t *testing.T, env *apitest.Env, amount string) (clientID string
 		apitest.Vars{"c": clientID, "i": apitest.Vars{
 			"isCorporation": false, "identificationNumber": apitest.Personnr, "name": "Sven Svensson",
 			"address": apitest.Vars{"address1": "Vägen 1", "zipCode": "111 22", "city": "Stockholm", "countryCode": "SE"},
-			"debts":   []apitest.Vars{{"invoiceNumber": "F-1", "invoiceDate": "2026-01-01T00:00:00+01:00", "dueDate": "2026-01-31T00:00:00+01:00", "amount": amount}},
+			"debts":   []apitest.Vars{{"invoiceNumber": invoiceNumber, "invoiceDate": "2026-01-01T00:00:00+01:00", "dueDate": "2026-01-31T00:00:00+01:00", "amount": amount}},
 		}}).OK(t, &out)
-	return clientID, out.CreateDebt.ID, out.CreateDebt.Invoices[0].ID
+	return out.CreateDebt.ID, out.CreateDebt.Invoices[0].ID
 }
 
 const addPayment = `mutation($c: UUID!, $i: DebtPaymentInput!) {
@@ -204,5 +215,156 @@ func TestPaymentsAcrossTwoReplicas(t *testing.T) {
 	wg.Wait()
 	if d := readDebt(t, env, clientID, debtID); d.PaidAmount != "25.00" || len(d.Payments) != 21 {
 		t.Fatalf("across two replicas: paid %s in %d payments, want 25.00 in 21", d.PaidAmount, len(d.Payments))
+	}
+}
+
+// TestPaymentEventStatuses: the debt's statuses an addDebtPayment event
+// records before and after are the ones the debt reads before and after the
+// payment, through every change a payment makes (unpaid, partially paid,
+// paid in full, overpaid) and with the demand expired. On PostgreSQL the
+// event is written by the statement that books the payment, with statuses
+// computed in SQL from the sum it wrote; on SQLite in Go.
+func TestPaymentEventStatuses(t *testing.T) {
+	for name, newEnv := range map[string]func(testing.TB) *apitest.Env{"postgres": apitest.New, "sqlite": apitest.NewSQLite} {
+		t.Run(name, func(t *testing.T) {
+			env := newEnv(t)
+			clientID, debtID, itemID := paymentDebt(t, env, "10.00")
+			statuses := func(id int) *auditStatuses {
+				t.Helper()
+				var d struct{ PaymentStatus, MainStatus, UnderStatus, ActiveStatus, PaidAmount string }
+				env.Admin().Do(t, `query($c: UUID!, $id: Int!) { debt(clientId: $c, id: $id) { paymentStatus mainStatus underStatus activeStatus paidAmount } }`,
+					apitest.Vars{"c": clientID, "id": id}).Field(t, "debt", &d)
+				return statusesOf("payment", d.PaymentStatus, "main", d.MainStatus, "under", d.UnderStatus, "active", d.ActiveStatus, "paid", d.PaidAmount)
+			}
+			pay := func(debtID, itemID int, amount string, want ...string) {
+				t.Helper()
+				before, n := statuses(debtID), auditCount(t, env)
+				var p struct{ ID int }
+				env.Admin().Do(t, addPayment, apitest.Vars{"c": clientID, "i": paymentInput(debtID, itemID, amount)}).Field(t, "addDebtPayment", &p)
+				after := statuses(debtID)
+				if got := []string{*before.PaymentStatus, *before.UnderStatus, *after.PaymentStatus, *after.UnderStatus}; !slices.Equal(got, want) {
+					t.Fatalf("paying %s on debt %d: the debt read %v, the test wants %v", amount, debtID, got, want)
+				}
+				checkEvent(t, "addDebtPayment "+amount, auditLast(t, env, n), "addDebtPayment", "ADMIN", viewerKeyID(t, env.Admin()), &clientID, auditLast(t, env, n).RequestID,
+					rec("PAYMENT", p.ID, nil, nil), rec("DEBT", debtID, before, after), rec("DEBT_INVOICE", itemID, nil, nil))
+			}
+			pay(debtID, itemID, "0.01", "UNPAID", "DEMAND_SENT", "PARTIALLY_PAID", "DEMAND_SENT")
+			pay(debtID, itemID, "9.98", "PARTIALLY_PAID", "DEMAND_SENT", "PARTIALLY_PAID", "DEMAND_SENT")
+			pay(debtID, itemID, "0.01", "PARTIALLY_PAID", "DEMAND_SENT", "PAID", "PAID_IN_FULL")
+			pay(debtID, itemID, "5.00", "PAID", "PAID_IN_FULL", "OVERPAID", "PAID_IN_FULL")
+
+			// A debt whose demand has expired.
+			expiredID, expiredItem := paymentDebtOf(t, env, clientID, "F-2", "20.00")
+			env.Clock.Set(time.Now().AddDate(0, 0, 40))
+			pay(expiredID, expiredItem, "10.00", "UNPAID", "DEMAND_EXPIRED", "PARTIALLY_PAID", "DEMAND_EXPIRED")
+			pay(expiredID, expiredItem, "10.00", "PARTIALLY_PAID", "DEMAND_EXPIRED", "PAID", "PAID_IN_FULL")
+		})
+	}
+}
+
+// TestWithdrawalWhileAPaymentWaits (PostgreSQL): a withdrawal that commits
+// while a payment waits for the debt's row lock refuses the payment
+// (CONFLICT), and nothing of the payment is written: no payment, no amount,
+// no audit event.
+func TestWithdrawalWhileAPaymentWaits(t *testing.T) {
+	env := apitest.New(t)
+	if !env.Postgres {
+		t.Skip("row locks are PostgreSQL's; SQLite runs one write transaction at a time")
+	}
+	clientID, debtID, itemID := paymentDebt(t, env, "100.00")
+	events := auditCount(t, env)
+	ctx := context.Background()
+	tx, err := env.DB.SQL.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = tx.Rollback() }()
+	// The withdrawal holds the debt's row until it commits.
+	if _, err := tx.ExecContext(ctx, `UPDATE debts SET withdrawn_at = now() WHERE id = $1`, debtID); err != nil {
+		t.Fatal(err)
+	}
+	answer := make(chan *apitest.Response, 1)
+	go func() {
+		answer <- env.Admin().Do(t, addPayment, apitest.Vars{"c": clientID, "i": paymentInput(debtID, itemID, "1.00")})
+	}()
+	// Wait until the payment waits for the row.
+	for waited := time.Duration(0); ; waited += 10 * time.Millisecond {
+		var n int
+		if err := env.DB.SQL.QueryRowContext(ctx, `SELECT count(*) FROM pg_stat_activity
+		  WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%UPDATE debts%'`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n > 0 {
+			break
+		}
+		if waited > 10*time.Second {
+			t.Fatal("the payment never waited for the debt's row")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	(<-answer).Refused(t, http.StatusConflict, "CONFLICT", "")
+	if d := readDebt(t, env, clientID, debtID); d.PaidAmount != "0.00" || len(d.Payments) != 0 || d.Invoices[0].PaidAmount != "0.00" {
+		t.Errorf("a payment refused by a withdrawal left %+v", d)
+	}
+	if n := auditCount(t, env); n != events {
+		t.Errorf("audit events: %d, want %d (none for the refused payment)", n, events)
+	}
+}
+
+// TestPaymentWithoutTransaction: on PostgreSQL an addDebtPayment whose
+// answer is what its statement returns runs as that one statement, without
+// a transaction around it (graph.SingleStatement); with an Idempotency-Key,
+// or an answer that needs queries, it runs in a transaction; on SQLite
+// always. Either way the payment, its amounts and its event are booked
+// once, and the answer is the same.
+func TestPaymentWithoutTransaction(t *testing.T) {
+	env := apitest.New(t)
+	clientID, debtID, itemID := paymentDebt(t, env, "100.00")
+	const nested = `mutation($c: UUID!, $i: DebtPaymentInput!) {
+  addDebtPayment(clientId: $c, input: $i) { id amount debt { paidAmount debtor { name } events { operation } } }
+}`
+	for n, tc := range []struct {
+		what, query string
+		header      []string
+		txs         int // on PostgreSQL
+	}{
+		{"answered from its statement", addPayment, nil, 0},
+		{"with an Idempotency-Key", addPayment, []string{"Idempotency-Key", "k-1"}, 1},
+		{"with a nested debtor and events", nested, nil, 1},
+	} {
+		events := auditCount(t, env)
+		env.Statements.Reset()
+		var p struct {
+			Amount string
+			Debt   struct {
+				PaidAmount string
+				Debtor     *struct{ Name string }
+				Events     []struct{ Operation string }
+			}
+		}
+		env.Admin().Do(t, tc.query, apitest.Vars{"c": clientID, "i": paymentInput(debtID, itemID, "1.00")}, tc.header...).Field(t, "addDebtPayment", &p)
+		want := tc.txs
+		if !env.Postgres {
+			want = 1
+		}
+		if got := env.Statements.Transactions(); got != want {
+			t.Errorf("%s: %d transactions, want %d", tc.what, got, want)
+		}
+		if paid := fmt.Sprintf("%d.00", n+1); p.Amount != "1.00" || p.Debt.PaidAmount != paid {
+			t.Errorf("%s: answered %+v, want amount 1.00 and the debt's paidAmount %s", tc.what, p, paid)
+		}
+		if tc.query == nested && (p.Debt.Debtor == nil || p.Debt.Debtor.Name != "Sven Svensson" || len(p.Debt.Events) != n+2) {
+			t.Errorf("%s: answered %+v, want the debtor and %d events (its creation and every payment)", tc.what, p, n+2)
+		}
+		if got := auditCount(t, env); got != events+1 {
+			t.Errorf("%s: %d audit events, want %d", tc.what, got, events+1)
+		}
+	}
+	d := readDebt(t, env, clientID, debtID)
+	if d.PaidAmount != "3.00" || len(d.Payments) != 3 || d.Invoices[0].PaidAmount != "3.00" {
+		t.Errorf("after three payments of 1.00: %+v", d)
 	}
 }

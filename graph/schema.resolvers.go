@@ -351,7 +351,9 @@ func (r *mutationResolver) CreateDebt(ctx context.Context, clientID string, inpu
 
 // AddDebtPayment is the resolver for the addDebtPayment field.
 func (r *mutationResolver) AddDebtPayment(ctx context.Context, clientID string, input collection.PaymentRecord) (*ent.Payment, error) {
-	if err := r.forClient(ctx, clientID); err != nil {
+	// addDebtPayment checks that the client exists only when the payment
+	// cannot be booked (a debt of the client proves it exists).
+	if err := auth.AuthorizeClient(ctx, clientID); err != nil {
 		return nil, err
 	}
 	return r.addDebtPayment(ctx, clientID, input)

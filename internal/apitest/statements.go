@@ -17,6 +17,7 @@ import (
 // meanwhile, since the server has no background work.
 type Statements struct {
 	n   atomic.Int64
+	txs atomic.Int64 // transactions begun
 	mu  sync.Mutex
 	log []string // the statements since Reset, when recording
 	rec bool
@@ -25,12 +26,17 @@ type Statements struct {
 // Count is the number of statements since the Env started or Reset.
 func (s *Statements) Count() int { return int(s.n.Load()) }
 
-// Reset sets the count to zero and starts recording the statements' text,
+// Transactions is the number of transactions the server began since the
+// Env started or Reset.
+func (s *Statements) Transactions() int { return int(s.txs.Load()) }
+
+// Reset sets the counts to zero and starts recording the statements' text,
 // which Log returns (for failure messages).
 func (s *Statements) Reset() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.n.Store(0)
+	s.txs.Store(0)
 	s.log, s.rec = nil, true
 }
 
@@ -73,6 +79,7 @@ func (d *countingDriver) Tx(ctx context.Context) (dialect.Tx, error) {
 	if err != nil {
 		return nil, err
 	}
+	d.s.txs.Add(1)
 	return &countingTx{Tx: tx, s: d.s}, nil
 }
 
@@ -87,6 +94,7 @@ func (d *countingDriver) BeginTx(ctx context.Context, opts *stdsql.TxOptions) (d
 	if err != nil {
 		return nil, err
 	}
+	d.s.txs.Add(1)
 	return &countingTx{Tx: tx, s: d.s}, nil
 }
 

@@ -5,6 +5,8 @@
 package audit
 
 import (
+	"entgo.io/ent/dialect/sql"
+
 	"github.com/debtql/debtql/internal/collection"
 )
 
@@ -53,4 +55,24 @@ func Key(revoked bool) *Statuses {
 		return &Statuses{ActiveStatus: ptr(collection.Inactive)}
 	}
 	return &Statuses{ActiveStatus: ptr(collection.Active)}
+}
+
+// DebtSQL is the PostgreSQL expression (jsonb) of Debt's statuses for the
+// debt whose columns are the SQL expressions given, at now: the same JSON
+// as Debt(collection.ProjectDebt(...), paid) would store, computed in the
+// statement that changes the paid amount, so that the statuses are those
+// of the sum it wrote under the row lock.
+func DebtSQL(original, paid, withdrawnAt, createdAt string, now collection.Now) collection.Expr {
+	payment, main, under, active := collection.DebtStatusExprs(original, paid, withdrawnAt, createdAt, now)
+	return func(b *sql.Builder) {
+		b.WriteString("jsonb_build_object('paymentStatus', ")
+		payment(b)
+		b.WriteString(", 'mainStatus', ")
+		main(b)
+		b.WriteString(", 'underStatus', ")
+		under(b)
+		b.WriteString(", 'activeStatus', ")
+		active(b)
+		b.WriteString(", 'paidAmount', ").WriteString(paid).WriteString(")")
+	}
 }

@@ -320,3 +320,15 @@ func (q DebtorSQL) IsCompleted() Expr {
 		") AND NOT EXISTS (SELECT 1 FROM ", tableDebts, " dc WHERE dc.debtor_id = ", q.id, " AND NOT ", o.closed(),
 		") THEN 1 ELSE 0 END")
 }
+
+// DebtStatusExprs are the SQL expressions of ProjectDebt's Payment, Main,
+// Under (at now) and Active for the debt whose original amount, paid
+// amount, withdrawal time and creation time are the SQL expressions given
+// (column references, not arguments). The audit trail's statuses of a
+// payment's debt are written with them in the statement that books the
+// payment (graph's addDebtPayment on PostgreSQL).
+func DebtStatusExprs(original, paid, withdrawnAt, createdAt string, now Now) (payment, main, under, active Expr) {
+	c := debtColumns{original: original, paid: paid, withdrawnAt: withdrawnAt, createdAt: createdAt}
+	return paymentExpr(expr(original), expr(paid)), c.mainExpr(), c.underExpr(now),
+		expr("CASE WHEN ", c.closed(), " THEN ", int(Inactive), " ELSE ", int(Active), " END")
+}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/debtql/debtql/ent"
 	"github.com/debtql/debtql/ent/idempotencyrecord"
+	"github.com/debtql/debtql/graph"
 	"github.com/debtql/debtql/internal/apierr"
 	"github.com/debtql/debtql/internal/auth"
 )
@@ -24,7 +25,9 @@ import (
 const idempotencyWindow = 24 * time.Hour
 
 // txn runs every mutation operation in one transaction: all of it commits,
-// or none of it. With an Idempotency-Key it also records the response in
+// or none of it. (On PostgreSQL, a mutation that is one statement, atomic
+// by itself, and whose answer cannot fail after it runs without BEGIN and
+// COMMIT: graph.SingleStatement.) With an Idempotency-Key it also records the response in
 // that same transaction, so that the work and its record are never apart:
 // a retry either finds both or neither.
 type txn struct{ s *Server }
@@ -65,6 +68,17 @@ func (t txn) InterceptResponse(ctx context.Context, next graphql.ResponseHandler
 		return next(ctx)
 	}
 	ex := exchangeFrom(ctx)
+	keyed := ex != nil && ex.idempotencyKey != ""
+	if !keyed && t.s.db.IsPostgres() && graph.SingleStatement(opCtx) {
+		// One statement that commits on its own, and an answer that
+		// cannot fail after it (graph.SingleStatement): no BEGIN, no
+		// COMMIT. A refused payment's statement wrote nothing.
+		resp := next(graph.WithSingleStatement(ctx))
+		if len(resp.Errors) > 0 {
+			return &graphql.Response{Errors: resp.Errors, Extensions: resp.Extensions}
+		}
+		return resp
+	}
 	tx, err := t.s.db.Client.Tx(ctx)
 	if err != nil {
 		return t.fail(ctx, fmt.Errorf("beginning transaction: %w", err))
@@ -77,7 +91,6 @@ func (t txn) InterceptResponse(ctx context.Context, next graphql.ResponseHandler
 		}
 	}()
 	txCtx := ent.NewTxContext(ent.NewContext(ctx, tx.Client()), tx)
-	keyed := ex != nil && ex.idempotencyKey != ""
 	if keyed {
 		replay, err := t.s.idempotencyBegin(txCtx, tx, ex)
 		if err != nil {

@@ -1,0 +1,93 @@
+package graph
+
+import (
+	"context"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/vektah/gqlparser/v2/ast"
+)
+
+// What a payment's answer may select to be answered from what the
+// statement that books it returns (bookPayment), with no further query and
+// nothing that can fail: the payment's own fields, and its debt's and
+// item's fields that are columns or computed from them. Anything else (the
+// debtor, the debt's items, payments or events, the item's invoice) is
+// loaded with queries, which must run in the mutation's transaction.
+var (
+	loadedPaymentFields = fieldSet("__typename", "id", "amount", "transactionDate", "bookedDate", "source", "createdAt", "debt", "invoice")
+	loadedDebtFields    = fieldSet("__typename", "id", "originalAmount", "paidAmount", "remainingAmount", "overpaidAmount",
+		"paymentStatus", "mainStatus", "underStatus", "activeStatus", "isCompleted", "withdrawnAt", "withdrawComment", "createdAt", "updatedAt")
+	loadedItemFields = fieldSet("__typename", "id", "invoiceNumber", "description", "invoiceDate", "dueDate", "reminderDate",
+		"amount", "paidAmount", "remainingAmount", "createdAt")
+)
+
+func fieldSet(names ...string) map[string]bool {
+	s := make(map[string]bool, len(names))
+	for _, n := range names {
+		s[n] = true
+	}
+	return s
+}
+
+// SingleStatement reports whether a mutation operation is one statement
+// that commits on its own, so that it needs no transaction around it: its
+// only root field is addDebtPayment, which books on PostgreSQL with one
+// statement (atomic by itself: the payment, both paid amounts and the audit
+// event, or nothing), and the answer selects only what that statement
+// returns (loadedPaymentFields), so that nothing can fail once it has
+// committed. The server runs such an operation without BEGIN and COMMIT
+// (with WithSingleStatement), unless it carries an Idempotency-Key, whose
+// record must commit with the payment. This saves two round trips per
+// payment, one of them inside the debt row's lock (docs/performance.md).
+func SingleStatement(opCtx *graphql.OperationContext) bool {
+	if opCtx == nil || opCtx.Operation == nil || opCtx.Operation.Operation != ast.Mutation {
+		return false
+	}
+	roots := graphql.CollectFields(opCtx, opCtx.Operation.SelectionSet, []string{"Mutation"})
+	if len(roots) != 1 || roots[0].Name != "addDebtPayment" {
+		return false
+	}
+	return selectsOnly(opCtx, roots[0].Selections, "Payment", loadedPaymentFields, func(f graphql.CollectedField) bool {
+		switch f.Name {
+		case "debt":
+			return selectsOnly(opCtx, f.Selections, "Debt", loadedDebtFields, nil)
+		case "invoice":
+			return selectsOnly(opCtx, f.Selections, "DebtInvoice", loadedItemFields, nil)
+		}
+		return len(f.Selections) == 0
+	})
+}
+
+// selectsOnly reports whether a selection set of an object type selects
+// only fields of allowed, each of which passes sub (when given) or selects
+// nothing below it.
+func selectsOnly(opCtx *graphql.OperationContext, set ast.SelectionSet, object string, allowed map[string]bool, sub func(graphql.CollectedField) bool) bool {
+	for _, f := range graphql.CollectFields(opCtx, set, []string{object}) {
+		if !allowed[f.Name] {
+			return false
+		}
+		if sub != nil {
+			if !sub(f) {
+				return false
+			}
+		} else if len(f.Selections) != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+type singleStatementKey struct{}
+
+// WithSingleStatement marks the context of an operation that the server
+// runs without a transaction, as SingleStatement allowed.
+func WithSingleStatement(ctx context.Context) context.Context {
+	return context.WithValue(ctx, singleStatementKey{}, true)
+}
+
+// singleStatement reports whether ctx is an operation's that runs without a
+// transaction.
+func singleStatement(ctx context.Context) bool {
+	v, _ := ctx.Value(singleStatementKey{}).(bool)
+	return v
+}
