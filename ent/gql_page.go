@@ -4,14 +4,51 @@ package ent
 
 import (
 	"context"
+	"fmt"
 
+	"entgo.io/ent"
 	"entgo.io/ent/dialect/sql"
 	"github.com/99designs/gqlgen/graphql"
+	"github.com/debtql/debtql/ent/apikey"
+	"github.com/debtql/debtql/ent/auditevent"
+	"github.com/debtql/debtql/ent/auditeventrecord"
+	"github.com/debtql/debtql/ent/creditor"
+	"github.com/debtql/debtql/ent/debt"
+	"github.com/debtql/debtql/ent/debtinvoice"
+	"github.com/debtql/debtql/ent/debtor"
+	"github.com/debtql/debtql/ent/idempotencyrecord"
+	"github.com/debtql/debtql/ent/invoice"
+	"github.com/debtql/debtql/ent/invoicearticle"
+	"github.com/debtql/debtql/ent/payment"
 	"github.com/vektah/gqlparser/v2/ast"
 )
 
 // nodesField is the connection field that lists the nodes without edges.
 const nodesField = "nodes"
+
+// pageTotalColumn is the column that carries a page's total count with its
+// rows.
+const pageTotalColumn = "page_total_count"
+
+// pageTotal reads the total count that came with a page's rows; without
+// rows (an empty list, or a page past its end) it counts on its own.
+func pageTotal[N any](nodes []*N, value func(*N) (ent.Value, error), count func() (int, error)) (int, error) {
+	if len(nodes) == 0 {
+		return count()
+	}
+	v, err := value(nodes[0])
+	if err != nil {
+		return 0, err
+	}
+	switch n := v.(type) {
+	case int64:
+		return int(n), nil
+	case int:
+		return n, nil
+	default:
+		return 0, fmt.Errorf("ent: total count of a page is %T, not an integer", v)
+	}
+}
 
 // Paging selects one page of a list: by page number (Offset and Limit) when
 // ByPage is set, else by cursors as the Relay connection spec has it.
@@ -69,7 +106,9 @@ func rowsPerGroup(groupBy string, from, to int, orderBy ...sql.Querier) func(s *
 }
 
 // Page returns one page of APIKey as a connection. The total count is
-// computed only when totalCount is selected.
+// computed only when totalCount is selected: with the page's rows, as a
+// column of the same statement (one round trip, not two), or on its own
+// when no row comes back.
 func (_m *APIKeyQuery) Page(ctx context.Context, p Paging, opts ...APIKeyPaginateOption) (*APIKeyConnection, error) {
 	pager, err := newAPIKeyPager(opts, !p.ByPage && p.Last != nil)
 	if err != nil {
@@ -78,17 +117,39 @@ func (_m *APIKeyQuery) Page(ctx context.Context, p Paging, opts ...APIKeyPaginat
 	if _m, err = pager.applyFilter(_m); err != nil {
 		return nil, err
 	}
-	var total int
-	if hasCollectedField(ctx, totalCountField) {
-		c := _m.Clone()
-		c.ctx.Fields = nil
-		if total, err = c.Count(ctx); err != nil {
-			return nil, err
-		}
-	}
+	wantTotal := hasCollectedField(ctx, totalCountField)
+	// The filtered rows before paging, for the count: a copy made now,
+	// before the page's cursors, offset, limit and order are applied.
+	countQuery := _m.Clone()
+	countQuery.ctx.Fields = nil
+	count := func() (int, error) { return countQuery.Clone().Count(ctx) }
 	field, path := pageNodeField(ctx)
 	if field == nil && !hasCollectedField(ctx, pageInfoField) && !hasCollectedField(ctx, edgesField) {
+		var total int
+		if wantTotal {
+			if total, err = count(); err != nil {
+				return nil, err
+			}
+		}
 		return &APIKeyConnection{Edges: []*APIKeyEdge{}, TotalCount: total}, nil
+	}
+	if wantTotal {
+		// The count as a column of the page's statement: the copy's SQL,
+		// with the query's interceptors (the tenant filter) applied as
+		// Count would apply them.
+		c := countQuery.Clone()
+		if err := c.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		distinct := c.ctx.Unique != nil && *c.ctx.Unique
+		c.Unique(false)
+		cs := c.sqlQuery(ctx)
+		if distinct {
+			cs.Select(sql.Count(sql.Distinct(cs.C(apikey.FieldID))))
+		} else {
+			cs.Select(sql.Count(cs.C(apikey.FieldID)))
+		}
+		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(cs, pageTotalColumn) })
 	}
 	if field != nil {
 		if err := _m.collectField(ctx, false, graphql.GetOperationContext(ctx), *field, path); err != nil {
@@ -110,6 +171,12 @@ func (_m *APIKeyQuery) Page(ctx context.Context, p Paging, opts ...APIKeyPaginat
 	nodes, err := _m.All(ctx)
 	if err != nil {
 		return nil, err
+	}
+	var total int
+	if wantTotal {
+		if total, err = pageTotal(nodes, func(n *APIKey) (ent.Value, error) { return n.Value(pageTotalColumn) }, count); err != nil {
+			return nil, err
+		}
 	}
 	conn := pageOfAPIKeyConnection(nodes, p, limit, pager)
 	conn.TotalCount = total
@@ -248,7 +315,9 @@ func (c *APIKeyConnection) Nodes() []*APIKey {
 }
 
 // Page returns one page of AuditEvent as a connection. The total count is
-// computed only when totalCount is selected.
+// computed only when totalCount is selected: with the page's rows, as a
+// column of the same statement (one round trip, not two), or on its own
+// when no row comes back.
 func (_m *AuditEventQuery) Page(ctx context.Context, p Paging, opts ...AuditEventPaginateOption) (*AuditEventConnection, error) {
 	pager, err := newAuditEventPager(opts, !p.ByPage && p.Last != nil)
 	if err != nil {
@@ -257,17 +326,39 @@ func (_m *AuditEventQuery) Page(ctx context.Context, p Paging, opts ...AuditEven
 	if _m, err = pager.applyFilter(_m); err != nil {
 		return nil, err
 	}
-	var total int
-	if hasCollectedField(ctx, totalCountField) {
-		c := _m.Clone()
-		c.ctx.Fields = nil
-		if total, err = c.Count(ctx); err != nil {
-			return nil, err
-		}
-	}
+	wantTotal := hasCollectedField(ctx, totalCountField)
+	// The filtered rows before paging, for the count: a copy made now,
+	// before the page's cursors, offset, limit and order are applied.
+	countQuery := _m.Clone()
+	countQuery.ctx.Fields = nil
+	count := func() (int, error) { return countQuery.Clone().Count(ctx) }
 	field, path := pageNodeField(ctx)
 	if field == nil && !hasCollectedField(ctx, pageInfoField) && !hasCollectedField(ctx, edgesField) {
+		var total int
+		if wantTotal {
+			if total, err = count(); err != nil {
+				return nil, err
+			}
+		}
 		return &AuditEventConnection{Edges: []*AuditEventEdge{}, TotalCount: total}, nil
+	}
+	if wantTotal {
+		// The count as a column of the page's statement: the copy's SQL,
+		// with the query's interceptors (the tenant filter) applied as
+		// Count would apply them.
+		c := countQuery.Clone()
+		if err := c.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		distinct := c.ctx.Unique != nil && *c.ctx.Unique
+		c.Unique(false)
+		cs := c.sqlQuery(ctx)
+		if distinct {
+			cs.Select(sql.Count(sql.Distinct(cs.C(auditevent.FieldID))))
+		} else {
+			cs.Select(sql.Count(cs.C(auditevent.FieldID)))
+		}
+		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(cs, pageTotalColumn) })
 	}
 	if field != nil {
 		if err := _m.collectField(ctx, false, graphql.GetOperationContext(ctx), *field, path); err != nil {
@@ -289,6 +380,12 @@ func (_m *AuditEventQuery) Page(ctx context.Context, p Paging, opts ...AuditEven
 	nodes, err := _m.All(ctx)
 	if err != nil {
 		return nil, err
+	}
+	var total int
+	if wantTotal {
+		if total, err = pageTotal(nodes, func(n *AuditEvent) (ent.Value, error) { return n.Value(pageTotalColumn) }, count); err != nil {
+			return nil, err
+		}
 	}
 	conn := pageOfAuditEventConnection(nodes, p, limit, pager)
 	conn.TotalCount = total
@@ -427,7 +524,9 @@ func (c *AuditEventConnection) Nodes() []*AuditEvent {
 }
 
 // Page returns one page of AuditEventRecord as a connection. The total count is
-// computed only when totalCount is selected.
+// computed only when totalCount is selected: with the page's rows, as a
+// column of the same statement (one round trip, not two), or on its own
+// when no row comes back.
 func (_m *AuditEventRecordQuery) Page(ctx context.Context, p Paging, opts ...AuditEventRecordPaginateOption) (*AuditEventRecordConnection, error) {
 	pager, err := newAuditEventRecordPager(opts, !p.ByPage && p.Last != nil)
 	if err != nil {
@@ -436,17 +535,39 @@ func (_m *AuditEventRecordQuery) Page(ctx context.Context, p Paging, opts ...Aud
 	if _m, err = pager.applyFilter(_m); err != nil {
 		return nil, err
 	}
-	var total int
-	if hasCollectedField(ctx, totalCountField) {
-		c := _m.Clone()
-		c.ctx.Fields = nil
-		if total, err = c.Count(ctx); err != nil {
-			return nil, err
-		}
-	}
+	wantTotal := hasCollectedField(ctx, totalCountField)
+	// The filtered rows before paging, for the count: a copy made now,
+	// before the page's cursors, offset, limit and order are applied.
+	countQuery := _m.Clone()
+	countQuery.ctx.Fields = nil
+	count := func() (int, error) { return countQuery.Clone().Count(ctx) }
 	field, path := pageNodeField(ctx)
 	if field == nil && !hasCollectedField(ctx, pageInfoField) && !hasCollectedField(ctx, edgesField) {
+		var total int
+		if wantTotal {
+			if total, err = count(); err != nil {
+				return nil, err
+			}
+		}
 		return &AuditEventRecordConnection{Edges: []*AuditEventRecordEdge{}, TotalCount: total}, nil
+	}
+	if wantTotal {
+		// The count as a column of the page's statement: the copy's SQL,
+		// with the query's interceptors (the tenant filter) applied as
+		// Count would apply them.
+		c := countQuery.Clone()
+		if err := c.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		distinct := c.ctx.Unique != nil && *c.ctx.Unique
+		c.Unique(false)
+		cs := c.sqlQuery(ctx)
+		if distinct {
+			cs.Select(sql.Count(sql.Distinct(cs.C(auditeventrecord.FieldID))))
+		} else {
+			cs.Select(sql.Count(cs.C(auditeventrecord.FieldID)))
+		}
+		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(cs, pageTotalColumn) })
 	}
 	if field != nil {
 		if err := _m.collectField(ctx, false, graphql.GetOperationContext(ctx), *field, path); err != nil {
@@ -468,6 +589,12 @@ func (_m *AuditEventRecordQuery) Page(ctx context.Context, p Paging, opts ...Aud
 	nodes, err := _m.All(ctx)
 	if err != nil {
 		return nil, err
+	}
+	var total int
+	if wantTotal {
+		if total, err = pageTotal(nodes, func(n *AuditEventRecord) (ent.Value, error) { return n.Value(pageTotalColumn) }, count); err != nil {
+			return nil, err
+		}
 	}
 	conn := pageOfAuditEventRecordConnection(nodes, p, limit, pager)
 	conn.TotalCount = total
@@ -606,7 +733,9 @@ func (c *AuditEventRecordConnection) Nodes() []*AuditEventRecord {
 }
 
 // Page returns one page of Creditor as a connection. The total count is
-// computed only when totalCount is selected.
+// computed only when totalCount is selected: with the page's rows, as a
+// column of the same statement (one round trip, not two), or on its own
+// when no row comes back.
 func (_m *CreditorQuery) Page(ctx context.Context, p Paging, opts ...CreditorPaginateOption) (*CreditorConnection, error) {
 	pager, err := newCreditorPager(opts, !p.ByPage && p.Last != nil)
 	if err != nil {
@@ -615,17 +744,39 @@ func (_m *CreditorQuery) Page(ctx context.Context, p Paging, opts ...CreditorPag
 	if _m, err = pager.applyFilter(_m); err != nil {
 		return nil, err
 	}
-	var total int
-	if hasCollectedField(ctx, totalCountField) {
-		c := _m.Clone()
-		c.ctx.Fields = nil
-		if total, err = c.Count(ctx); err != nil {
-			return nil, err
-		}
-	}
+	wantTotal := hasCollectedField(ctx, totalCountField)
+	// The filtered rows before paging, for the count: a copy made now,
+	// before the page's cursors, offset, limit and order are applied.
+	countQuery := _m.Clone()
+	countQuery.ctx.Fields = nil
+	count := func() (int, error) { return countQuery.Clone().Count(ctx) }
 	field, path := pageNodeField(ctx)
 	if field == nil && !hasCollectedField(ctx, pageInfoField) && !hasCollectedField(ctx, edgesField) {
+		var total int
+		if wantTotal {
+			if total, err = count(); err != nil {
+				return nil, err
+			}
+		}
 		return &CreditorConnection{Edges: []*CreditorEdge{}, TotalCount: total}, nil
+	}
+	if wantTotal {
+		// The count as a column of the page's statement: the copy's SQL,
+		// with the query's interceptors (the tenant filter) applied as
+		// Count would apply them.
+		c := countQuery.Clone()
+		if err := c.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		distinct := c.ctx.Unique != nil && *c.ctx.Unique
+		c.Unique(false)
+		cs := c.sqlQuery(ctx)
+		if distinct {
+			cs.Select(sql.Count(sql.Distinct(cs.C(creditor.FieldID))))
+		} else {
+			cs.Select(sql.Count(cs.C(creditor.FieldID)))
+		}
+		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(cs, pageTotalColumn) })
 	}
 	if field != nil {
 		if err := _m.collectField(ctx, false, graphql.GetOperationContext(ctx), *field, path); err != nil {
@@ -647,6 +798,12 @@ func (_m *CreditorQuery) Page(ctx context.Context, p Paging, opts ...CreditorPag
 	nodes, err := _m.All(ctx)
 	if err != nil {
 		return nil, err
+	}
+	var total int
+	if wantTotal {
+		if total, err = pageTotal(nodes, func(n *Creditor) (ent.Value, error) { return n.Value(pageTotalColumn) }, count); err != nil {
+			return nil, err
+		}
 	}
 	conn := pageOfCreditorConnection(nodes, p, limit, pager)
 	conn.TotalCount = total
@@ -785,7 +942,9 @@ func (c *CreditorConnection) Nodes() []*Creditor {
 }
 
 // Page returns one page of Debt as a connection. The total count is
-// computed only when totalCount is selected.
+// computed only when totalCount is selected: with the page's rows, as a
+// column of the same statement (one round trip, not two), or on its own
+// when no row comes back.
 func (_m *DebtQuery) Page(ctx context.Context, p Paging, opts ...DebtPaginateOption) (*DebtConnection, error) {
 	pager, err := newDebtPager(opts, !p.ByPage && p.Last != nil)
 	if err != nil {
@@ -794,17 +953,39 @@ func (_m *DebtQuery) Page(ctx context.Context, p Paging, opts ...DebtPaginateOpt
 	if _m, err = pager.applyFilter(_m); err != nil {
 		return nil, err
 	}
-	var total int
-	if hasCollectedField(ctx, totalCountField) {
-		c := _m.Clone()
-		c.ctx.Fields = nil
-		if total, err = c.Count(ctx); err != nil {
-			return nil, err
-		}
-	}
+	wantTotal := hasCollectedField(ctx, totalCountField)
+	// The filtered rows before paging, for the count: a copy made now,
+	// before the page's cursors, offset, limit and order are applied.
+	countQuery := _m.Clone()
+	countQuery.ctx.Fields = nil
+	count := func() (int, error) { return countQuery.Clone().Count(ctx) }
 	field, path := pageNodeField(ctx)
 	if field == nil && !hasCollectedField(ctx, pageInfoField) && !hasCollectedField(ctx, edgesField) {
+		var total int
+		if wantTotal {
+			if total, err = count(); err != nil {
+				return nil, err
+			}
+		}
 		return &DebtConnection{Edges: []*DebtEdge{}, TotalCount: total}, nil
+	}
+	if wantTotal {
+		// The count as a column of the page's statement: the copy's SQL,
+		// with the query's interceptors (the tenant filter) applied as
+		// Count would apply them.
+		c := countQuery.Clone()
+		if err := c.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		distinct := c.ctx.Unique != nil && *c.ctx.Unique
+		c.Unique(false)
+		cs := c.sqlQuery(ctx)
+		if distinct {
+			cs.Select(sql.Count(sql.Distinct(cs.C(debt.FieldID))))
+		} else {
+			cs.Select(sql.Count(cs.C(debt.FieldID)))
+		}
+		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(cs, pageTotalColumn) })
 	}
 	if field != nil {
 		if err := _m.collectField(ctx, false, graphql.GetOperationContext(ctx), *field, path); err != nil {
@@ -826,6 +1007,12 @@ func (_m *DebtQuery) Page(ctx context.Context, p Paging, opts ...DebtPaginateOpt
 	nodes, err := _m.All(ctx)
 	if err != nil {
 		return nil, err
+	}
+	var total int
+	if wantTotal {
+		if total, err = pageTotal(nodes, func(n *Debt) (ent.Value, error) { return n.Value(pageTotalColumn) }, count); err != nil {
+			return nil, err
+		}
 	}
 	conn := pageOfDebtConnection(nodes, p, limit, pager)
 	conn.TotalCount = total
@@ -964,7 +1151,9 @@ func (c *DebtConnection) Nodes() []*Debt {
 }
 
 // Page returns one page of DebtInvoice as a connection. The total count is
-// computed only when totalCount is selected.
+// computed only when totalCount is selected: with the page's rows, as a
+// column of the same statement (one round trip, not two), or on its own
+// when no row comes back.
 func (_m *DebtInvoiceQuery) Page(ctx context.Context, p Paging, opts ...DebtInvoicePaginateOption) (*DebtInvoiceConnection, error) {
 	pager, err := newDebtInvoicePager(opts, !p.ByPage && p.Last != nil)
 	if err != nil {
@@ -973,17 +1162,39 @@ func (_m *DebtInvoiceQuery) Page(ctx context.Context, p Paging, opts ...DebtInvo
 	if _m, err = pager.applyFilter(_m); err != nil {
 		return nil, err
 	}
-	var total int
-	if hasCollectedField(ctx, totalCountField) {
-		c := _m.Clone()
-		c.ctx.Fields = nil
-		if total, err = c.Count(ctx); err != nil {
-			return nil, err
-		}
-	}
+	wantTotal := hasCollectedField(ctx, totalCountField)
+	// The filtered rows before paging, for the count: a copy made now,
+	// before the page's cursors, offset, limit and order are applied.
+	countQuery := _m.Clone()
+	countQuery.ctx.Fields = nil
+	count := func() (int, error) { return countQuery.Clone().Count(ctx) }
 	field, path := pageNodeField(ctx)
 	if field == nil && !hasCollectedField(ctx, pageInfoField) && !hasCollectedField(ctx, edgesField) {
+		var total int
+		if wantTotal {
+			if total, err = count(); err != nil {
+				return nil, err
+			}
+		}
 		return &DebtInvoiceConnection{Edges: []*DebtInvoiceEdge{}, TotalCount: total}, nil
+	}
+	if wantTotal {
+		// The count as a column of the page's statement: the copy's SQL,
+		// with the query's interceptors (the tenant filter) applied as
+		// Count would apply them.
+		c := countQuery.Clone()
+		if err := c.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		distinct := c.ctx.Unique != nil && *c.ctx.Unique
+		c.Unique(false)
+		cs := c.sqlQuery(ctx)
+		if distinct {
+			cs.Select(sql.Count(sql.Distinct(cs.C(debtinvoice.FieldID))))
+		} else {
+			cs.Select(sql.Count(cs.C(debtinvoice.FieldID)))
+		}
+		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(cs, pageTotalColumn) })
 	}
 	if field != nil {
 		if err := _m.collectField(ctx, false, graphql.GetOperationContext(ctx), *field, path); err != nil {
@@ -1005,6 +1216,12 @@ func (_m *DebtInvoiceQuery) Page(ctx context.Context, p Paging, opts ...DebtInvo
 	nodes, err := _m.All(ctx)
 	if err != nil {
 		return nil, err
+	}
+	var total int
+	if wantTotal {
+		if total, err = pageTotal(nodes, func(n *DebtInvoice) (ent.Value, error) { return n.Value(pageTotalColumn) }, count); err != nil {
+			return nil, err
+		}
 	}
 	conn := pageOfDebtInvoiceConnection(nodes, p, limit, pager)
 	conn.TotalCount = total
@@ -1143,7 +1360,9 @@ func (c *DebtInvoiceConnection) Nodes() []*DebtInvoice {
 }
 
 // Page returns one page of Debtor as a connection. The total count is
-// computed only when totalCount is selected.
+// computed only when totalCount is selected: with the page's rows, as a
+// column of the same statement (one round trip, not two), or on its own
+// when no row comes back.
 func (_m *DebtorQuery) Page(ctx context.Context, p Paging, opts ...DebtorPaginateOption) (*DebtorConnection, error) {
 	pager, err := newDebtorPager(opts, !p.ByPage && p.Last != nil)
 	if err != nil {
@@ -1152,17 +1371,39 @@ func (_m *DebtorQuery) Page(ctx context.Context, p Paging, opts ...DebtorPaginat
 	if _m, err = pager.applyFilter(_m); err != nil {
 		return nil, err
 	}
-	var total int
-	if hasCollectedField(ctx, totalCountField) {
-		c := _m.Clone()
-		c.ctx.Fields = nil
-		if total, err = c.Count(ctx); err != nil {
-			return nil, err
-		}
-	}
+	wantTotal := hasCollectedField(ctx, totalCountField)
+	// The filtered rows before paging, for the count: a copy made now,
+	// before the page's cursors, offset, limit and order are applied.
+	countQuery := _m.Clone()
+	countQuery.ctx.Fields = nil
+	count := func() (int, error) { return countQuery.Clone().Count(ctx) }
 	field, path := pageNodeField(ctx)
 	if field == nil && !hasCollectedField(ctx, pageInfoField) && !hasCollectedField(ctx, edgesField) {
+		var total int
+		if wantTotal {
+			if total, err = count(); err != nil {
+				return nil, err
+			}
+		}
 		return &DebtorConnection{Edges: []*DebtorEdge{}, TotalCount: total}, nil
+	}
+	if wantTotal {
+		// The count as a column of the page's statement: the copy's SQL,
+		// with the query's interceptors (the tenant filter) applied as
+		// Count would apply them.
+		c := countQuery.Clone()
+		if err := c.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		distinct := c.ctx.Unique != nil && *c.ctx.Unique
+		c.Unique(false)
+		cs := c.sqlQuery(ctx)
+		if distinct {
+			cs.Select(sql.Count(sql.Distinct(cs.C(debtor.FieldID))))
+		} else {
+			cs.Select(sql.Count(cs.C(debtor.FieldID)))
+		}
+		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(cs, pageTotalColumn) })
 	}
 	if field != nil {
 		if err := _m.collectField(ctx, false, graphql.GetOperationContext(ctx), *field, path); err != nil {
@@ -1184,6 +1425,12 @@ func (_m *DebtorQuery) Page(ctx context.Context, p Paging, opts ...DebtorPaginat
 	nodes, err := _m.All(ctx)
 	if err != nil {
 		return nil, err
+	}
+	var total int
+	if wantTotal {
+		if total, err = pageTotal(nodes, func(n *Debtor) (ent.Value, error) { return n.Value(pageTotalColumn) }, count); err != nil {
+			return nil, err
+		}
 	}
 	conn := pageOfDebtorConnection(nodes, p, limit, pager)
 	conn.TotalCount = total
@@ -1322,7 +1569,9 @@ func (c *DebtorConnection) Nodes() []*Debtor {
 }
 
 // Page returns one page of IdempotencyRecord as a connection. The total count is
-// computed only when totalCount is selected.
+// computed only when totalCount is selected: with the page's rows, as a
+// column of the same statement (one round trip, not two), or on its own
+// when no row comes back.
 func (_m *IdempotencyRecordQuery) Page(ctx context.Context, p Paging, opts ...IdempotencyRecordPaginateOption) (*IdempotencyRecordConnection, error) {
 	pager, err := newIdempotencyRecordPager(opts, !p.ByPage && p.Last != nil)
 	if err != nil {
@@ -1331,17 +1580,39 @@ func (_m *IdempotencyRecordQuery) Page(ctx context.Context, p Paging, opts ...Id
 	if _m, err = pager.applyFilter(_m); err != nil {
 		return nil, err
 	}
-	var total int
-	if hasCollectedField(ctx, totalCountField) {
-		c := _m.Clone()
-		c.ctx.Fields = nil
-		if total, err = c.Count(ctx); err != nil {
-			return nil, err
-		}
-	}
+	wantTotal := hasCollectedField(ctx, totalCountField)
+	// The filtered rows before paging, for the count: a copy made now,
+	// before the page's cursors, offset, limit and order are applied.
+	countQuery := _m.Clone()
+	countQuery.ctx.Fields = nil
+	count := func() (int, error) { return countQuery.Clone().Count(ctx) }
 	field, path := pageNodeField(ctx)
 	if field == nil && !hasCollectedField(ctx, pageInfoField) && !hasCollectedField(ctx, edgesField) {
+		var total int
+		if wantTotal {
+			if total, err = count(); err != nil {
+				return nil, err
+			}
+		}
 		return &IdempotencyRecordConnection{Edges: []*IdempotencyRecordEdge{}, TotalCount: total}, nil
+	}
+	if wantTotal {
+		// The count as a column of the page's statement: the copy's SQL,
+		// with the query's interceptors (the tenant filter) applied as
+		// Count would apply them.
+		c := countQuery.Clone()
+		if err := c.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		distinct := c.ctx.Unique != nil && *c.ctx.Unique
+		c.Unique(false)
+		cs := c.sqlQuery(ctx)
+		if distinct {
+			cs.Select(sql.Count(sql.Distinct(cs.C(idempotencyrecord.FieldID))))
+		} else {
+			cs.Select(sql.Count(cs.C(idempotencyrecord.FieldID)))
+		}
+		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(cs, pageTotalColumn) })
 	}
 	if field != nil {
 		if err := _m.collectField(ctx, false, graphql.GetOperationContext(ctx), *field, path); err != nil {
@@ -1363,6 +1634,12 @@ func (_m *IdempotencyRecordQuery) Page(ctx context.Context, p Paging, opts ...Id
 	nodes, err := _m.All(ctx)
 	if err != nil {
 		return nil, err
+	}
+	var total int
+	if wantTotal {
+		if total, err = pageTotal(nodes, func(n *IdempotencyRecord) (ent.Value, error) { return n.Value(pageTotalColumn) }, count); err != nil {
+			return nil, err
+		}
 	}
 	conn := pageOfIdempotencyRecordConnection(nodes, p, limit, pager)
 	conn.TotalCount = total
@@ -1501,7 +1778,9 @@ func (c *IdempotencyRecordConnection) Nodes() []*IdempotencyRecord {
 }
 
 // Page returns one page of Invoice as a connection. The total count is
-// computed only when totalCount is selected.
+// computed only when totalCount is selected: with the page's rows, as a
+// column of the same statement (one round trip, not two), or on its own
+// when no row comes back.
 func (_m *InvoiceQuery) Page(ctx context.Context, p Paging, opts ...InvoicePaginateOption) (*InvoiceConnection, error) {
 	pager, err := newInvoicePager(opts, !p.ByPage && p.Last != nil)
 	if err != nil {
@@ -1510,17 +1789,39 @@ func (_m *InvoiceQuery) Page(ctx context.Context, p Paging, opts ...InvoicePagin
 	if _m, err = pager.applyFilter(_m); err != nil {
 		return nil, err
 	}
-	var total int
-	if hasCollectedField(ctx, totalCountField) {
-		c := _m.Clone()
-		c.ctx.Fields = nil
-		if total, err = c.Count(ctx); err != nil {
-			return nil, err
-		}
-	}
+	wantTotal := hasCollectedField(ctx, totalCountField)
+	// The filtered rows before paging, for the count: a copy made now,
+	// before the page's cursors, offset, limit and order are applied.
+	countQuery := _m.Clone()
+	countQuery.ctx.Fields = nil
+	count := func() (int, error) { return countQuery.Clone().Count(ctx) }
 	field, path := pageNodeField(ctx)
 	if field == nil && !hasCollectedField(ctx, pageInfoField) && !hasCollectedField(ctx, edgesField) {
+		var total int
+		if wantTotal {
+			if total, err = count(); err != nil {
+				return nil, err
+			}
+		}
 		return &InvoiceConnection{Edges: []*InvoiceEdge{}, TotalCount: total}, nil
+	}
+	if wantTotal {
+		// The count as a column of the page's statement: the copy's SQL,
+		// with the query's interceptors (the tenant filter) applied as
+		// Count would apply them.
+		c := countQuery.Clone()
+		if err := c.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		distinct := c.ctx.Unique != nil && *c.ctx.Unique
+		c.Unique(false)
+		cs := c.sqlQuery(ctx)
+		if distinct {
+			cs.Select(sql.Count(sql.Distinct(cs.C(invoice.FieldID))))
+		} else {
+			cs.Select(sql.Count(cs.C(invoice.FieldID)))
+		}
+		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(cs, pageTotalColumn) })
 	}
 	if field != nil {
 		if err := _m.collectField(ctx, false, graphql.GetOperationContext(ctx), *field, path); err != nil {
@@ -1542,6 +1843,12 @@ func (_m *InvoiceQuery) Page(ctx context.Context, p Paging, opts ...InvoicePagin
 	nodes, err := _m.All(ctx)
 	if err != nil {
 		return nil, err
+	}
+	var total int
+	if wantTotal {
+		if total, err = pageTotal(nodes, func(n *Invoice) (ent.Value, error) { return n.Value(pageTotalColumn) }, count); err != nil {
+			return nil, err
+		}
 	}
 	conn := pageOfInvoiceConnection(nodes, p, limit, pager)
 	conn.TotalCount = total
@@ -1680,7 +1987,9 @@ func (c *InvoiceConnection) Nodes() []*Invoice {
 }
 
 // Page returns one page of InvoiceArticle as a connection. The total count is
-// computed only when totalCount is selected.
+// computed only when totalCount is selected: with the page's rows, as a
+// column of the same statement (one round trip, not two), or on its own
+// when no row comes back.
 func (_m *InvoiceArticleQuery) Page(ctx context.Context, p Paging, opts ...InvoiceArticlePaginateOption) (*InvoiceArticleConnection, error) {
 	pager, err := newInvoiceArticlePager(opts, !p.ByPage && p.Last != nil)
 	if err != nil {
@@ -1689,17 +1998,39 @@ func (_m *InvoiceArticleQuery) Page(ctx context.Context, p Paging, opts ...Invoi
 	if _m, err = pager.applyFilter(_m); err != nil {
 		return nil, err
 	}
-	var total int
-	if hasCollectedField(ctx, totalCountField) {
-		c := _m.Clone()
-		c.ctx.Fields = nil
-		if total, err = c.Count(ctx); err != nil {
-			return nil, err
-		}
-	}
+	wantTotal := hasCollectedField(ctx, totalCountField)
+	// The filtered rows before paging, for the count: a copy made now,
+	// before the page's cursors, offset, limit and order are applied.
+	countQuery := _m.Clone()
+	countQuery.ctx.Fields = nil
+	count := func() (int, error) { return countQuery.Clone().Count(ctx) }
 	field, path := pageNodeField(ctx)
 	if field == nil && !hasCollectedField(ctx, pageInfoField) && !hasCollectedField(ctx, edgesField) {
+		var total int
+		if wantTotal {
+			if total, err = count(); err != nil {
+				return nil, err
+			}
+		}
 		return &InvoiceArticleConnection{Edges: []*InvoiceArticleEdge{}, TotalCount: total}, nil
+	}
+	if wantTotal {
+		// The count as a column of the page's statement: the copy's SQL,
+		// with the query's interceptors (the tenant filter) applied as
+		// Count would apply them.
+		c := countQuery.Clone()
+		if err := c.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		distinct := c.ctx.Unique != nil && *c.ctx.Unique
+		c.Unique(false)
+		cs := c.sqlQuery(ctx)
+		if distinct {
+			cs.Select(sql.Count(sql.Distinct(cs.C(invoicearticle.FieldID))))
+		} else {
+			cs.Select(sql.Count(cs.C(invoicearticle.FieldID)))
+		}
+		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(cs, pageTotalColumn) })
 	}
 	if field != nil {
 		if err := _m.collectField(ctx, false, graphql.GetOperationContext(ctx), *field, path); err != nil {
@@ -1721,6 +2052,12 @@ func (_m *InvoiceArticleQuery) Page(ctx context.Context, p Paging, opts ...Invoi
 	nodes, err := _m.All(ctx)
 	if err != nil {
 		return nil, err
+	}
+	var total int
+	if wantTotal {
+		if total, err = pageTotal(nodes, func(n *InvoiceArticle) (ent.Value, error) { return n.Value(pageTotalColumn) }, count); err != nil {
+			return nil, err
+		}
 	}
 	conn := pageOfInvoiceArticleConnection(nodes, p, limit, pager)
 	conn.TotalCount = total
@@ -1859,7 +2196,9 @@ func (c *InvoiceArticleConnection) Nodes() []*InvoiceArticle {
 }
 
 // Page returns one page of Payment as a connection. The total count is
-// computed only when totalCount is selected.
+// computed only when totalCount is selected: with the page's rows, as a
+// column of the same statement (one round trip, not two), or on its own
+// when no row comes back.
 func (_m *PaymentQuery) Page(ctx context.Context, p Paging, opts ...PaymentPaginateOption) (*PaymentConnection, error) {
 	pager, err := newPaymentPager(opts, !p.ByPage && p.Last != nil)
 	if err != nil {
@@ -1868,17 +2207,39 @@ func (_m *PaymentQuery) Page(ctx context.Context, p Paging, opts ...PaymentPagin
 	if _m, err = pager.applyFilter(_m); err != nil {
 		return nil, err
 	}
-	var total int
-	if hasCollectedField(ctx, totalCountField) {
-		c := _m.Clone()
-		c.ctx.Fields = nil
-		if total, err = c.Count(ctx); err != nil {
-			return nil, err
-		}
-	}
+	wantTotal := hasCollectedField(ctx, totalCountField)
+	// The filtered rows before paging, for the count: a copy made now,
+	// before the page's cursors, offset, limit and order are applied.
+	countQuery := _m.Clone()
+	countQuery.ctx.Fields = nil
+	count := func() (int, error) { return countQuery.Clone().Count(ctx) }
 	field, path := pageNodeField(ctx)
 	if field == nil && !hasCollectedField(ctx, pageInfoField) && !hasCollectedField(ctx, edgesField) {
+		var total int
+		if wantTotal {
+			if total, err = count(); err != nil {
+				return nil, err
+			}
+		}
 		return &PaymentConnection{Edges: []*PaymentEdge{}, TotalCount: total}, nil
+	}
+	if wantTotal {
+		// The count as a column of the page's statement: the copy's SQL,
+		// with the query's interceptors (the tenant filter) applied as
+		// Count would apply them.
+		c := countQuery.Clone()
+		if err := c.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		distinct := c.ctx.Unique != nil && *c.ctx.Unique
+		c.Unique(false)
+		cs := c.sqlQuery(ctx)
+		if distinct {
+			cs.Select(sql.Count(sql.Distinct(cs.C(payment.FieldID))))
+		} else {
+			cs.Select(sql.Count(cs.C(payment.FieldID)))
+		}
+		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(cs, pageTotalColumn) })
 	}
 	if field != nil {
 		if err := _m.collectField(ctx, false, graphql.GetOperationContext(ctx), *field, path); err != nil {
@@ -1900,6 +2261,12 @@ func (_m *PaymentQuery) Page(ctx context.Context, p Paging, opts ...PaymentPagin
 	nodes, err := _m.All(ctx)
 	if err != nil {
 		return nil, err
+	}
+	var total int
+	if wantTotal {
+		if total, err = pageTotal(nodes, func(n *Payment) (ent.Value, error) { return n.Value(pageTotalColumn) }, count); err != nil {
+			return nil, err
+		}
 	}
 	conn := pageOfPaymentConnection(nodes, p, limit, pager)
 	conn.TotalCount = total
