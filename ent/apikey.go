@@ -69,6 +69,8 @@ func (*APIKey) scanValues(columns []string) ([]any, error) {
 			values[i] = new(sql.NullString)
 		case apikey.FieldCreatedAt, apikey.FieldLastUsedAt, apikey.FieldRevokedAt:
 			values[i] = new(sql.NullTime)
+		case "page_total_count":
+			values[i] = new(sql.NullInt64)
 		default:
 			values[i] = new(sql.UnknownType)
 		}

@@ -71,6 +71,8 @@ func (*AuditEventRecord) scanValues(columns []string) ([]any, error) {
 			values[i] = new(sql.NullInt64)
 		case auditeventrecord.FieldClientID, auditeventrecord.FieldRecordType, auditeventrecord.FieldRecordID:
 			values[i] = new(sql.NullString)
+		case "page_total_count":
+			values[i] = new(sql.NullInt64)
 		default:
 			values[i] = new(sql.UnknownType)
 		}

@@ -124,6 +124,8 @@ func (*Creditor) scanValues(columns []string) ([]any, error) {
 			values[i] = new(sql.NullString)
 		case creditor.FieldCreatedAt, creditor.FieldUpdatedAt:
 			values[i] = new(sql.NullTime)
+		case "page_total_count":
+			values[i] = new(sql.NullInt64)
 		default:
 			values[i] = new(sql.UnknownType)
 		}

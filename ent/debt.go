@@ -126,6 +126,8 @@ func (*Debt) scanValues(columns []string) ([]any, error) {
 			values[i] = new(sql.NullString)
 		case debt.FieldCreatedAt, debt.FieldUpdatedAt, debt.FieldWithdrawnAt:
 			values[i] = new(sql.NullTime)
+		case "page_total_count":
+			values[i] = new(sql.NullInt64)
 		default:
 			values[i] = new(sql.UnknownType)
 		}

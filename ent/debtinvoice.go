@@ -96,6 +96,8 @@ func (*DebtInvoice) scanValues(columns []string) ([]any, error) {
 			values[i] = new(sql.NullString)
 		case debtinvoice.FieldCreatedAt, debtinvoice.FieldInvoiceDate, debtinvoice.FieldDueDate, debtinvoice.FieldReminderDate:
 			values[i] = new(sql.NullTime)
+		case "page_total_count":
+			values[i] = new(sql.NullInt64)
 		default:
 			values[i] = new(sql.UnknownType)
 		}

@@ -104,6 +104,8 @@ func (*Debtor) scanValues(columns []string) ([]any, error) {
 			values[i] = new(sql.NullString)
 		case debtor.FieldCreatedAt, debtor.FieldUpdatedAt:
 			values[i] = new(sql.NullTime)
+		case "page_total_count":
+			values[i] = new(sql.NullInt64)
 		default:
 			values[i] = new(sql.UnknownType)
 		}

@@ -18,6 +18,11 @@ var pageTemplate = gen.MustParse(gen.NewTemplate("gql_page").
 	Funcs(entgql.TemplateFuncs).
 	ParseFiles("./ent/template/page.tmpl"))
 
+// decodeTemplate overrides ent's row scanner so that the total count a
+// page reads with its rows is scanned as an integer (see its comment).
+var decodeTemplate = gen.MustParse(gen.NewTemplate("decode").
+	ParseFiles("./ent/template/decode.tmpl"))
+
 func main() {
 	ex, err := entgql.NewExtension(
 		// The GraphQL schema is written by hand (schema.graphqls) so that
@@ -42,8 +47,9 @@ func main() {
 		),
 	}
 	if err := entc.Generate("./ent/schema", &gen.Config{
-		Target:  "./ent",
-		Package: "github.com/debtql/debtql/ent",
+		Target:    "./ent",
+		Package:   "github.com/debtql/debtql/ent",
+		Templates: []*gen.Template{decodeTemplate},
 	}, opts...); err != nil {
 		log.Fatalf("running ent codegen: %v", err)
 	}

@@ -27,7 +27,7 @@ import (
 const nodesField = "nodes"
 
 // pageTotalColumn is the column that carries a page's total count with its
-// rows.
+// rows (decode.tmpl scans it as an integer: keep the two names equal).
 const pageTotalColumn = "page_total_count"
 
 // pageTotal reads the total count that came with a page's rows; without
@@ -41,6 +41,8 @@ func pageTotal[N any](nodes []*N, value func(*N) (ent.Value, error), count func(
 		return 0, err
 	}
 	switch n := v.(type) {
+	case *sql.NullInt64: // scanned as an integer (decode.tmpl)
+		return int(n.Int64), nil
 	case int64:
 		return int(n), nil
 	case int:

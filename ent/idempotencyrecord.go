@@ -48,6 +48,8 @@ func (*IdempotencyRecord) scanValues(columns []string) ([]any, error) {
 			values[i] = new(sql.NullString)
 		case idempotencyrecord.FieldCreatedAt:
 			values[i] = new(sql.NullTime)
+		case "page_total_count":
+			values[i] = new(sql.NullInt64)
 		default:
 			values[i] = new(sql.UnknownType)
 		}

@@ -82,6 +82,8 @@ func (*InvoiceArticle) scanValues(columns []string) ([]any, error) {
 			values[i] = new(sql.NullInt64)
 		case invoicearticle.FieldClientID, invoicearticle.FieldInvoiceID, invoicearticle.FieldName, invoicearticle.FieldNameKey, invoicearticle.FieldDescription:
 			values[i] = new(sql.NullString)
+		case "page_total_count":
+			values[i] = new(sql.NullInt64)
 		default:
 			values[i] = new(sql.UnknownType)
 		}

@@ -93,6 +93,8 @@ func (*Payment) scanValues(columns []string) ([]any, error) {
 			values[i] = new(sql.NullString)
 		case payment.FieldCreatedAt:
 			values[i] = new(sql.NullTime)
+		case "page_total_count":
+			values[i] = new(sql.NullInt64)
 		default:
 			values[i] = new(sql.UnknownType)
 		}
