@@ -30,8 +30,8 @@ const nodesField = "nodes"
 // rows (decode.tmpl scans it as an integer: keep the two names equal).
 const pageTotalColumn = "page_total_count"
 
-// pageTotal reads the total count that came with a page's rows; without
-// rows (an empty list, or a page past its end) it counts on its own.
+// pageTotal reads the total count that came with a page's rows; without rows (an empty list, or a page past
+// its end) it counts on its own.
 func pageTotal[N any](nodes []*N, value func(*N) (ent.Value, error), count func() (int, error)) (int, error) {
 	if len(nodes) == 0 {
 		return count()
@@ -41,12 +41,10 @@ func pageTotal[N any](nodes []*N, value func(*N) (ent.Value, error), count func(
 		return 0, err
 	}
 	switch n := v.(type) {
-	case *sql.NullInt64: // scanned as an integer (decode.tmpl)
+	case *sql.NullInt64: // the nodes whose scanner decode.tmpl made
 		return int(n.Int64), nil
-	case int64:
+	case int64: // the nodes whose selected values are stored as read
 		return int(n), nil
-	case int:
-		return n, nil
 	default:
 		return 0, fmt.Errorf("ent: total count of a page is %T, not an integer", v)
 	}

@@ -228,42 +228,40 @@ func (w *writer) optDateTime(t *time.Time) {
 func (w *writer) query(ctx context.Context, plans []plan) {
 	ctx = graphql.WithFieldContext(ctx, &graphql.FieldContext{Object: "Query"})
 	w.object(plans, "Query", func(p *plan) {
+		// The root field's context, with its arguments coerced as gqlgen's
+		// executor coerces them (the generated fieldContext_Query_…).
+		root := func(fieldContext func(context.Context, graphql.CollectedField) (*graphql.FieldContext, error)) (context.Context, map[string]any) {
+			fc, err := fieldContext(ctx, p.field)
+			fail(err)
+			return graphql.WithFieldContext(ctx, fc), fc.Args
+		}
 		switch p.field.Name {
 		case "debts":
-			fc, err := w.ec.fieldContext_Query_debts(ctx, p.field)
-			fail(err)
-			ctx := graphql.WithFieldContext(ctx, fc)
-			a := fc.Args
+			ctx, a := root(w.ec.fieldContext_Query_debts)
 			conn, err := w.ec.Resolvers.Query().Debts(ctx, a["clientId"].(string), a["filter"].(*DebtFilter), a["orderBy"].(*ent.DebtOrder), a["page"].(*int), a["rowsPerPage"].(*int), a["first"].(*int), a["after"].(*string), a["last"].(*int), a["before"].(*string))
 			fail(err)
-			if conn == nil {
-				null("Query.debts")
-			}
-			w.debtConnection(ctx, p.sub, conn)
+			w.debtConnection(ctx, p.sub, nonNull("Query.debts", conn))
 		case "debtors":
-			fc, err := w.ec.fieldContext_Query_debtors(ctx, p.field)
-			fail(err)
-			ctx := graphql.WithFieldContext(ctx, fc)
-			a := fc.Args
+			ctx, a := root(w.ec.fieldContext_Query_debtors)
 			conn, err := w.ec.Resolvers.Query().Debtors(ctx, a["clientId"].(string), a["filter"].(*DebtorFilter), a["orderBy"].(*ent.DebtorOrder), a["page"].(*int), a["rowsPerPage"].(*int), a["first"].(*int), a["after"].(*string), a["last"].(*int), a["before"].(*string))
 			fail(err)
-			if conn == nil {
-				null("Query.debtors")
-			}
-			w.debtorConnection(ctx, p.sub, conn)
+			w.debtorConnection(ctx, p.sub, nonNull("Query.debtors", conn))
 		case "invoices":
-			fc, err := w.ec.fieldContext_Query_invoices(ctx, p.field)
-			fail(err)
-			ctx := graphql.WithFieldContext(ctx, fc)
-			a := fc.Args
+			ctx, a := root(w.ec.fieldContext_Query_invoices)
 			conn, err := w.ec.Resolvers.Query().Invoices(ctx, a["clientId"].(string), a["filter"].(*InvoiceFilter), a["orderBy"].(*ent.InvoiceOrder), a["page"].(*int), a["rowsPerPage"].(*int), a["first"].(*int), a["after"].(*string), a["last"].(*int), a["before"].(*string))
 			fail(err)
-			if conn == nil {
-				null("Query.invoices")
-			}
-			w.invoiceConnection(ctx, p.sub, conn)
+			w.invoiceConnection(ctx, p.sub, nonNull("Query.invoices", conn))
 		}
 	})
+}
+
+// nonNull returns v, or ends the planned path when it is nil where the
+// schema allows no null.
+func nonNull[T any](field string, v *T) *T {
+	if v == nil {
+		null(field)
+	}
+	return v
 }
 
 func (w *writer) pageInfo(plans []plan, pi *ent.PageInfo) {
@@ -302,8 +300,9 @@ func (w *writer) list(n int, write func(i int)) {
 }
 
 // connection writes a connection page: its edges (each with its cursor and
-// node), nodes, pageInfo and totalCount; node writes one node.
-func connection[N any](w *writer, plans []plan, names [2]string, edges []*entEdge[N], nodes []*N, info *ent.PageInfo, total int, node func(plans []plan, n *N)) {
+// node, read by edge), nodes, pageInfo and totalCount; node writes one node.
+func connection[E any, N any](w *writer, plans []plan, names [2]string, edges []*E, edge func(*E) (*N, ent.Cursor),
+	nodes []*N, info *ent.PageInfo, total int, node func(plans []plan, n *N)) {
 	w.object(plans, names[0], func(p *plan) {
 		switch p.field.Name {
 		case "totalCount":
@@ -316,73 +315,47 @@ func connection[N any](w *writer, plans []plan, names [2]string, edges []*entEdg
 				return
 			}
 			w.list(len(edges), func(i int) {
-				e := edges[i]
-				if e == nil {
+				if edges[i] == nil {
 					w.buf.WriteString("null")
 					return
 				}
+				n, cursor := edge(edges[i])
 				w.object(p.sub, names[1], func(p *plan) {
 					switch p.field.Name {
 					case "cursor":
-						w.marshal(e.cursor)
+						w.marshal(cursor)
 					case "node":
-						if e.node == nil {
+						if n == nil {
 							w.buf.WriteString("null")
 							return
 						}
-						node(p.sub, e.node)
+						node(p.sub, n)
 					}
 				})
 			})
 		case "nodes":
 			w.list(len(nodes), func(i int) {
-				if nodes[i] == nil {
-					null(names[0] + ".nodes")
-				}
-				node(p.sub, nodes[i])
+				node(p.sub, nonNull(names[0]+".nodes", nodes[i]))
 			})
 		}
 	})
 }
 
-// entEdge is an edge of any of ent's connections.
-type entEdge[N any] struct {
-	node   *N
-	cursor ent.Cursor
-}
-
-// edgesOf copies a connection's edges into entEdges; nil stays nil.
-func edgesOf[E any, N any](edges []*E, get func(*E) (*N, ent.Cursor)) []*entEdge[N] {
-	if edges == nil {
-		return nil
-	}
-	out := make([]*entEdge[N], len(edges))
-	all := make([]entEdge[N], len(edges))
-	for i, e := range edges {
-		if e == nil {
-			continue
-		}
-		all[i].node, all[i].cursor = get(e)
-		out[i] = &all[i]
-	}
-	return out
-}
-
 func (w *writer) debtConnection(ctx context.Context, plans []plan, conn *ent.DebtConnection) {
-	edges := edgesOf(conn.Edges, func(e *ent.DebtEdge) (*ent.Debt, ent.Cursor) { return e.Node, e.Cursor })
-	connection(w, plans, [2]string{"DebtConnection", "DebtEdge"}, edges, conn.Nodes(), &conn.PageInfo, conn.TotalCount,
+	connection(w, plans, [2]string{"DebtConnection", "DebtEdge"},
+		conn.Edges, func(e *ent.DebtEdge) (*ent.Debt, ent.Cursor) { return e.Node, e.Cursor }, conn.Nodes(), &conn.PageInfo, conn.TotalCount,
 		func(plans []plan, d *ent.Debt) { w.debt(ctx, plans, d) })
 }
 
 func (w *writer) debtorConnection(ctx context.Context, plans []plan, conn *ent.DebtorConnection) {
-	edges := edgesOf(conn.Edges, func(e *ent.DebtorEdge) (*ent.Debtor, ent.Cursor) { return e.Node, e.Cursor })
-	connection(w, plans, [2]string{"DebtorConnection", "DebtorEdge"}, edges, conn.Nodes(), &conn.PageInfo, conn.TotalCount,
+	connection(w, plans, [2]string{"DebtorConnection", "DebtorEdge"},
+		conn.Edges, func(e *ent.DebtorEdge) (*ent.Debtor, ent.Cursor) { return e.Node, e.Cursor }, conn.Nodes(), &conn.PageInfo, conn.TotalCount,
 		func(plans []plan, d *ent.Debtor) { w.debtor(ctx, plans, d) })
 }
 
 func (w *writer) invoiceConnection(ctx context.Context, plans []plan, conn *ent.InvoiceConnection) {
-	edges := edgesOf(conn.Edges, func(e *ent.InvoiceEdge) (*ent.Invoice, ent.Cursor) { return e.Node, e.Cursor })
-	connection(w, plans, [2]string{"InvoiceConnection", "InvoiceEdge"}, edges, conn.Nodes(), &conn.PageInfo, conn.TotalCount,
+	connection(w, plans, [2]string{"InvoiceConnection", "InvoiceEdge"},
+		conn.Edges, func(e *ent.InvoiceEdge) (*ent.Invoice, ent.Cursor) { return e.Node, e.Cursor }, conn.Nodes(), &conn.PageInfo, conn.TotalCount,
 		func(plans []plan, inv *ent.Invoice) { w.invoice(ctx, plans, inv) })
 }
 
@@ -394,18 +367,12 @@ func (w *writer) debt(ctx context.Context, plans []plan, d *ent.Debt) {
 		case "debtor":
 			debtor, err := d.Debtor(p.in(ctx, "Debt"))
 			fail(err)
-			if debtor == nil {
-				null("Debt.debtor")
-			}
-			w.debtor(ctx, p.sub, debtor)
+			w.debtor(ctx, p.sub, nonNull("Debt.debtor", debtor))
 		case "invoices":
 			items, err := w.debtR.Invoices(p.in(ctx, "Debt"), d)
 			fail(err)
 			w.list(len(items), func(i int) {
-				if items[i] == nil {
-					null("Debt.invoices")
-				}
-				w.debtItem(ctx, p.sub, items[i])
+				w.debtItem(ctx, p.sub, nonNull("Debt.invoices", items[i]))
 			})
 		case "originalAmount":
 			w.money(d.OriginalAmount)
@@ -482,10 +449,7 @@ func (w *writer) debtor(ctx context.Context, plans []plan, d *ent.Debtor) {
 		case "address":
 			a, err := w.debtorR.Address(p.in(ctx, "Debtor"), d)
 			fail(err)
-			if a == nil {
-				null("Debtor.address")
-			}
-			w.address(p.sub, a)
+			w.address(p.sub, nonNull("Debtor.address", a))
 		case "contactInformation":
 			c, err := w.debtorR.ContactInformation(p.in(ctx, "Debtor"), d)
 			fail(err)
@@ -504,15 +468,15 @@ func (w *writer) debtor(ctx context.Context, plans []plan, d *ent.Debtor) {
 		case "paymentStatus":
 			s, err := w.debtorR.PaymentStatus(p.in(ctx, "Debtor"), d)
 			fail(err)
-			optEnum(w, s)
+			optMarshal(w, s)
 		case "errandStatus":
 			s, err := w.debtorR.ErrandStatus(p.in(ctx, "Debtor"), d)
 			fail(err)
-			optEnum(w, s)
+			optMarshal(w, s)
 		case "errandProcessStatus":
 			s, err := w.debtorR.ErrandProcessStatus(p.in(ctx, "Debtor"), d)
 			fail(err)
-			optEnum(w, s)
+			optMarshal(w, s)
 		case "isCompleted":
 			b, err := w.debtorR.IsCompleted(p.in(ctx, "Debtor"), d)
 			fail(err)
@@ -539,7 +503,7 @@ func (w *writer) invoice(ctx context.Context, plans []plan, inv *ent.Invoice) {
 		case "dueDate":
 			w.marshal(inv.DueDate)
 		case "interestRate":
-			optEnum(w, inv.InterestRate)
+			optMarshal(w, inv.InterestRate)
 		case "totalExcludingVAT":
 			w.money(inv.TotalExcludingVat)
 		case "totalVATAmount":
@@ -547,17 +511,14 @@ func (w *writer) invoice(ctx context.Context, plans []plan, inv *ent.Invoice) {
 		case "totalAmountIncludingVAT":
 			w.money(inv.TotalAmountIncludingVat)
 		case "reminderDate":
-			optEnum(w, inv.ReminderDate)
+			optMarshal(w, inv.ReminderDate)
 		case "reminderFee":
-			optEnum(w, inv.ReminderFee)
+			optMarshal(w, inv.ReminderFee)
 		case "articles":
 			articles, err := w.invoiceR.Articles(p.in(ctx, "Invoice"), inv)
 			fail(err)
 			w.list(len(articles), func(i int) {
-				if articles[i] == nil {
-					null("Invoice.articles")
-				}
-				w.article(p.sub, articles[i])
+				w.article(p.sub, nonNull("Invoice.articles", articles[i]))
 			})
 		case "paidAmount":
 			m, err := w.invoiceR.PaidAmount(p.in(ctx, "Invoice"), inv)
@@ -640,9 +601,9 @@ func (w *writer) article(plans []plan, a *ent.InvoiceArticle) {
 	})
 }
 
-// optEnum writes a nullable value that marshals itself (enums, dates,
+// optMarshal writes a nullable value that marshals itself (enums, dates,
 // rates, amounts).
-func optEnum[E graphql.Marshaler](w *writer, e *E) {
+func optMarshal[E graphql.Marshaler](w *writer, e *E) {
 	if e == nil {
 		w.buf.WriteString("null")
 		return
@@ -669,13 +630,11 @@ func (w *writer) address(plans []plan, a *collection.AddressRecord) {
 	})
 }
 
-// runPlanned answers a query operation on the planned path: its data, or
+// runPlanned answers a query operation (Exec checks that it is one) on the
+// planned path: its data, or
 // false when gqlgen's executor must answer it.
 func (e *executableSchema) runPlanned(ctx context.Context) (data []byte, ok bool, err error) {
 	opCtx := graphql.GetOperationContext(ctx)
-	if opCtx.Operation == nil || opCtx.Operation.Operation != ast.Query {
-		return nil, false, nil
-	}
 	plans, ok := makePlan(opCtx, "Query", opCtx.Operation.SelectionSet)
 	if !ok {
 		return nil, false, nil
