@@ -75,12 +75,7 @@ func (d *countingDriver) Query(ctx context.Context, query string, args, v any) e
 }
 
 func (d *countingDriver) Tx(ctx context.Context) (dialect.Tx, error) {
-	tx, err := d.Driver.Tx(ctx)
-	if err != nil {
-		return nil, err
-	}
-	d.s.txs.Add(1)
-	return &countingTx{Tx: tx, s: d.s}, nil
+	return d.BeginTx(ctx, nil)
 }
 
 func (d *countingDriver) BeginTx(ctx context.Context, opts *stdsql.TxOptions) (dialect.Tx, error) {
