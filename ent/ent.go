@@ -17,6 +17,7 @@ import (
 	"github.com/debtql/debtql/ent/auditeventrecord"
 	"github.com/debtql/debtql/ent/creditor"
 	"github.com/debtql/debtql/ent/debt"
+	"github.com/debtql/debtql/ent/debtcount"
 	"github.com/debtql/debtql/ent/debtinvoice"
 	"github.com/debtql/debtql/ent/debtor"
 	"github.com/debtql/debtql/ent/idempotencyrecord"
@@ -88,6 +89,7 @@ func checkColumn(t, c string) error {
 			auditeventrecord.Table:  auditeventrecord.ValidColumn,
 			creditor.Table:          creditor.ValidColumn,
 			debt.Table:              debt.ValidColumn,
+			debtcount.Table:         debtcount.ValidColumn,
 			debtinvoice.Table:       debtinvoice.ValidColumn,
 			debtor.Table:            debtor.ValidColumn,
 			idempotencyrecord.Table: idempotencyrecord.ValidColumn,

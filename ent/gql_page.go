@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"entgo.io/ent"
+	"entgo.io/ent/dialect"
 	"entgo.io/ent/dialect/sql"
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/debtql/debtql/ent/apikey"
@@ -31,7 +32,7 @@ const nodesField = "nodes"
 const pageTotalColumn = "page_total_count"
 
 // pageTotal reads the total count that came with a page's rows; without rows (an empty list, or a page past
-// its end) it counts on its own.
+// its end), or when a Paging.Total read NULL, it counts on its own.
 func pageTotal[N any](nodes []*N, value func(*N) (ent.Value, error), count func() (int, error)) (int, error) {
 	if len(nodes) == 0 {
 		return count()
@@ -42,6 +43,9 @@ func pageTotal[N any](nodes []*N, value func(*N) (ent.Value, error), count func(
 	}
 	switch n := v.(type) {
 	case *sql.NullInt64: // the nodes whose scanner decode.tmpl made
+		if !n.Valid {
+			return count()
+		}
 		return int(n.Int64), nil
 	case int64: // the nodes whose selected values are stored as read
 		return int(n), nil
@@ -59,6 +63,29 @@ type Paging struct {
 	First         *int
 	Before        *Cursor
 	Last          *int
+	// Total, when set, reads the list's total count (what counting its
+	// filtered rows would give) as a scalar subquery of the given dialect,
+	// from a count the database keeps (debt_counts), instead of counting
+	// the rows. A NULL from it (no count kept) falls back to counting.
+	Total func(dialect string) *sql.Selector
+}
+
+// keptTotal reads a Paging.Total on its own; ok is false when it reads NULL
+// (or no row).
+func keptTotal(ctx context.Context, drv dialect.Driver, total *sql.Selector) (int, bool, error) {
+	query, args := total.Query()
+	rows := &sql.Rows{}
+	if err := drv.Query(ctx, query, args, rows); err != nil {
+		return 0, false, err
+	}
+	defer rows.Close()
+	var n sql.NullInt64
+	if rows.Next() {
+		if err := rows.Scan(&n); err != nil {
+			return 0, false, err
+		}
+	}
+	return int(n.Int64), n.Valid, rows.Err()
 }
 
 // pageNodeField merges the selections under edges.node and under nodes, so
@@ -108,7 +135,7 @@ func rowsPerGroup(groupBy string, from, to int, orderBy ...sql.Querier) func(s *
 // Page returns one page of APIKey as a connection. The total count is
 // computed only when totalCount is selected: with the page's rows, as a
 // column of the same statement (one round trip, not two), or on its own
-// when no row comes back.
+// when no row comes back; from p.Total when set, else by counting.
 func (_m *APIKeyQuery) Page(ctx context.Context, p Paging, opts ...APIKeyPaginateOption) (*APIKeyConnection, error) {
 	pager, err := newAPIKeyPager(opts, !p.ByPage && p.Last != nil)
 	if err != nil {
@@ -122,7 +149,15 @@ func (_m *APIKeyQuery) Page(ctx context.Context, p Paging, opts ...APIKeyPaginat
 	// before the page's cursors, offset, limit and order are applied.
 	countQuery := _m.Clone()
 	countQuery.ctx.Fields = nil
-	count := func() (int, error) { return countQuery.Clone().Count(ctx) }
+	count := func() (int, error) {
+		if p.Total != nil {
+			n, ok, err := keptTotal(ctx, _m.driver, p.Total(_m.driver.Dialect()))
+			if err != nil || ok {
+				return n, err
+			}
+		}
+		return countQuery.Clone().Count(ctx)
+	}
 	field, path := pageNodeField(ctx)
 	if field == nil && !hasCollectedField(ctx, pageInfoField) && !hasCollectedField(ctx, edgesField) {
 		var total int
@@ -133,7 +168,9 @@ func (_m *APIKeyQuery) Page(ctx context.Context, p Paging, opts ...APIKeyPaginat
 		}
 		return &APIKeyConnection{Edges: []*APIKeyEdge{}, TotalCount: total}, nil
 	}
-	if wantTotal {
+	if wantTotal && p.Total != nil {
+		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(p.Total(s.Dialect()), pageTotalColumn) })
+	} else if wantTotal {
 		// The count as a column of the page's statement: the copy's SQL,
 		// with the query's interceptors (the tenant filter) applied as
 		// Count would apply them.
@@ -317,7 +354,7 @@ func (c *APIKeyConnection) Nodes() []*APIKey {
 // Page returns one page of AuditEvent as a connection. The total count is
 // computed only when totalCount is selected: with the page's rows, as a
 // column of the same statement (one round trip, not two), or on its own
-// when no row comes back.
+// when no row comes back; from p.Total when set, else by counting.
 func (_m *AuditEventQuery) Page(ctx context.Context, p Paging, opts ...AuditEventPaginateOption) (*AuditEventConnection, error) {
 	pager, err := newAuditEventPager(opts, !p.ByPage && p.Last != nil)
 	if err != nil {
@@ -331,7 +368,15 @@ func (_m *AuditEventQuery) Page(ctx context.Context, p Paging, opts ...AuditEven
 	// before the page's cursors, offset, limit and order are applied.
 	countQuery := _m.Clone()
 	countQuery.ctx.Fields = nil
-	count := func() (int, error) { return countQuery.Clone().Count(ctx) }
+	count := func() (int, error) {
+		if p.Total != nil {
+			n, ok, err := keptTotal(ctx, _m.driver, p.Total(_m.driver.Dialect()))
+			if err != nil || ok {
+				return n, err
+			}
+		}
+		return countQuery.Clone().Count(ctx)
+	}
 	field, path := pageNodeField(ctx)
 	if field == nil && !hasCollectedField(ctx, pageInfoField) && !hasCollectedField(ctx, edgesField) {
 		var total int
@@ -342,7 +387,9 @@ func (_m *AuditEventQuery) Page(ctx context.Context, p Paging, opts ...AuditEven
 		}
 		return &AuditEventConnection{Edges: []*AuditEventEdge{}, TotalCount: total}, nil
 	}
-	if wantTotal {
+	if wantTotal && p.Total != nil {
+		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(p.Total(s.Dialect()), pageTotalColumn) })
+	} else if wantTotal {
 		// The count as a column of the page's statement: the copy's SQL,
 		// with the query's interceptors (the tenant filter) applied as
 		// Count would apply them.
@@ -526,7 +573,7 @@ func (c *AuditEventConnection) Nodes() []*AuditEvent {
 // Page returns one page of AuditEventRecord as a connection. The total count is
 // computed only when totalCount is selected: with the page's rows, as a
 // column of the same statement (one round trip, not two), or on its own
-// when no row comes back.
+// when no row comes back; from p.Total when set, else by counting.
 func (_m *AuditEventRecordQuery) Page(ctx context.Context, p Paging, opts ...AuditEventRecordPaginateOption) (*AuditEventRecordConnection, error) {
 	pager, err := newAuditEventRecordPager(opts, !p.ByPage && p.Last != nil)
 	if err != nil {
@@ -540,7 +587,15 @@ func (_m *AuditEventRecordQuery) Page(ctx context.Context, p Paging, opts ...Aud
 	// before the page's cursors, offset, limit and order are applied.
 	countQuery := _m.Clone()
 	countQuery.ctx.Fields = nil
-	count := func() (int, error) { return countQuery.Clone().Count(ctx) }
+	count := func() (int, error) {
+		if p.Total != nil {
+			n, ok, err := keptTotal(ctx, _m.driver, p.Total(_m.driver.Dialect()))
+			if err != nil || ok {
+				return n, err
+			}
+		}
+		return countQuery.Clone().Count(ctx)
+	}
 	field, path := pageNodeField(ctx)
 	if field == nil && !hasCollectedField(ctx, pageInfoField) && !hasCollectedField(ctx, edgesField) {
 		var total int
@@ -551,7 +606,9 @@ func (_m *AuditEventRecordQuery) Page(ctx context.Context, p Paging, opts ...Aud
 		}
 		return &AuditEventRecordConnection{Edges: []*AuditEventRecordEdge{}, TotalCount: total}, nil
 	}
-	if wantTotal {
+	if wantTotal && p.Total != nil {
+		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(p.Total(s.Dialect()), pageTotalColumn) })
+	} else if wantTotal {
 		// The count as a column of the page's statement: the copy's SQL,
 		// with the query's interceptors (the tenant filter) applied as
 		// Count would apply them.
@@ -735,7 +792,7 @@ func (c *AuditEventRecordConnection) Nodes() []*AuditEventRecord {
 // Page returns one page of Creditor as a connection. The total count is
 // computed only when totalCount is selected: with the page's rows, as a
 // column of the same statement (one round trip, not two), or on its own
-// when no row comes back.
+// when no row comes back; from p.Total when set, else by counting.
 func (_m *CreditorQuery) Page(ctx context.Context, p Paging, opts ...CreditorPaginateOption) (*CreditorConnection, error) {
 	pager, err := newCreditorPager(opts, !p.ByPage && p.Last != nil)
 	if err != nil {
@@ -749,7 +806,15 @@ func (_m *CreditorQuery) Page(ctx context.Context, p Paging, opts ...CreditorPag
 	// before the page's cursors, offset, limit and order are applied.
 	countQuery := _m.Clone()
 	countQuery.ctx.Fields = nil
-	count := func() (int, error) { return countQuery.Clone().Count(ctx) }
+	count := func() (int, error) {
+		if p.Total != nil {
+			n, ok, err := keptTotal(ctx, _m.driver, p.Total(_m.driver.Dialect()))
+			if err != nil || ok {
+				return n, err
+			}
+		}
+		return countQuery.Clone().Count(ctx)
+	}
 	field, path := pageNodeField(ctx)
 	if field == nil && !hasCollectedField(ctx, pageInfoField) && !hasCollectedField(ctx, edgesField) {
 		var total int
@@ -760,7 +825,9 @@ func (_m *CreditorQuery) Page(ctx context.Context, p Paging, opts ...CreditorPag
 		}
 		return &CreditorConnection{Edges: []*CreditorEdge{}, TotalCount: total}, nil
 	}
-	if wantTotal {
+	if wantTotal && p.Total != nil {
+		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(p.Total(s.Dialect()), pageTotalColumn) })
+	} else if wantTotal {
 		// The count as a column of the page's statement: the copy's SQL,
 		// with the query's interceptors (the tenant filter) applied as
 		// Count would apply them.
@@ -944,7 +1011,7 @@ func (c *CreditorConnection) Nodes() []*Creditor {
 // Page returns one page of Debt as a connection. The total count is
 // computed only when totalCount is selected: with the page's rows, as a
 // column of the same statement (one round trip, not two), or on its own
-// when no row comes back.
+// when no row comes back; from p.Total when set, else by counting.
 func (_m *DebtQuery) Page(ctx context.Context, p Paging, opts ...DebtPaginateOption) (*DebtConnection, error) {
 	pager, err := newDebtPager(opts, !p.ByPage && p.Last != nil)
 	if err != nil {
@@ -958,7 +1025,15 @@ func (_m *DebtQuery) Page(ctx context.Context, p Paging, opts ...DebtPaginateOpt
 	// before the page's cursors, offset, limit and order are applied.
 	countQuery := _m.Clone()
 	countQuery.ctx.Fields = nil
-	count := func() (int, error) { return countQuery.Clone().Count(ctx) }
+	count := func() (int, error) {
+		if p.Total != nil {
+			n, ok, err := keptTotal(ctx, _m.driver, p.Total(_m.driver.Dialect()))
+			if err != nil || ok {
+				return n, err
+			}
+		}
+		return countQuery.Clone().Count(ctx)
+	}
 	field, path := pageNodeField(ctx)
 	if field == nil && !hasCollectedField(ctx, pageInfoField) && !hasCollectedField(ctx, edgesField) {
 		var total int
@@ -969,7 +1044,9 @@ func (_m *DebtQuery) Page(ctx context.Context, p Paging, opts ...DebtPaginateOpt
 		}
 		return &DebtConnection{Edges: []*DebtEdge{}, TotalCount: total}, nil
 	}
-	if wantTotal {
+	if wantTotal && p.Total != nil {
+		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(p.Total(s.Dialect()), pageTotalColumn) })
+	} else if wantTotal {
 		// The count as a column of the page's statement: the copy's SQL,
 		// with the query's interceptors (the tenant filter) applied as
 		// Count would apply them.
@@ -1153,7 +1230,7 @@ func (c *DebtConnection) Nodes() []*Debt {
 // Page returns one page of DebtInvoice as a connection. The total count is
 // computed only when totalCount is selected: with the page's rows, as a
 // column of the same statement (one round trip, not two), or on its own
-// when no row comes back.
+// when no row comes back; from p.Total when set, else by counting.
 func (_m *DebtInvoiceQuery) Page(ctx context.Context, p Paging, opts ...DebtInvoicePaginateOption) (*DebtInvoiceConnection, error) {
 	pager, err := newDebtInvoicePager(opts, !p.ByPage && p.Last != nil)
 	if err != nil {
@@ -1167,7 +1244,15 @@ func (_m *DebtInvoiceQuery) Page(ctx context.Context, p Paging, opts ...DebtInvo
 	// before the page's cursors, offset, limit and order are applied.
 	countQuery := _m.Clone()
 	countQuery.ctx.Fields = nil
-	count := func() (int, error) { return countQuery.Clone().Count(ctx) }
+	count := func() (int, error) {
+		if p.Total != nil {
+			n, ok, err := keptTotal(ctx, _m.driver, p.Total(_m.driver.Dialect()))
+			if err != nil || ok {
+				return n, err
+			}
+		}
+		return countQuery.Clone().Count(ctx)
+	}
 	field, path := pageNodeField(ctx)
 	if field == nil && !hasCollectedField(ctx, pageInfoField) && !hasCollectedField(ctx, edgesField) {
 		var total int
@@ -1178,7 +1263,9 @@ func (_m *DebtInvoiceQuery) Page(ctx context.Context, p Paging, opts ...DebtInvo
 		}
 		return &DebtInvoiceConnection{Edges: []*DebtInvoiceEdge{}, TotalCount: total}, nil
 	}
-	if wantTotal {
+	if wantTotal && p.Total != nil {
+		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(p.Total(s.Dialect()), pageTotalColumn) })
+	} else if wantTotal {
 		// The count as a column of the page's statement: the copy's SQL,
 		// with the query's interceptors (the tenant filter) applied as
 		// Count would apply them.
@@ -1362,7 +1449,7 @@ func (c *DebtInvoiceConnection) Nodes() []*DebtInvoice {
 // Page returns one page of Debtor as a connection. The total count is
 // computed only when totalCount is selected: with the page's rows, as a
 // column of the same statement (one round trip, not two), or on its own
-// when no row comes back.
+// when no row comes back; from p.Total when set, else by counting.
 func (_m *DebtorQuery) Page(ctx context.Context, p Paging, opts ...DebtorPaginateOption) (*DebtorConnection, error) {
 	pager, err := newDebtorPager(opts, !p.ByPage && p.Last != nil)
 	if err != nil {
@@ -1376,7 +1463,15 @@ func (_m *DebtorQuery) Page(ctx context.Context, p Paging, opts ...DebtorPaginat
 	// before the page's cursors, offset, limit and order are applied.
 	countQuery := _m.Clone()
 	countQuery.ctx.Fields = nil
-	count := func() (int, error) { return countQuery.Clone().Count(ctx) }
+	count := func() (int, error) {
+		if p.Total != nil {
+			n, ok, err := keptTotal(ctx, _m.driver, p.Total(_m.driver.Dialect()))
+			if err != nil || ok {
+				return n, err
+			}
+		}
+		return countQuery.Clone().Count(ctx)
+	}
 	field, path := pageNodeField(ctx)
 	if field == nil && !hasCollectedField(ctx, pageInfoField) && !hasCollectedField(ctx, edgesField) {
 		var total int
@@ -1387,7 +1482,9 @@ func (_m *DebtorQuery) Page(ctx context.Context, p Paging, opts ...DebtorPaginat
 		}
 		return &DebtorConnection{Edges: []*DebtorEdge{}, TotalCount: total}, nil
 	}
-	if wantTotal {
+	if wantTotal && p.Total != nil {
+		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(p.Total(s.Dialect()), pageTotalColumn) })
+	} else if wantTotal {
 		// The count as a column of the page's statement: the copy's SQL,
 		// with the query's interceptors (the tenant filter) applied as
 		// Count would apply them.
@@ -1571,7 +1668,7 @@ func (c *DebtorConnection) Nodes() []*Debtor {
 // Page returns one page of IdempotencyRecord as a connection. The total count is
 // computed only when totalCount is selected: with the page's rows, as a
 // column of the same statement (one round trip, not two), or on its own
-// when no row comes back.
+// when no row comes back; from p.Total when set, else by counting.
 func (_m *IdempotencyRecordQuery) Page(ctx context.Context, p Paging, opts ...IdempotencyRecordPaginateOption) (*IdempotencyRecordConnection, error) {
 	pager, err := newIdempotencyRecordPager(opts, !p.ByPage && p.Last != nil)
 	if err != nil {
@@ -1585,7 +1682,15 @@ func (_m *IdempotencyRecordQuery) Page(ctx context.Context, p Paging, opts ...Id
 	// before the page's cursors, offset, limit and order are applied.
 	countQuery := _m.Clone()
 	countQuery.ctx.Fields = nil
-	count := func() (int, error) { return countQuery.Clone().Count(ctx) }
+	count := func() (int, error) {
+		if p.Total != nil {
+			n, ok, err := keptTotal(ctx, _m.driver, p.Total(_m.driver.Dialect()))
+			if err != nil || ok {
+				return n, err
+			}
+		}
+		return countQuery.Clone().Count(ctx)
+	}
 	field, path := pageNodeField(ctx)
 	if field == nil && !hasCollectedField(ctx, pageInfoField) && !hasCollectedField(ctx, edgesField) {
 		var total int
@@ -1596,7 +1701,9 @@ func (_m *IdempotencyRecordQuery) Page(ctx context.Context, p Paging, opts ...Id
 		}
 		return &IdempotencyRecordConnection{Edges: []*IdempotencyRecordEdge{}, TotalCount: total}, nil
 	}
-	if wantTotal {
+	if wantTotal && p.Total != nil {
+		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(p.Total(s.Dialect()), pageTotalColumn) })
+	} else if wantTotal {
 		// The count as a column of the page's statement: the copy's SQL,
 		// with the query's interceptors (the tenant filter) applied as
 		// Count would apply them.
@@ -1780,7 +1887,7 @@ func (c *IdempotencyRecordConnection) Nodes() []*IdempotencyRecord {
 // Page returns one page of Invoice as a connection. The total count is
 // computed only when totalCount is selected: with the page's rows, as a
 // column of the same statement (one round trip, not two), or on its own
-// when no row comes back.
+// when no row comes back; from p.Total when set, else by counting.
 func (_m *InvoiceQuery) Page(ctx context.Context, p Paging, opts ...InvoicePaginateOption) (*InvoiceConnection, error) {
 	pager, err := newInvoicePager(opts, !p.ByPage && p.Last != nil)
 	if err != nil {
@@ -1794,7 +1901,15 @@ func (_m *InvoiceQuery) Page(ctx context.Context, p Paging, opts ...InvoicePagin
 	// before the page's cursors, offset, limit and order are applied.
 	countQuery := _m.Clone()
 	countQuery.ctx.Fields = nil
-	count := func() (int, error) { return countQuery.Clone().Count(ctx) }
+	count := func() (int, error) {
+		if p.Total != nil {
+			n, ok, err := keptTotal(ctx, _m.driver, p.Total(_m.driver.Dialect()))
+			if err != nil || ok {
+				return n, err
+			}
+		}
+		return countQuery.Clone().Count(ctx)
+	}
 	field, path := pageNodeField(ctx)
 	if field == nil && !hasCollectedField(ctx, pageInfoField) && !hasCollectedField(ctx, edgesField) {
 		var total int
@@ -1805,7 +1920,9 @@ func (_m *InvoiceQuery) Page(ctx context.Context, p Paging, opts ...InvoicePagin
 		}
 		return &InvoiceConnection{Edges: []*InvoiceEdge{}, TotalCount: total}, nil
 	}
-	if wantTotal {
+	if wantTotal && p.Total != nil {
+		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(p.Total(s.Dialect()), pageTotalColumn) })
+	} else if wantTotal {
 		// The count as a column of the page's statement: the copy's SQL,
 		// with the query's interceptors (the tenant filter) applied as
 		// Count would apply them.
@@ -1989,7 +2106,7 @@ func (c *InvoiceConnection) Nodes() []*Invoice {
 // Page returns one page of InvoiceArticle as a connection. The total count is
 // computed only when totalCount is selected: with the page's rows, as a
 // column of the same statement (one round trip, not two), or on its own
-// when no row comes back.
+// when no row comes back; from p.Total when set, else by counting.
 func (_m *InvoiceArticleQuery) Page(ctx context.Context, p Paging, opts ...InvoiceArticlePaginateOption) (*InvoiceArticleConnection, error) {
 	pager, err := newInvoiceArticlePager(opts, !p.ByPage && p.Last != nil)
 	if err != nil {
@@ -2003,7 +2120,15 @@ func (_m *InvoiceArticleQuery) Page(ctx context.Context, p Paging, opts ...Invoi
 	// before the page's cursors, offset, limit and order are applied.
 	countQuery := _m.Clone()
 	countQuery.ctx.Fields = nil
-	count := func() (int, error) { return countQuery.Clone().Count(ctx) }
+	count := func() (int, error) {
+		if p.Total != nil {
+			n, ok, err := keptTotal(ctx, _m.driver, p.Total(_m.driver.Dialect()))
+			if err != nil || ok {
+				return n, err
+			}
+		}
+		return countQuery.Clone().Count(ctx)
+	}
 	field, path := pageNodeField(ctx)
 	if field == nil && !hasCollectedField(ctx, pageInfoField) && !hasCollectedField(ctx, edgesField) {
 		var total int
@@ -2014,7 +2139,9 @@ func (_m *InvoiceArticleQuery) Page(ctx context.Context, p Paging, opts ...Invoi
 		}
 		return &InvoiceArticleConnection{Edges: []*InvoiceArticleEdge{}, TotalCount: total}, nil
 	}
-	if wantTotal {
+	if wantTotal && p.Total != nil {
+		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(p.Total(s.Dialect()), pageTotalColumn) })
+	} else if wantTotal {
 		// The count as a column of the page's statement: the copy's SQL,
 		// with the query's interceptors (the tenant filter) applied as
 		// Count would apply them.
@@ -2198,7 +2325,7 @@ func (c *InvoiceArticleConnection) Nodes() []*InvoiceArticle {
 // Page returns one page of Payment as a connection. The total count is
 // computed only when totalCount is selected: with the page's rows, as a
 // column of the same statement (one round trip, not two), or on its own
-// when no row comes back.
+// when no row comes back; from p.Total when set, else by counting.
 func (_m *PaymentQuery) Page(ctx context.Context, p Paging, opts ...PaymentPaginateOption) (*PaymentConnection, error) {
 	pager, err := newPaymentPager(opts, !p.ByPage && p.Last != nil)
 	if err != nil {
@@ -2212,7 +2339,15 @@ func (_m *PaymentQuery) Page(ctx context.Context, p Paging, opts ...PaymentPagin
 	// before the page's cursors, offset, limit and order are applied.
 	countQuery := _m.Clone()
 	countQuery.ctx.Fields = nil
-	count := func() (int, error) { return countQuery.Clone().Count(ctx) }
+	count := func() (int, error) {
+		if p.Total != nil {
+			n, ok, err := keptTotal(ctx, _m.driver, p.Total(_m.driver.Dialect()))
+			if err != nil || ok {
+				return n, err
+			}
+		}
+		return countQuery.Clone().Count(ctx)
+	}
 	field, path := pageNodeField(ctx)
 	if field == nil && !hasCollectedField(ctx, pageInfoField) && !hasCollectedField(ctx, edgesField) {
 		var total int
@@ -2223,7 +2358,9 @@ func (_m *PaymentQuery) Page(ctx context.Context, p Paging, opts ...PaymentPagin
 		}
 		return &PaymentConnection{Edges: []*PaymentEdge{}, TotalCount: total}, nil
 	}
-	if wantTotal {
+	if wantTotal && p.Total != nil {
+		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(p.Total(s.Dialect()), pageTotalColumn) })
+	} else if wantTotal {
 		// The count as a column of the page's statement: the copy's SQL,
 		// with the query's interceptors (the tenant filter) applied as
 		// Count would apply them.

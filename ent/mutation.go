@@ -16,6 +16,7 @@ import (
 	"github.com/debtql/debtql/ent/auditeventrecord"
 	"github.com/debtql/debtql/ent/creditor"
 	"github.com/debtql/debtql/ent/debt"
+	"github.com/debtql/debtql/ent/debtcount"
 	"github.com/debtql/debtql/ent/debtinvoice"
 	"github.com/debtql/debtql/ent/debtor"
 	"github.com/debtql/debtql/ent/idempotencyrecord"
@@ -42,6 +43,7 @@ const (
 	TypeAuditEventRecord  = "AuditEventRecord"
 	TypeCreditor          = "Creditor"
 	TypeDebt              = "Debt"
+	TypeDebtCount         = "DebtCount"
 	TypeDebtInvoice       = "DebtInvoice"
 	TypeDebtor            = "Debtor"
 	TypeIdempotencyRecord = "IdempotencyRecord"
@@ -5175,6 +5177,461 @@ func (m *DebtMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown Debt edge %s", name)
+}
+
+// DebtCountMutation represents an operation that mutates the DebtCount nodes in the graph.
+type DebtCountMutation struct {
+	config
+	op            Op
+	typ           string
+	id            *string
+	debts         *int64
+	adddebts      *int64
+	open_debts    *int64
+	addopen_debts *int64
+	clearedFields map[string]struct{}
+	done          bool
+	oldValue      func(context.Context) (*DebtCount, error)
+	predicates    []predicate.DebtCount
+}
+
+var _ ent.Mutation = (*DebtCountMutation)(nil)
+
+// debtcountOption allows management of the mutation configuration using functional options.
+type debtcountOption func(*DebtCountMutation)
+
+// newDebtCountMutation creates new mutation for the DebtCount entity.
+func newDebtCountMutation(c config, op Op, opts ...debtcountOption) *DebtCountMutation {
+	m := &DebtCountMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeDebtCount,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withDebtCountID sets the ID field of the mutation.
+func withDebtCountID(id string) debtcountOption {
+	return func(m *DebtCountMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *DebtCount
+		)
+		m.oldValue = func(ctx context.Context) (*DebtCount, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().DebtCount.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withDebtCount sets the old DebtCount of the mutation.
+func withDebtCount(node *DebtCount) debtcountOption {
+	return func(m *DebtCountMutation) {
+		m.oldValue = func(context.Context) (*DebtCount, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m DebtCountMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m DebtCountMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of DebtCount entities.
+func (m *DebtCountMutation) SetID(id string) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *DebtCountMutation) ID() (id string, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *DebtCountMutation) IDs(ctx context.Context) ([]string, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []string{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().DebtCount.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetDebts sets the "debts" field.
+func (m *DebtCountMutation) SetDebts(i int64) {
+	m.debts = &i
+	m.adddebts = nil
+}
+
+// Debts returns the value of the "debts" field in the mutation.
+func (m *DebtCountMutation) Debts() (r int64, exists bool) {
+	v := m.debts
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDebts returns the old "debts" field's value of the DebtCount entity.
+// If the DebtCount object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DebtCountMutation) OldDebts(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDebts is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDebts requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDebts: %w", err)
+	}
+	return oldValue.Debts, nil
+}
+
+// AddDebts adds i to the "debts" field.
+func (m *DebtCountMutation) AddDebts(i int64) {
+	if m.adddebts != nil {
+		*m.adddebts += i
+	} else {
+		m.adddebts = &i
+	}
+}
+
+// AddedDebts returns the value that was added to the "debts" field in this mutation.
+func (m *DebtCountMutation) AddedDebts() (r int64, exists bool) {
+	v := m.adddebts
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetDebts resets all changes to the "debts" field.
+func (m *DebtCountMutation) ResetDebts() {
+	m.debts = nil
+	m.adddebts = nil
+}
+
+// SetOpenDebts sets the "open_debts" field.
+func (m *DebtCountMutation) SetOpenDebts(i int64) {
+	m.open_debts = &i
+	m.addopen_debts = nil
+}
+
+// OpenDebts returns the value of the "open_debts" field in the mutation.
+func (m *DebtCountMutation) OpenDebts() (r int64, exists bool) {
+	v := m.open_debts
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOpenDebts returns the old "open_debts" field's value of the DebtCount entity.
+// If the DebtCount object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DebtCountMutation) OldOpenDebts(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOpenDebts is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOpenDebts requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOpenDebts: %w", err)
+	}
+	return oldValue.OpenDebts, nil
+}
+
+// AddOpenDebts adds i to the "open_debts" field.
+func (m *DebtCountMutation) AddOpenDebts(i int64) {
+	if m.addopen_debts != nil {
+		*m.addopen_debts += i
+	} else {
+		m.addopen_debts = &i
+	}
+}
+
+// AddedOpenDebts returns the value that was added to the "open_debts" field in this mutation.
+func (m *DebtCountMutation) AddedOpenDebts() (r int64, exists bool) {
+	v := m.addopen_debts
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetOpenDebts resets all changes to the "open_debts" field.
+func (m *DebtCountMutation) ResetOpenDebts() {
+	m.open_debts = nil
+	m.addopen_debts = nil
+}
+
+// Where appends a list predicates to the DebtCountMutation builder.
+func (m *DebtCountMutation) Where(ps ...predicate.DebtCount) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the DebtCountMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *DebtCountMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.DebtCount, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *DebtCountMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *DebtCountMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (DebtCount).
+func (m *DebtCountMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *DebtCountMutation) Fields() []string {
+	fields := make([]string, 0, 2)
+	if m.debts != nil {
+		fields = append(fields, debtcount.FieldDebts)
+	}
+	if m.open_debts != nil {
+		fields = append(fields, debtcount.FieldOpenDebts)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *DebtCountMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case debtcount.FieldDebts:
+		return m.Debts()
+	case debtcount.FieldOpenDebts:
+		return m.OpenDebts()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *DebtCountMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case debtcount.FieldDebts:
+		return m.OldDebts(ctx)
+	case debtcount.FieldOpenDebts:
+		return m.OldOpenDebts(ctx)
+	}
+	return nil, fmt.Errorf("unknown DebtCount field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *DebtCountMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case debtcount.FieldDebts:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDebts(v)
+		return nil
+	case debtcount.FieldOpenDebts:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOpenDebts(v)
+		return nil
+	}
+	return fmt.Errorf("unknown DebtCount field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *DebtCountMutation) AddedFields() []string {
+	var fields []string
+	if m.adddebts != nil {
+		fields = append(fields, debtcount.FieldDebts)
+	}
+	if m.addopen_debts != nil {
+		fields = append(fields, debtcount.FieldOpenDebts)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *DebtCountMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case debtcount.FieldDebts:
+		return m.AddedDebts()
+	case debtcount.FieldOpenDebts:
+		return m.AddedOpenDebts()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *DebtCountMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case debtcount.FieldDebts:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddDebts(v)
+		return nil
+	case debtcount.FieldOpenDebts:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddOpenDebts(v)
+		return nil
+	}
+	return fmt.Errorf("unknown DebtCount numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *DebtCountMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *DebtCountMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *DebtCountMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown DebtCount nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *DebtCountMutation) ResetField(name string) error {
+	switch name {
+	case debtcount.FieldDebts:
+		m.ResetDebts()
+		return nil
+	case debtcount.FieldOpenDebts:
+		m.ResetOpenDebts()
+		return nil
+	}
+	return fmt.Errorf("unknown DebtCount field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *DebtCountMutation) AddedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *DebtCountMutation) AddedIDs(name string) []ent.Value {
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *DebtCountMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *DebtCountMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *DebtCountMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *DebtCountMutation) EdgeCleared(name string) bool {
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *DebtCountMutation) ClearEdge(name string) error {
+	return fmt.Errorf("unknown DebtCount unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *DebtCountMutation) ResetEdge(name string) error {
+	return fmt.Errorf("unknown DebtCount edge %s", name)
 }
 
 // DebtInvoiceMutation represents an operation that mutates the DebtInvoice nodes in the graph.

@@ -24,6 +24,8 @@ type Tx struct {
 	Creditor *CreditorClient
 	// Debt is the client for interacting with the Debt builders.
 	Debt *DebtClient
+	// DebtCount is the client for interacting with the DebtCount builders.
+	DebtCount *DebtCountClient
 	// DebtInvoice is the client for interacting with the DebtInvoice builders.
 	DebtInvoice *DebtInvoiceClient
 	// Debtor is the client for interacting with the Debtor builders.
@@ -172,6 +174,7 @@ func (tx *Tx) init() {
 	tx.AuditEventRecord = NewAuditEventRecordClient(tx.config)
 	tx.Creditor = NewCreditorClient(tx.config)
 	tx.Debt = NewDebtClient(tx.config)
+	tx.DebtCount = NewDebtCountClient(tx.config)
 	tx.DebtInvoice = NewDebtInvoiceClient(tx.config)
 	tx.Debtor = NewDebtorClient(tx.config)
 	tx.IdempotencyRecord = NewIdempotencyRecordClient(tx.config)

@@ -18,6 +18,7 @@ import (
 	"github.com/debtql/debtql/ent"
 	"github.com/debtql/debtql/ent/auditeventrecord"
 	"github.com/debtql/debtql/ent/debt"
+	"github.com/debtql/debtql/ent/debtcount"
 	"github.com/debtql/debtql/ent/debtinvoice"
 	"github.com/debtql/debtql/ent/debtor"
 	"github.com/debtql/debtql/ent/payment"
@@ -46,6 +47,8 @@ func (r *Resolver) debts(ctx context.Context, clientID, debtorID string, filter 
 	}
 	if debtorID != "" {
 		q.Where(debt.DebtorID(debtorID))
+	} else {
+		p.Total = keptDebtTotal(clientID, filter)
 	}
 	conn, err := q.Page(ctx, p, ent.WithDebtOrder(order))
 	if err != nil {
@@ -56,6 +59,45 @@ func (r *Resolver) debts(ctx context.Context, clientID, debtorID string, filter 
 	}
 	r.primeDebts(ctx, clientID, conn.Nodes())
 	return conn, nil
+}
+
+// keptDebtTotal is the total of a client's debts that match filter as
+// debt_counts keeps it, for the filters those counts answer: none, or open
+// or closed debts by mainStatus or activeStatus (collection.OpenCondition),
+// without a search. Any other filter is counted (nil).
+func keptDebtTotal(clientID string, f *DebtFilter) func(dialect string) *sql.Selector {
+	t := sql.Table(debtcount.Table)
+	column := t.C(debtcount.FieldDebts)
+	if f != nil {
+		if f.UnderStatus != nil || f.PaymentStatus != nil || (f.SearchTerm != nil && strings.TrimSpace(*f.SearchTerm) != "") {
+			return nil
+		}
+		var open []bool
+		switch {
+		case f.MainStatus == nil:
+		case *f.MainStatus == collection.StageCollection:
+			open = append(open, true)
+		case *f.MainStatus == collection.StageClosed:
+			open = append(open, false)
+		default: // a stage no debt reads: nothing to count
+			return nil
+		}
+		if f.ActiveStatus != nil {
+			open = append(open, *f.ActiveStatus == collection.Active)
+		}
+		switch {
+		case len(open) == 2 && open[0] != open[1]: // open and closed at once
+			return nil
+		case len(open) > 0 && open[0]:
+			column = t.C(debtcount.FieldOpenDebts)
+		case len(open) > 0:
+			column = t.C(debtcount.FieldDebts) + " - " + t.C(debtcount.FieldOpenDebts)
+		}
+	}
+	return func(d string) *sql.Selector {
+		return sql.Dialect(d).Select(sql.As(column, "n")).From(t).
+			Where(sql.EQ(t.C(debtcount.FieldID), clientID))
+	}
 }
 
 // debtQuery checks a debt list's arguments and returns the query of the

@@ -1603,6 +1603,62 @@ func TestDebtCaseList(t *testing.T) {
 		}
 	})
 
+	// totalCount over all of a client's debts, its open ones or its closed
+	// ones is read from debt_counts (kept by triggers, checked against the
+	// rows after every test by apitest): every way of asking for it must
+	// agree with the rows, and none of them may count.
+	t.Run("kept totals", func(t *testing.T) {
+		const totalOnly = `query($clientId: UUID!, $filter: DebtFilter, $page: Int, $rowsPerPage: Int) {
+  debts(clientId: $clientId, filter: $filter, page: $page, rowsPerPage: $rowsPerPage) { totalCount }
+}`
+		open := map[bool]int{}
+		for _, r := range all.Nodes {
+			open[r.MainStatus == "COLLECTION"]++
+		}
+		if open[true] == 0 || open[false] == 0 {
+			t.Fatalf("the fixture has %d open and %d closed debts: both are needed", open[true], open[false])
+		}
+		for _, main := range []string{"", "COLLECTION", "CLOSED"} {
+			for _, active := range []string{"", "ACTIVE", "INACTIVE"} {
+				filter, want := apitest.Vars{}, len(all.Nodes)
+				if main != "" {
+					filter["mainStatus"], want = main, open[main == "COLLECTION"]
+				}
+				if active != "" {
+					filter["activeStatus"] = active
+					switch {
+					case main == "":
+						want = open[active == "ACTIVE"]
+					case (main == "COLLECTION") != (active == "ACTIVE"):
+						want = 0
+					}
+				}
+				env.Statements.Reset()
+				p := debtCaseList(t, admin, clientID, apitest.Vars{"rowsPerPage": 100, "filter": filter})
+				var only struct{ TotalCount int }
+				admin.Do(t, totalOnly, apitest.Vars{"clientId": clientID, "filter": filter}).Field(t, "debts", &only)
+				past := debtCaseList(t, admin, clientID, apitest.Vars{"page": 50, "rowsPerPage": 5, "filter": filter})
+				if p.TotalCount != want || len(p.Nodes) != want || only.TotalCount != want || past.TotalCount != want {
+					t.Errorf("filter %v: totalCount %d with %d rows, %d alone, %d past the last page; want %d",
+						filter, p.TotalCount, len(p.Nodes), only.TotalCount, past.TotalCount, want)
+				}
+				if want == 0 {
+					continue // counted by the rows: nothing to count
+				}
+				kept := false
+				for _, q := range env.Statements.Log() {
+					kept = kept || strings.Contains(q, "debt_counts")
+					if strings.Contains(strings.ToUpper(q), "COUNT(") {
+						t.Errorf("filter %v: a statement counts rows: %s", filter, q)
+					}
+				}
+				if !kept {
+					t.Errorf("filter %v: no statement read debt_counts", filter)
+				}
+			}
+		}
+	})
+
 	t.Run("search", func(t *testing.T) {
 		norm := func(s string) string { return strings.ToLower(strings.NewReplacer(" ", "", "-", "").Replace(s)) }
 		match := func(typ, term string, f debtCaseFacts) bool {

@@ -69,6 +69,18 @@ func (f DebtFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error)
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.DebtMutation", m)
 }
 
+// The DebtCountFunc type is an adapter to allow the use of ordinary
+// function as DebtCount mutator.
+type DebtCountFunc func(context.Context, *ent.DebtCountMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f DebtCountFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.DebtCountMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.DebtCountMutation", m)
+}
+
 // The DebtInvoiceFunc type is an adapter to allow the use of ordinary
 // function as DebtInvoice mutator.
 type DebtInvoiceFunc func(context.Context, *ent.DebtInvoiceMutation) (ent.Value, error)

@@ -224,6 +224,18 @@ var (
 			},
 		},
 	}
+	// DebtCountsColumns holds the columns for the "debt_counts" table.
+	DebtCountsColumns = []*schema.Column{
+		{Name: "client_id", Type: field.TypeString, SchemaType: map[string]string{"postgres": "uuid", "sqlite3": "text"}},
+		{Name: "debts", Type: field.TypeInt64},
+		{Name: "open_debts", Type: field.TypeInt64},
+	}
+	// DebtCountsTable holds the schema information for the "debt_counts" table.
+	DebtCountsTable = &schema.Table{
+		Name:       "debt_counts",
+		Columns:    DebtCountsColumns,
+		PrimaryKey: []*schema.Column{DebtCountsColumns[0]},
+	}
 	// DebtInvoicesColumns holds the columns for the "debt_invoices" table.
 	DebtInvoicesColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeInt, Increment: true},
@@ -546,6 +558,7 @@ var (
 		AuditEventRecordsTable,
 		ClientsTable,
 		DebtsTable,
+		DebtCountsTable,
 		DebtInvoicesTable,
 		DebtorsTable,
 		IdempotencyRecordsTable,
@@ -570,6 +583,9 @@ func init() {
 	}
 	DebtsTable.ForeignKeys[0].RefTable = ClientsTable
 	DebtsTable.ForeignKeys[1].RefTable = DebtorsTable
+	DebtCountsTable.Annotation = &entsql.Annotation{
+		Table: "debt_counts",
+	}
 	DebtInvoicesTable.ForeignKeys[0].RefTable = DebtsTable
 	DebtorsTable.ForeignKeys[0].RefTable = ClientsTable
 	InvoicesTable.ForeignKeys[0].RefTable = ClientsTable

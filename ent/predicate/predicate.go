@@ -21,6 +21,9 @@ type Creditor func(*sql.Selector)
 // Debt is the predicate function for debt builders.
 type Debt func(*sql.Selector)
 
+// DebtCount is the predicate function for debtcount builders.
+type DebtCount func(*sql.Selector)
+
 // DebtInvoice is the predicate function for debtinvoice builders.
 type DebtInvoice func(*sql.Selector)
 

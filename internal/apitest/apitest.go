@@ -264,6 +264,9 @@ func startVia(t testing.TB, b *backend, via func(string) string, configure func(
 	if err := db.Migrate(ctx); err != nil {
 		t.Fatal(err)
 	}
+	// After the test (and its server: cleanups run last first), the counts
+	// the database keeps must equal the rows, whatever the test did.
+	t.Cleanup(func() { checkDebtCounts(t, db.SQL) })
 	if err := auth.Bootstrap(ctx, db.Client, AdminKey, io.Discard); err != nil {
 		t.Fatal(err)
 	}
@@ -415,4 +418,38 @@ func redactURL(dsn string) string {
 		u.User = url.UserPassword(u.User.Username(), "xxxxx")
 	}
 	return u.String()
+}
+
+// debtCountsDrift lists the clients whose debt_counts row differs from
+// their debts: its count and open count against the rows'.
+const debtCountsDrift = `SELECT coalesce(c.client_id, d.client_id), coalesce(c.debts, 0), coalesce(c.open_debts, 0),
+       coalesce(d.n, 0), coalesce(d.open, 0)
+  FROM debt_counts c
+  FULL JOIN (SELECT client_id, count(*) AS n,
+                    sum(CASE WHEN withdrawn_at IS NULL AND paid_amount < original_amount THEN 1 ELSE 0 END) AS open
+               FROM debts GROUP BY client_id) d ON d.client_id = c.client_id
+ WHERE coalesce(c.debts, 0) <> coalesce(d.n, 0) OR coalesce(c.open_debts, 0) <> coalesce(d.open, 0)`
+
+// checkDebtCounts fails t when debt_counts has drifted from the debts. A
+// database the test has made unreachable is logged, not failed.
+func checkDebtCounts(t testing.TB, db *sql.DB) {
+	rows, err := db.QueryContext(context.Background(), debtCountsDrift)
+	if err != nil {
+		t.Logf("debt counts not checked: %v", err)
+		return
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var client string
+		var kept, keptOpen, counted, countedOpen int64
+		if err := rows.Scan(&client, &kept, &keptOpen, &counted, &countedOpen); err != nil {
+			t.Errorf("debt counts: %v", err)
+			return
+		}
+		t.Errorf("debt_counts of client %s: %d debts, %d open; the rows: %d debts, %d open",
+			client, kept, keptOpen, counted, countedOpen)
+	}
+	if err := rows.Err(); err != nil {
+		t.Logf("debt counts not checked: %v", err)
+	}
 }

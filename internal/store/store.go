@@ -173,7 +173,69 @@ func (d *DB) MigrateUp(ctx context.Context, opts MigrateOptions) (*MigrationRepo
 	if err := d.Client.Schema.Create(ctx, migrate.WithForeignKeys(true)); err != nil {
 		return nil, fmt.Errorf("store: migrating the schema: %w", err)
 	}
+	if err := sqliteDebtCounts(ctx, d.SQL); err != nil {
+		return nil, fmt.Errorf("store: installing the debt counts: %w", err)
+	}
 	return &MigrationReport{}, nil
+}
+
+// sqliteOpen is collection.OpenCondition on a trigger's OLD or NEW row.
+func sqliteOpen(row string) string {
+	return "(" + row + ".withdrawn_at IS NULL AND " + row + ".paid_amount < " + row + ".original_amount)"
+}
+
+// sqliteDebtCountTriggers keep debt_counts on SQLite as the migration
+// debt_count_triggers does on PostgreSQL (SQLite triggers are per row).
+var sqliteDebtCountTriggers = []string{
+	`CREATE TRIGGER debts_count_insert AFTER INSERT ON debts BEGIN
+	  INSERT INTO debt_counts (client_id, debts, open_debts) VALUES (NEW.client_id, 1, ` + sqliteOpen("NEW") + `)
+	  ON CONFLICT (client_id) DO UPDATE SET debts = debts + 1, open_debts = open_debts + excluded.open_debts;
+	END`,
+	`CREATE TRIGGER debts_count_delete AFTER DELETE ON debts BEGIN
+	  UPDATE debt_counts SET debts = debts - 1, open_debts = open_debts - ` + sqliteOpen("OLD") + `
+	   WHERE client_id = OLD.client_id;
+	END`,
+	`CREATE TRIGGER debts_count_update AFTER UPDATE OF client_id, original_amount, paid_amount, withdrawn_at ON debts
+	  WHEN OLD.client_id <> NEW.client_id OR ` + sqliteOpen("OLD") + ` <> ` + sqliteOpen("NEW") + ` BEGIN
+	  UPDATE debt_counts SET debts = debts - 1, open_debts = open_debts - ` + sqliteOpen("OLD") + `
+	   WHERE client_id = OLD.client_id;
+	  INSERT INTO debt_counts (client_id, debts, open_debts) VALUES (NEW.client_id, 1, ` + sqliteOpen("NEW") + `)
+	  ON CONFLICT (client_id) DO UPDATE SET debts = debts + 1, open_debts = open_debts + excluded.open_debts;
+	END`,
+}
+
+// sqliteDebtCounts installs the debt_counts triggers on a SQLite database
+// that lacks them and counts the debts already there, in one transaction,
+// so that the counts start equal to the rows; with the triggers in place it
+// does nothing.
+func sqliteDebtCounts(ctx context.Context, db *sql.DB) (err error) {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			_ = tx.Rollback()
+		}
+	}()
+	var n int
+	if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'debts_count_%'").Scan(&n); err != nil {
+		return err
+	}
+	if n == len(sqliteDebtCountTriggers) {
+		return tx.Rollback()
+	}
+	stmts := []string{"DROP TRIGGER IF EXISTS debts_count_insert", "DROP TRIGGER IF EXISTS debts_count_delete",
+		"DROP TRIGGER IF EXISTS debts_count_update", "DELETE FROM debt_counts"}
+	stmts = append(stmts, sqliteDebtCountTriggers...)
+	stmts = append(stmts, `INSERT INTO debt_counts (client_id, debts, open_debts)
+	  SELECT client_id, count(*), sum(`+sqliteOpen("debts")+`) FROM debts GROUP BY client_id`)
+	for _, s := range stmts {
+		if _, err := tx.ExecContext(ctx, s); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
 }
 
 // Ping reports whether the database answers within ctx.
