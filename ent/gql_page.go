@@ -196,7 +196,11 @@ func (_m *APIKeyQuery) Page(ctx context.Context, p Paging, opts ...APIKeyPaginat
 	var limit int
 	if p.ByPage {
 		limit = p.Limit
-		_m.Offset(p.Offset)
+		if p.Offset == 0 {
+			_m.Limit(limit + 1)
+		} else if _m, err = deferAPIKeyPageRows(ctx, _m, countQuery, pager, p.Offset, limit+1); err != nil {
+			return nil, err
+		}
 	} else {
 		if _m, err = pager.applyCursors(_m, p.After, p.Before); err != nil {
 			return nil, err
@@ -251,6 +255,26 @@ func pageOfAPIKeyConnection(nodes []*APIKey, p Paging, limit int, pager *apikeyP
 		conn.PageInfo.EndCursor = &conn.Edges[l-1].Cursor
 	}
 	return conn
+}
+
+// deferAPIKeyPageRows makes a page past the first (by page number) a deferred
+// join: the ids of the page's rows are found by skipping offset rows of
+// the filtered list in order, reading only the ids (an index-only scan
+// where an index serves the order), and then only those rows are read.
+// With OFFSET on the query itself PostgreSQL reads every skipped row from
+// the table (page 200 of 50: 9,950 rows for 51). Same statement, same
+// snapshot, same rows.
+func deferAPIKeyPageRows(ctx context.Context, _m *APIKeyQuery, filtered *APIKeyQuery, pager *apikeyPager, offset, limit int) (*APIKeyQuery, error) {
+	keys := filtered.Clone()
+	keys.Unique(false)
+	keys = pager.applyOrder(keys)
+	keys.Offset(offset).Limit(limit)
+	if err := keys.prepareQuery(ctx); err != nil {
+		return nil, err
+	}
+	ks := keys.sqlQuery(ctx)
+	ks.Select(ks.C(apikey.FieldID))
+	return _m.Where(func(s *sql.Selector) { s.Where(sql.In(s.C(apikey.FieldID), ks)) }), nil
 }
 
 // PageEach returns, for each of the groups that the column groupBy splits
@@ -415,7 +439,11 @@ func (_m *AuditEventQuery) Page(ctx context.Context, p Paging, opts ...AuditEven
 	var limit int
 	if p.ByPage {
 		limit = p.Limit
-		_m.Offset(p.Offset)
+		if p.Offset == 0 {
+			_m.Limit(limit + 1)
+		} else if _m, err = deferAuditEventPageRows(ctx, _m, countQuery, pager, p.Offset, limit+1); err != nil {
+			return nil, err
+		}
 	} else {
 		if _m, err = pager.applyCursors(_m, p.After, p.Before); err != nil {
 			return nil, err
@@ -470,6 +498,26 @@ func pageOfAuditEventConnection(nodes []*AuditEvent, p Paging, limit int, pager 
 		conn.PageInfo.EndCursor = &conn.Edges[l-1].Cursor
 	}
 	return conn
+}
+
+// deferAuditEventPageRows makes a page past the first (by page number) a deferred
+// join: the ids of the page's rows are found by skipping offset rows of
+// the filtered list in order, reading only the ids (an index-only scan
+// where an index serves the order), and then only those rows are read.
+// With OFFSET on the query itself PostgreSQL reads every skipped row from
+// the table (page 200 of 50: 9,950 rows for 51). Same statement, same
+// snapshot, same rows.
+func deferAuditEventPageRows(ctx context.Context, _m *AuditEventQuery, filtered *AuditEventQuery, pager *auditeventPager, offset, limit int) (*AuditEventQuery, error) {
+	keys := filtered.Clone()
+	keys.Unique(false)
+	keys = pager.applyOrder(keys)
+	keys.Offset(offset).Limit(limit)
+	if err := keys.prepareQuery(ctx); err != nil {
+		return nil, err
+	}
+	ks := keys.sqlQuery(ctx)
+	ks.Select(ks.C(auditevent.FieldID))
+	return _m.Where(func(s *sql.Selector) { s.Where(sql.In(s.C(auditevent.FieldID), ks)) }), nil
 }
 
 // PageEach returns, for each of the groups that the column groupBy splits
@@ -634,7 +682,11 @@ func (_m *AuditEventRecordQuery) Page(ctx context.Context, p Paging, opts ...Aud
 	var limit int
 	if p.ByPage {
 		limit = p.Limit
-		_m.Offset(p.Offset)
+		if p.Offset == 0 {
+			_m.Limit(limit + 1)
+		} else if _m, err = deferAuditEventRecordPageRows(ctx, _m, countQuery, pager, p.Offset, limit+1); err != nil {
+			return nil, err
+		}
 	} else {
 		if _m, err = pager.applyCursors(_m, p.After, p.Before); err != nil {
 			return nil, err
@@ -689,6 +741,26 @@ func pageOfAuditEventRecordConnection(nodes []*AuditEventRecord, p Paging, limit
 		conn.PageInfo.EndCursor = &conn.Edges[l-1].Cursor
 	}
 	return conn
+}
+
+// deferAuditEventRecordPageRows makes a page past the first (by page number) a deferred
+// join: the ids of the page's rows are found by skipping offset rows of
+// the filtered list in order, reading only the ids (an index-only scan
+// where an index serves the order), and then only those rows are read.
+// With OFFSET on the query itself PostgreSQL reads every skipped row from
+// the table (page 200 of 50: 9,950 rows for 51). Same statement, same
+// snapshot, same rows.
+func deferAuditEventRecordPageRows(ctx context.Context, _m *AuditEventRecordQuery, filtered *AuditEventRecordQuery, pager *auditeventrecordPager, offset, limit int) (*AuditEventRecordQuery, error) {
+	keys := filtered.Clone()
+	keys.Unique(false)
+	keys = pager.applyOrder(keys)
+	keys.Offset(offset).Limit(limit)
+	if err := keys.prepareQuery(ctx); err != nil {
+		return nil, err
+	}
+	ks := keys.sqlQuery(ctx)
+	ks.Select(ks.C(auditeventrecord.FieldID))
+	return _m.Where(func(s *sql.Selector) { s.Where(sql.In(s.C(auditeventrecord.FieldID), ks)) }), nil
 }
 
 // PageEach returns, for each of the groups that the column groupBy splits
@@ -853,7 +925,11 @@ func (_m *CreditorQuery) Page(ctx context.Context, p Paging, opts ...CreditorPag
 	var limit int
 	if p.ByPage {
 		limit = p.Limit
-		_m.Offset(p.Offset)
+		if p.Offset == 0 {
+			_m.Limit(limit + 1)
+		} else if _m, err = deferCreditorPageRows(ctx, _m, countQuery, pager, p.Offset, limit+1); err != nil {
+			return nil, err
+		}
 	} else {
 		if _m, err = pager.applyCursors(_m, p.After, p.Before); err != nil {
 			return nil, err
@@ -908,6 +984,26 @@ func pageOfCreditorConnection(nodes []*Creditor, p Paging, limit int, pager *cre
 		conn.PageInfo.EndCursor = &conn.Edges[l-1].Cursor
 	}
 	return conn
+}
+
+// deferCreditorPageRows makes a page past the first (by page number) a deferred
+// join: the ids of the page's rows are found by skipping offset rows of
+// the filtered list in order, reading only the ids (an index-only scan
+// where an index serves the order), and then only those rows are read.
+// With OFFSET on the query itself PostgreSQL reads every skipped row from
+// the table (page 200 of 50: 9,950 rows for 51). Same statement, same
+// snapshot, same rows.
+func deferCreditorPageRows(ctx context.Context, _m *CreditorQuery, filtered *CreditorQuery, pager *creditorPager, offset, limit int) (*CreditorQuery, error) {
+	keys := filtered.Clone()
+	keys.Unique(false)
+	keys = pager.applyOrder(keys)
+	keys.Offset(offset).Limit(limit)
+	if err := keys.prepareQuery(ctx); err != nil {
+		return nil, err
+	}
+	ks := keys.sqlQuery(ctx)
+	ks.Select(ks.C(creditor.FieldID))
+	return _m.Where(func(s *sql.Selector) { s.Where(sql.In(s.C(creditor.FieldID), ks)) }), nil
 }
 
 // PageEach returns, for each of the groups that the column groupBy splits
@@ -1072,7 +1168,11 @@ func (_m *DebtQuery) Page(ctx context.Context, p Paging, opts ...DebtPaginateOpt
 	var limit int
 	if p.ByPage {
 		limit = p.Limit
-		_m.Offset(p.Offset)
+		if p.Offset == 0 {
+			_m.Limit(limit + 1)
+		} else if _m, err = deferDebtPageRows(ctx, _m, countQuery, pager, p.Offset, limit+1); err != nil {
+			return nil, err
+		}
 	} else {
 		if _m, err = pager.applyCursors(_m, p.After, p.Before); err != nil {
 			return nil, err
@@ -1127,6 +1227,26 @@ func pageOfDebtConnection(nodes []*Debt, p Paging, limit int, pager *debtPager) 
 		conn.PageInfo.EndCursor = &conn.Edges[l-1].Cursor
 	}
 	return conn
+}
+
+// deferDebtPageRows makes a page past the first (by page number) a deferred
+// join: the ids of the page's rows are found by skipping offset rows of
+// the filtered list in order, reading only the ids (an index-only scan
+// where an index serves the order), and then only those rows are read.
+// With OFFSET on the query itself PostgreSQL reads every skipped row from
+// the table (page 200 of 50: 9,950 rows for 51). Same statement, same
+// snapshot, same rows.
+func deferDebtPageRows(ctx context.Context, _m *DebtQuery, filtered *DebtQuery, pager *debtPager, offset, limit int) (*DebtQuery, error) {
+	keys := filtered.Clone()
+	keys.Unique(false)
+	keys = pager.applyOrder(keys)
+	keys.Offset(offset).Limit(limit)
+	if err := keys.prepareQuery(ctx); err != nil {
+		return nil, err
+	}
+	ks := keys.sqlQuery(ctx)
+	ks.Select(ks.C(debt.FieldID))
+	return _m.Where(func(s *sql.Selector) { s.Where(sql.In(s.C(debt.FieldID), ks)) }), nil
 }
 
 // PageEach returns, for each of the groups that the column groupBy splits
@@ -1291,7 +1411,11 @@ func (_m *DebtInvoiceQuery) Page(ctx context.Context, p Paging, opts ...DebtInvo
 	var limit int
 	if p.ByPage {
 		limit = p.Limit
-		_m.Offset(p.Offset)
+		if p.Offset == 0 {
+			_m.Limit(limit + 1)
+		} else if _m, err = deferDebtInvoicePageRows(ctx, _m, countQuery, pager, p.Offset, limit+1); err != nil {
+			return nil, err
+		}
 	} else {
 		if _m, err = pager.applyCursors(_m, p.After, p.Before); err != nil {
 			return nil, err
@@ -1346,6 +1470,26 @@ func pageOfDebtInvoiceConnection(nodes []*DebtInvoice, p Paging, limit int, page
 		conn.PageInfo.EndCursor = &conn.Edges[l-1].Cursor
 	}
 	return conn
+}
+
+// deferDebtInvoicePageRows makes a page past the first (by page number) a deferred
+// join: the ids of the page's rows are found by skipping offset rows of
+// the filtered list in order, reading only the ids (an index-only scan
+// where an index serves the order), and then only those rows are read.
+// With OFFSET on the query itself PostgreSQL reads every skipped row from
+// the table (page 200 of 50: 9,950 rows for 51). Same statement, same
+// snapshot, same rows.
+func deferDebtInvoicePageRows(ctx context.Context, _m *DebtInvoiceQuery, filtered *DebtInvoiceQuery, pager *debtinvoicePager, offset, limit int) (*DebtInvoiceQuery, error) {
+	keys := filtered.Clone()
+	keys.Unique(false)
+	keys = pager.applyOrder(keys)
+	keys.Offset(offset).Limit(limit)
+	if err := keys.prepareQuery(ctx); err != nil {
+		return nil, err
+	}
+	ks := keys.sqlQuery(ctx)
+	ks.Select(ks.C(debtinvoice.FieldID))
+	return _m.Where(func(s *sql.Selector) { s.Where(sql.In(s.C(debtinvoice.FieldID), ks)) }), nil
 }
 
 // PageEach returns, for each of the groups that the column groupBy splits
@@ -1510,7 +1654,11 @@ func (_m *DebtorQuery) Page(ctx context.Context, p Paging, opts ...DebtorPaginat
 	var limit int
 	if p.ByPage {
 		limit = p.Limit
-		_m.Offset(p.Offset)
+		if p.Offset == 0 {
+			_m.Limit(limit + 1)
+		} else if _m, err = deferDebtorPageRows(ctx, _m, countQuery, pager, p.Offset, limit+1); err != nil {
+			return nil, err
+		}
 	} else {
 		if _m, err = pager.applyCursors(_m, p.After, p.Before); err != nil {
 			return nil, err
@@ -1565,6 +1713,26 @@ func pageOfDebtorConnection(nodes []*Debtor, p Paging, limit int, pager *debtorP
 		conn.PageInfo.EndCursor = &conn.Edges[l-1].Cursor
 	}
 	return conn
+}
+
+// deferDebtorPageRows makes a page past the first (by page number) a deferred
+// join: the ids of the page's rows are found by skipping offset rows of
+// the filtered list in order, reading only the ids (an index-only scan
+// where an index serves the order), and then only those rows are read.
+// With OFFSET on the query itself PostgreSQL reads every skipped row from
+// the table (page 200 of 50: 9,950 rows for 51). Same statement, same
+// snapshot, same rows.
+func deferDebtorPageRows(ctx context.Context, _m *DebtorQuery, filtered *DebtorQuery, pager *debtorPager, offset, limit int) (*DebtorQuery, error) {
+	keys := filtered.Clone()
+	keys.Unique(false)
+	keys = pager.applyOrder(keys)
+	keys.Offset(offset).Limit(limit)
+	if err := keys.prepareQuery(ctx); err != nil {
+		return nil, err
+	}
+	ks := keys.sqlQuery(ctx)
+	ks.Select(ks.C(debtor.FieldID))
+	return _m.Where(func(s *sql.Selector) { s.Where(sql.In(s.C(debtor.FieldID), ks)) }), nil
 }
 
 // PageEach returns, for each of the groups that the column groupBy splits
@@ -1729,7 +1897,11 @@ func (_m *IdempotencyRecordQuery) Page(ctx context.Context, p Paging, opts ...Id
 	var limit int
 	if p.ByPage {
 		limit = p.Limit
-		_m.Offset(p.Offset)
+		if p.Offset == 0 {
+			_m.Limit(limit + 1)
+		} else if _m, err = deferIdempotencyRecordPageRows(ctx, _m, countQuery, pager, p.Offset, limit+1); err != nil {
+			return nil, err
+		}
 	} else {
 		if _m, err = pager.applyCursors(_m, p.After, p.Before); err != nil {
 			return nil, err
@@ -1784,6 +1956,26 @@ func pageOfIdempotencyRecordConnection(nodes []*IdempotencyRecord, p Paging, lim
 		conn.PageInfo.EndCursor = &conn.Edges[l-1].Cursor
 	}
 	return conn
+}
+
+// deferIdempotencyRecordPageRows makes a page past the first (by page number) a deferred
+// join: the ids of the page's rows are found by skipping offset rows of
+// the filtered list in order, reading only the ids (an index-only scan
+// where an index serves the order), and then only those rows are read.
+// With OFFSET on the query itself PostgreSQL reads every skipped row from
+// the table (page 200 of 50: 9,950 rows for 51). Same statement, same
+// snapshot, same rows.
+func deferIdempotencyRecordPageRows(ctx context.Context, _m *IdempotencyRecordQuery, filtered *IdempotencyRecordQuery, pager *idempotencyrecordPager, offset, limit int) (*IdempotencyRecordQuery, error) {
+	keys := filtered.Clone()
+	keys.Unique(false)
+	keys = pager.applyOrder(keys)
+	keys.Offset(offset).Limit(limit)
+	if err := keys.prepareQuery(ctx); err != nil {
+		return nil, err
+	}
+	ks := keys.sqlQuery(ctx)
+	ks.Select(ks.C(idempotencyrecord.FieldID))
+	return _m.Where(func(s *sql.Selector) { s.Where(sql.In(s.C(idempotencyrecord.FieldID), ks)) }), nil
 }
 
 // PageEach returns, for each of the groups that the column groupBy splits
@@ -1948,7 +2140,11 @@ func (_m *InvoiceQuery) Page(ctx context.Context, p Paging, opts ...InvoicePagin
 	var limit int
 	if p.ByPage {
 		limit = p.Limit
-		_m.Offset(p.Offset)
+		if p.Offset == 0 {
+			_m.Limit(limit + 1)
+		} else if _m, err = deferInvoicePageRows(ctx, _m, countQuery, pager, p.Offset, limit+1); err != nil {
+			return nil, err
+		}
 	} else {
 		if _m, err = pager.applyCursors(_m, p.After, p.Before); err != nil {
 			return nil, err
@@ -2003,6 +2199,26 @@ func pageOfInvoiceConnection(nodes []*Invoice, p Paging, limit int, pager *invoi
 		conn.PageInfo.EndCursor = &conn.Edges[l-1].Cursor
 	}
 	return conn
+}
+
+// deferInvoicePageRows makes a page past the first (by page number) a deferred
+// join: the ids of the page's rows are found by skipping offset rows of
+// the filtered list in order, reading only the ids (an index-only scan
+// where an index serves the order), and then only those rows are read.
+// With OFFSET on the query itself PostgreSQL reads every skipped row from
+// the table (page 200 of 50: 9,950 rows for 51). Same statement, same
+// snapshot, same rows.
+func deferInvoicePageRows(ctx context.Context, _m *InvoiceQuery, filtered *InvoiceQuery, pager *invoicePager, offset, limit int) (*InvoiceQuery, error) {
+	keys := filtered.Clone()
+	keys.Unique(false)
+	keys = pager.applyOrder(keys)
+	keys.Offset(offset).Limit(limit)
+	if err := keys.prepareQuery(ctx); err != nil {
+		return nil, err
+	}
+	ks := keys.sqlQuery(ctx)
+	ks.Select(ks.C(invoice.FieldID))
+	return _m.Where(func(s *sql.Selector) { s.Where(sql.In(s.C(invoice.FieldID), ks)) }), nil
 }
 
 // PageEach returns, for each of the groups that the column groupBy splits
@@ -2167,7 +2383,11 @@ func (_m *InvoiceArticleQuery) Page(ctx context.Context, p Paging, opts ...Invoi
 	var limit int
 	if p.ByPage {
 		limit = p.Limit
-		_m.Offset(p.Offset)
+		if p.Offset == 0 {
+			_m.Limit(limit + 1)
+		} else if _m, err = deferInvoiceArticlePageRows(ctx, _m, countQuery, pager, p.Offset, limit+1); err != nil {
+			return nil, err
+		}
 	} else {
 		if _m, err = pager.applyCursors(_m, p.After, p.Before); err != nil {
 			return nil, err
@@ -2222,6 +2442,26 @@ func pageOfInvoiceArticleConnection(nodes []*InvoiceArticle, p Paging, limit int
 		conn.PageInfo.EndCursor = &conn.Edges[l-1].Cursor
 	}
 	return conn
+}
+
+// deferInvoiceArticlePageRows makes a page past the first (by page number) a deferred
+// join: the ids of the page's rows are found by skipping offset rows of
+// the filtered list in order, reading only the ids (an index-only scan
+// where an index serves the order), and then only those rows are read.
+// With OFFSET on the query itself PostgreSQL reads every skipped row from
+// the table (page 200 of 50: 9,950 rows for 51). Same statement, same
+// snapshot, same rows.
+func deferInvoiceArticlePageRows(ctx context.Context, _m *InvoiceArticleQuery, filtered *InvoiceArticleQuery, pager *invoicearticlePager, offset, limit int) (*InvoiceArticleQuery, error) {
+	keys := filtered.Clone()
+	keys.Unique(false)
+	keys = pager.applyOrder(keys)
+	keys.Offset(offset).Limit(limit)
+	if err := keys.prepareQuery(ctx); err != nil {
+		return nil, err
+	}
+	ks := keys.sqlQuery(ctx)
+	ks.Select(ks.C(invoicearticle.FieldID))
+	return _m.Where(func(s *sql.Selector) { s.Where(sql.In(s.C(invoicearticle.FieldID), ks)) }), nil
 }
 
 // PageEach returns, for each of the groups that the column groupBy splits
@@ -2386,7 +2626,11 @@ func (_m *PaymentQuery) Page(ctx context.Context, p Paging, opts ...PaymentPagin
 	var limit int
 	if p.ByPage {
 		limit = p.Limit
-		_m.Offset(p.Offset)
+		if p.Offset == 0 {
+			_m.Limit(limit + 1)
+		} else if _m, err = deferPaymentPageRows(ctx, _m, countQuery, pager, p.Offset, limit+1); err != nil {
+			return nil, err
+		}
 	} else {
 		if _m, err = pager.applyCursors(_m, p.After, p.Before); err != nil {
 			return nil, err
@@ -2441,6 +2685,26 @@ func pageOfPaymentConnection(nodes []*Payment, p Paging, limit int, pager *payme
 		conn.PageInfo.EndCursor = &conn.Edges[l-1].Cursor
 	}
 	return conn
+}
+
+// deferPaymentPageRows makes a page past the first (by page number) a deferred
+// join: the ids of the page's rows are found by skipping offset rows of
+// the filtered list in order, reading only the ids (an index-only scan
+// where an index serves the order), and then only those rows are read.
+// With OFFSET on the query itself PostgreSQL reads every skipped row from
+// the table (page 200 of 50: 9,950 rows for 51). Same statement, same
+// snapshot, same rows.
+func deferPaymentPageRows(ctx context.Context, _m *PaymentQuery, filtered *PaymentQuery, pager *paymentPager, offset, limit int) (*PaymentQuery, error) {
+	keys := filtered.Clone()
+	keys.Unique(false)
+	keys = pager.applyOrder(keys)
+	keys.Offset(offset).Limit(limit)
+	if err := keys.prepareQuery(ctx); err != nil {
+		return nil, err
+	}
+	ks := keys.sqlQuery(ctx)
+	ks.Select(ks.C(payment.FieldID))
+	return _m.Where(func(s *sql.Selector) { s.Where(sql.In(s.C(payment.FieldID), ks)) }), nil
 }
 
 // PageEach returns, for each of the groups that the column groupBy splits

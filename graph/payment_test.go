@@ -33,13 +33,20 @@ func paymentDebtOf(t *testing.T, env *apitest.Env, clientID, invoiceNumber, amou
 			Invoices []struct{ ID int }
 		}
 	}
-	env.Admin().Do(t, `mutation($c: UUID!, $i: DebtorWithDebtsInput!) { createDebt(clientId: $c, input: $i) { id invoices { id } } }`,
-		apitest.Vars{"c": clientID, "i": apitest.Vars{
-			"isCorporation": false, "identificationNumber": apitest.Personnr, "name": "Sven Svensson",
-			"address": apitest.Vars{"address1": "Vägen 1", "zipCode": "111 22", "city": "Stockholm", "countryCode": "SE"},
-			"debts":   []apitest.Vars{{"invoiceNumber": invoiceNumber, "invoiceDate": "2026-01-01T00:00:00+01:00", "dueDate": "2026-01-31T00:00:00+01:00", "amount": amount}},
-		}}).OK(t, &out)
+	env.Admin().Do(t, createPaymentDebt, createPaymentDebtVars(clientID, invoiceNumber, amount)).OK(t, &out)
 	return out.CreateDebt.ID, out.CreateDebt.Invoices[0].ID
+}
+
+const createPaymentDebt = `mutation($c: UUID!, $i: DebtorWithDebtsInput!) { createDebt(clientId: $c, input: $i) { id invoices { id } } }`
+
+// createPaymentDebtVars are createPaymentDebt's variables: a debt of one
+// item (invoice number, amount) against the same debtor.
+func createPaymentDebtVars(clientID, invoiceNumber, amount string) apitest.Vars {
+	return apitest.Vars{"c": clientID, "i": apitest.Vars{
+		"isCorporation": false, "identificationNumber": apitest.Personnr, "name": "Sven Svensson",
+		"address": apitest.Vars{"address1": "Vägen 1", "zipCode": "111 22", "city": "Stockholm", "countryCode": "SE"},
+		"debts":   []apitest.Vars{{"invoiceNumber": invoiceNumber, "invoiceDate": "2026-01-01T00:00:00+01:00", "dueDate": "2026-01-31T00:00:00+01:00", "amount": amount}},
+	}}
 }
 
 const addPayment = `mutation($c: UUID!, $i: DebtPaymentInput!) {
@@ -113,6 +120,62 @@ func TestConcurrentPaymentsSumExactly(t *testing.T) {
 	if d.PaidAmount != "20.00" || d.Invoices[0].PaidAmount != "20.00" || len(d.Payments) != n || d.RemainingAmount != "80.00" {
 		t.Fatalf("after %d concurrent payments of 1.00: paid %s, item paid %s, %d payments, remaining %s",
 			n, d.PaidAmount, d.Invoices[0].PaidAmount, len(d.Payments), d.RemainingAmount)
+	}
+}
+
+// TestDebtCountsUnderConcurrency: payments that pay debts in full,
+// withdrawals, partial payments and new debts of one client, all at once,
+// change the client's row of debt_counts (all but the partial payments):
+// none fails (no deadlock between that row, the debts' rows and the
+// client's lock), and the kept totals equal the rows, through the API here
+// and against the table by apitest when the test ends.
+func TestDebtCountsUnderConcurrency(t *testing.T) {
+	env := apitest.New(t)
+	clientID, _ := env.NewClient(t, "Counts AB")
+	const n = 12
+	type debtItem struct{ debt, item int }
+	debts := make([]debtItem, n)
+	for i := range debts {
+		debts[i].debt, debts[i].item = paymentDebtOf(t, env, clientID, fmt.Sprintf("C-%d", i), "10.00")
+	}
+	var wg sync.WaitGroup
+	failures := make(chan string, 2*n)
+	run := func(query string, vars apitest.Vars) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if r := env.Admin().Do(t, query, vars); r.Status != http.StatusOK {
+				failures <- r.String()
+			}
+		}()
+	}
+	for i, d := range debts {
+		switch i % 3 {
+		case 0: // paid in full: closes
+			run(addPayment, apitest.Vars{"c": clientID, "i": paymentInput(d.debt, d.item, "10.00")})
+		case 1: // withdrawn: closes
+			run(debtCaseWithdrawMutation, apitest.Vars{"clientId": clientID, "input": apitest.Vars{"id": d.debt}})
+		case 2: // partly paid: stays open
+			run(addPayment, apitest.Vars{"c": clientID, "i": paymentInput(d.debt, d.item, "1.00")})
+		}
+		run(createPaymentDebt, createPaymentDebtVars(clientID, fmt.Sprintf("N-%d", i), "5.00"))
+	}
+	wg.Wait()
+	close(failures)
+	for f := range failures {
+		t.Errorf("a concurrent change failed: %s", f)
+	}
+	const totals = `query($c: UUID!) {
+  all: debts(clientId: $c) { totalCount }
+  open: debts(clientId: $c, filter: {mainStatus: COLLECTION}) { totalCount }
+  closed: debts(clientId: $c, filter: {activeStatus: INACTIVE}) { totalCount }
+}`
+	var got struct{ All, Open, Closed struct{ TotalCount int } }
+	env.Admin().Do(t, totals, apitest.Vars{"c": clientID}).OK(t, &got)
+	if want := (struct{ all, open, closed int }{2 * n, n/3 + n, 2 * n / 3}); got.All.TotalCount != want.all ||
+		got.Open.TotalCount != want.open || got.Closed.TotalCount != want.closed {
+		t.Errorf("totals: all %d, open %d, closed %d; want %d, %d, %d", got.All.TotalCount, got.Open.TotalCount,
+			got.Closed.TotalCount, want.all, want.open, want.closed)
 	}
 }
 
