@@ -738,3 +738,46 @@ func TestBenchOpenDebtsAreTheHarnesss(t *testing.T) {
 	}
 	t.Logf("%d of the hot client's %d debts are open, as in the harness", len(want), sum.HotDebts)
 }
+
+// TestDebtCountsOfAnExistingDatabase: a database with debts from before the
+// kept debt counts (no triggers, no counts) gets them when it is migrated:
+// on PostgreSQL the migration debt_count_triggers fills debt_counts from
+// the debts there, on SQLite the start does. apitest then checks the
+// counts against the rows when the test ends, as after every test.
+func TestDebtCountsOfAnExistingDatabase(t *testing.T) {
+	for name, newEnv := range backends(t) {
+		t.Run(name, func(t *testing.T) {
+			env := newEnv(t)
+			ctx := context.Background()
+			mustSeed(t, env.DB, smallConfig(t), seed.Options{})
+			before := []string{"DROP TRIGGER debts_count_insert", "DROP TRIGGER debts_count_update", "DROP TRIGGER debts_count_delete",
+				"DELETE FROM debt_counts"}
+			if env.Postgres {
+				before = []string{"DROP TRIGGER debts_count_insert ON debts", "DROP TRIGGER debts_count_update ON debts",
+					"DROP TRIGGER debts_count_delete ON debts", "DROP FUNCTION debtql_debt_counts_insert()",
+					"DROP FUNCTION debtql_debt_counts_update()", "DROP FUNCTION debtql_debt_counts_delete()",
+					"DELETE FROM debt_counts", "DELETE FROM " + store.RevisionTable + " WHERE name = 'debt_count_triggers'"}
+			}
+			// And a change made while nothing kept the counts.
+			before = append(before, "UPDATE debts SET paid_amount = original_amount WHERE id IN (SELECT min(id) FROM debts WHERE withdrawn_at IS NULL AND paid_amount < original_amount)")
+			for _, s := range before {
+				if _, err := env.DB.SQL.ExecContext(ctx, s); err != nil {
+					t.Fatalf("%s: %v", s, err)
+				}
+			}
+			if err := env.DB.Migrate(ctx); err != nil {
+				t.Fatal(err)
+			}
+			var kept, open, debts, openDebts int
+			if err := env.DB.SQL.QueryRowContext(ctx, `SELECT (SELECT coalesce(sum(debts), 0) FROM debt_counts),
+			    (SELECT coalesce(sum(open_debts), 0) FROM debt_counts), (SELECT count(*) FROM debts),
+			    (SELECT count(*) FROM debts WHERE withdrawn_at IS NULL AND paid_amount < original_amount)`).
+				Scan(&kept, &open, &debts, &openDebts); err != nil {
+				t.Fatal(err)
+			}
+			if debts == 0 || openDebts == 0 || kept != debts || open != openDebts {
+				t.Errorf("after migrating: debt_counts has %d debts, %d open; the rows: %d, %d open", kept, open, debts, openDebts)
+			}
+		})
+	}
+}
