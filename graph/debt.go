@@ -63,34 +63,35 @@ func (r *Resolver) debts(ctx context.Context, clientID, debtorID string, filter 
 
 // keptDebtTotal is the total of a client's debts that match filter as
 // debt_counts keeps it, for the filters those counts answer: none, or open
-// or closed debts by mainStatus or activeStatus (collection.OpenCondition),
-// without a search. Any other filter is counted (nil).
+// or closed debts by mainStatus or activeStatus (SelectsOpen), without a
+// search. Any other filter is counted (nil).
 func keptDebtTotal(clientID string, f *DebtFilter) func(dialect string) *sql.Selector {
 	t := sql.Table(debtcount.Table)
 	column := t.C(debtcount.FieldDebts)
 	if f != nil {
-		if f.UnderStatus != nil || f.PaymentStatus != nil || (f.SearchTerm != nil && strings.TrimSpace(*f.SearchTerm) != "") {
+		if f.UnderStatus != nil || f.PaymentStatus != nil || !blankTerm(f.SearchTerm) {
 			return nil
 		}
-		var open []bool
-		switch {
-		case f.MainStatus == nil:
-		case *f.MainStatus == collection.StageCollection:
-			open = append(open, true)
-		case *f.MainStatus == collection.StageClosed:
-			open = append(open, false)
-		default: // a stage no debt reads: nothing to count
-			return nil
+		var selects []func() (open, ok bool)
+		if f.MainStatus != nil {
+			selects = append(selects, f.MainStatus.SelectsOpen)
 		}
 		if f.ActiveStatus != nil {
-			open = append(open, *f.ActiveStatus == collection.Active)
+			selects = append(selects, f.ActiveStatus.SelectsOpen)
+		}
+		var want *bool
+		for _, sel := range selects {
+			open, ok := sel()
+			if !ok || (want != nil && *want != open) {
+				return nil // a value no debt reads, or open and closed at once: counted
+			}
+			want = &open
 		}
 		switch {
-		case len(open) == 2 && open[0] != open[1]: // open and closed at once
-			return nil
-		case len(open) > 0 && open[0]:
+		case want == nil:
+		case *want:
 			column = t.C(debtcount.FieldOpenDebts)
-		case len(open) > 0:
+		default:
 			column = t.C(debtcount.FieldDebts) + " - " + t.C(debtcount.FieldOpenDebts)
 		}
 	}

@@ -19,7 +19,7 @@ type searchTerm struct {
 }
 
 func newSearch(typ *SearchType, term *string) (*searchTerm, error) {
-	if term == nil || strings.TrimSpace(*term) == "" {
+	if blankTerm(term) {
 		return nil, nil
 	}
 	s := &searchTerm{typ: SearchTypeAll, term: strings.TrimSpace(*term)}
@@ -31,6 +31,9 @@ func newSearch(typ *SearchType, term *string) (*searchTerm, error) {
 	}
 	return s, nil
 }
+
+// blankTerm reports whether a search term searches nothing: absent or blank.
+func blankTerm(term *string) bool { return term == nil || strings.TrimSpace(*term) == "" }
 
 // identKey is the term as an identification number is compared (see
 // collection.IdentificationKey): its digits, ignoring spaces, hyphens and

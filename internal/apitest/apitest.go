@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/debtql/debtql/internal/auth"
+	"github.com/debtql/debtql/internal/collection"
 	"github.com/debtql/debtql/internal/server"
 	"github.com/debtql/debtql/internal/store"
 )
@@ -426,7 +427,7 @@ const debtCountsDrift = `SELECT coalesce(c.client_id, d.client_id), coalesce(c.d
        coalesce(d.n, 0), coalesce(d.open, 0)
   FROM debt_counts c
   FULL JOIN (SELECT client_id, count(*) AS n,
-                    sum(CASE WHEN withdrawn_at IS NULL AND paid_amount < original_amount THEN 1 ELSE 0 END) AS open
+                    sum(CASE WHEN ` + collection.OpenCondition + ` THEN 1 ELSE 0 END) AS open
                FROM debts GROUP BY client_id) d ON d.client_id = c.client_id
  WHERE coalesce(c.debts, 0) <> coalesce(d.n, 0) OR coalesce(c.open_debts, 0) <> coalesce(d.open, 0)`
 

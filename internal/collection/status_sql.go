@@ -110,6 +110,37 @@ func NewDebtSQL(s *sql.Selector, now Now) DebtSQL {
 // filters on open debts can use them.
 const OpenCondition = "withdrawn_at IS NULL AND paid_amount < original_amount"
 
+// OpenConditionOf is OpenCondition on the columns of row (a table alias, or
+// a trigger's NEW or OLD), in parentheses.
+func OpenConditionOf(row string) string {
+	return "(" + row + ".withdrawn_at IS NULL AND " + row + ".paid_amount < " + row + ".original_amount)"
+}
+
+// SelectsOpen tells which debts a mainStatus filter of v selects: the open
+// ones (OpenCondition; open is true) or the closed ones; ok is false for a
+// stage no debt reads.
+func (v CollectionStage) SelectsOpen() (open, ok bool) {
+	switch v {
+	case StageCollection:
+		return true, true
+	case StageClosed:
+		return false, true
+	}
+	return false, false
+}
+
+// SelectsOpen tells which debts an activeStatus filter of v selects, as
+// CollectionStage.SelectsOpen does.
+func (v ActiveStatus) SelectsOpen() (open, ok bool) {
+	switch v {
+	case Active:
+		return true, true
+	case Inactive:
+		return false, true
+	}
+	return false, false
+}
+
 // The predicates below select the debts whose status reads one value. They
 // mirror ProjectDebt branch by branch, like the CASE expressions above, but
 // as plain conditions on the debt's own columns, which the planner can match
@@ -130,27 +161,22 @@ func pred(e Expr) *sql.Predicate { return sql.P(func(b *sql.Builder) { e(b) }) }
 // never is the predicate of a value the field cannot read.
 func never() *sql.Predicate { return pred(expr("1 = 0")) }
 
-// MainIs selects the debts whose mainStatus reads v.
-func (q DebtSQL) MainIs(v CollectionStage) *sql.Predicate {
-	switch v {
-	case StageCollection:
+// openIs selects the open debts (open), the closed ones, or none (!ok).
+func (q DebtSQL) openIs(open, ok bool) *sql.Predicate {
+	switch {
+	case !ok:
+		return never()
+	case open:
 		return pred(q.open())
-	case StageClosed:
-		return pred(q.closedP())
 	}
-	return never()
+	return pred(q.closedP())
 }
 
+// MainIs selects the debts whose mainStatus reads v.
+func (q DebtSQL) MainIs(v CollectionStage) *sql.Predicate { return q.openIs(v.SelectsOpen()) }
+
 // ActiveIs selects the debts whose activeStatus reads v.
-func (q DebtSQL) ActiveIs(v ActiveStatus) *sql.Predicate {
-	switch v {
-	case Active:
-		return pred(q.open())
-	case Inactive:
-		return pred(q.closedP())
-	}
-	return never()
-}
+func (q DebtSQL) ActiveIs(v ActiveStatus) *sql.Predicate { return q.openIs(v.SelectsOpen()) }
 
 // UnderIs selects the debts whose underStatus reads v at now.
 func (q DebtSQL) UnderIs(v CollectionSubStatus) *sql.Predicate {

@@ -22,6 +22,7 @@ import (
 	"github.com/debtql/debtql/ent"
 	"github.com/debtql/debtql/ent/migrate"
 	_ "github.com/debtql/debtql/ent/runtime" // defaults and hooks of ent/schema
+	"github.com/debtql/debtql/internal/collection"
 )
 
 // DefaultSQLitePath is the embedded database used when no DATABASE_URL is set.
@@ -179,27 +180,22 @@ func (d *DB) MigrateUp(ctx context.Context, opts MigrateOptions) (*MigrationRepo
 	return &MigrationReport{}, nil
 }
 
-// sqliteOpen is collection.OpenCondition on a trigger's OLD or NEW row.
-func sqliteOpen(row string) string {
-	return "(" + row + ".withdrawn_at IS NULL AND " + row + ".paid_amount < " + row + ".original_amount)"
-}
-
 // sqliteDebtCountTriggers keep debt_counts on SQLite as the migration
 // debt_count_triggers does on PostgreSQL (SQLite triggers are per row).
 var sqliteDebtCountTriggers = []string{
 	`CREATE TRIGGER debts_count_insert AFTER INSERT ON debts BEGIN
-	  INSERT INTO debt_counts (client_id, debts, open_debts) VALUES (NEW.client_id, 1, ` + sqliteOpen("NEW") + `)
+	  INSERT INTO debt_counts (client_id, debts, open_debts) VALUES (NEW.client_id, 1, ` + collection.OpenConditionOf("NEW") + `)
 	  ON CONFLICT (client_id) DO UPDATE SET debts = debts + 1, open_debts = open_debts + excluded.open_debts;
 	END`,
 	`CREATE TRIGGER debts_count_delete AFTER DELETE ON debts BEGIN
-	  UPDATE debt_counts SET debts = debts - 1, open_debts = open_debts - ` + sqliteOpen("OLD") + `
+	  UPDATE debt_counts SET debts = debts - 1, open_debts = open_debts - ` + collection.OpenConditionOf("OLD") + `
 	   WHERE client_id = OLD.client_id;
 	END`,
 	`CREATE TRIGGER debts_count_update AFTER UPDATE OF client_id, original_amount, paid_amount, withdrawn_at ON debts
-	  WHEN OLD.client_id <> NEW.client_id OR ` + sqliteOpen("OLD") + ` <> ` + sqliteOpen("NEW") + ` BEGIN
-	  UPDATE debt_counts SET debts = debts - 1, open_debts = open_debts - ` + sqliteOpen("OLD") + `
+	  WHEN OLD.client_id <> NEW.client_id OR ` + collection.OpenConditionOf("OLD") + ` <> ` + collection.OpenConditionOf("NEW") + ` BEGIN
+	  UPDATE debt_counts SET debts = debts - 1, open_debts = open_debts - ` + collection.OpenConditionOf("OLD") + `
 	   WHERE client_id = OLD.client_id;
-	  INSERT INTO debt_counts (client_id, debts, open_debts) VALUES (NEW.client_id, 1, ` + sqliteOpen("NEW") + `)
+	  INSERT INTO debt_counts (client_id, debts, open_debts) VALUES (NEW.client_id, 1, ` + collection.OpenConditionOf("NEW") + `)
 	  ON CONFLICT (client_id) DO UPDATE SET debts = debts + 1, open_debts = open_debts + excluded.open_debts;
 	END`,
 }
@@ -229,7 +225,7 @@ func sqliteDebtCounts(ctx context.Context, db *sql.DB) (err error) {
 		"DROP TRIGGER IF EXISTS debts_count_update", "DELETE FROM debt_counts"}
 	stmts = append(stmts, sqliteDebtCountTriggers...)
 	stmts = append(stmts, `INSERT INTO debt_counts (client_id, debts, open_debts)
-	  SELECT client_id, count(*), sum(`+sqliteOpen("debts")+`) FROM debts GROUP BY client_id`)
+	  SELECT client_id, count(*), sum(`+collection.OpenConditionOf("debts")+`) FROM debts GROUP BY client_id`)
 	for _, s := range stmts {
 		if _, err := tx.ExecContext(ctx, s); err != nil {
 			return err
