@@ -65,8 +65,10 @@ type Paging struct {
 	Last          *int
 	// Total, when set, reads the list's total count (what counting its
 	// filtered rows would give) as a scalar subquery of the given dialect,
-	// from a count the database keeps (debt_counts), instead of counting
-	// the rows. A NULL from it (no count kept) falls back to counting.
+	// from what the database keeps for it (debt_counts, the debtors' name
+	// suffixes), instead of counting the rows. A nil selector (the dialect
+	// keeps nothing for it) or a NULL from it (no count kept) falls back to
+	// counting.
 	Total func(dialect string) *sql.Selector
 }
 
@@ -149,9 +151,16 @@ func (_m *APIKeyQuery) Page(ctx context.Context, p Paging, opts ...APIKeyPaginat
 	// before the page's cursors, offset, limit and order are applied.
 	countQuery := _m.Clone()
 	countQuery.ctx.Fields = nil
+	// The kept total of this dialect, if any (a new selector each call).
+	kept := func() *sql.Selector {
+		if p.Total == nil {
+			return nil
+		}
+		return p.Total(_m.driver.Dialect())
+	}
 	count := func() (int, error) {
-		if p.Total != nil {
-			n, ok, err := keptTotal(ctx, _m.driver, p.Total(_m.driver.Dialect()))
+		if total := kept(); total != nil {
+			n, ok, err := keptTotal(ctx, _m.driver, total)
 			if err != nil || ok {
 				return n, err
 			}
@@ -168,8 +177,8 @@ func (_m *APIKeyQuery) Page(ctx context.Context, p Paging, opts ...APIKeyPaginat
 		}
 		return &APIKeyConnection{Edges: []*APIKeyEdge{}, TotalCount: total}, nil
 	}
-	if wantTotal && p.Total != nil {
-		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(p.Total(s.Dialect()), pageTotalColumn) })
+	if total := kept(); wantTotal && total != nil {
+		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(total, pageTotalColumn) })
 	} else if wantTotal {
 		// The count as a column of the page's statement: the copy's SQL,
 		// with the query's interceptors (the tenant filter) applied as
@@ -392,9 +401,16 @@ func (_m *AuditEventQuery) Page(ctx context.Context, p Paging, opts ...AuditEven
 	// before the page's cursors, offset, limit and order are applied.
 	countQuery := _m.Clone()
 	countQuery.ctx.Fields = nil
+	// The kept total of this dialect, if any (a new selector each call).
+	kept := func() *sql.Selector {
+		if p.Total == nil {
+			return nil
+		}
+		return p.Total(_m.driver.Dialect())
+	}
 	count := func() (int, error) {
-		if p.Total != nil {
-			n, ok, err := keptTotal(ctx, _m.driver, p.Total(_m.driver.Dialect()))
+		if total := kept(); total != nil {
+			n, ok, err := keptTotal(ctx, _m.driver, total)
 			if err != nil || ok {
 				return n, err
 			}
@@ -411,8 +427,8 @@ func (_m *AuditEventQuery) Page(ctx context.Context, p Paging, opts ...AuditEven
 		}
 		return &AuditEventConnection{Edges: []*AuditEventEdge{}, TotalCount: total}, nil
 	}
-	if wantTotal && p.Total != nil {
-		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(p.Total(s.Dialect()), pageTotalColumn) })
+	if total := kept(); wantTotal && total != nil {
+		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(total, pageTotalColumn) })
 	} else if wantTotal {
 		// The count as a column of the page's statement: the copy's SQL,
 		// with the query's interceptors (the tenant filter) applied as
@@ -635,9 +651,16 @@ func (_m *AuditEventRecordQuery) Page(ctx context.Context, p Paging, opts ...Aud
 	// before the page's cursors, offset, limit and order are applied.
 	countQuery := _m.Clone()
 	countQuery.ctx.Fields = nil
+	// The kept total of this dialect, if any (a new selector each call).
+	kept := func() *sql.Selector {
+		if p.Total == nil {
+			return nil
+		}
+		return p.Total(_m.driver.Dialect())
+	}
 	count := func() (int, error) {
-		if p.Total != nil {
-			n, ok, err := keptTotal(ctx, _m.driver, p.Total(_m.driver.Dialect()))
+		if total := kept(); total != nil {
+			n, ok, err := keptTotal(ctx, _m.driver, total)
 			if err != nil || ok {
 				return n, err
 			}
@@ -654,8 +677,8 @@ func (_m *AuditEventRecordQuery) Page(ctx context.Context, p Paging, opts ...Aud
 		}
 		return &AuditEventRecordConnection{Edges: []*AuditEventRecordEdge{}, TotalCount: total}, nil
 	}
-	if wantTotal && p.Total != nil {
-		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(p.Total(s.Dialect()), pageTotalColumn) })
+	if total := kept(); wantTotal && total != nil {
+		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(total, pageTotalColumn) })
 	} else if wantTotal {
 		// The count as a column of the page's statement: the copy's SQL,
 		// with the query's interceptors (the tenant filter) applied as
@@ -878,9 +901,16 @@ func (_m *CreditorQuery) Page(ctx context.Context, p Paging, opts ...CreditorPag
 	// before the page's cursors, offset, limit and order are applied.
 	countQuery := _m.Clone()
 	countQuery.ctx.Fields = nil
+	// The kept total of this dialect, if any (a new selector each call).
+	kept := func() *sql.Selector {
+		if p.Total == nil {
+			return nil
+		}
+		return p.Total(_m.driver.Dialect())
+	}
 	count := func() (int, error) {
-		if p.Total != nil {
-			n, ok, err := keptTotal(ctx, _m.driver, p.Total(_m.driver.Dialect()))
+		if total := kept(); total != nil {
+			n, ok, err := keptTotal(ctx, _m.driver, total)
 			if err != nil || ok {
 				return n, err
 			}
@@ -897,8 +927,8 @@ func (_m *CreditorQuery) Page(ctx context.Context, p Paging, opts ...CreditorPag
 		}
 		return &CreditorConnection{Edges: []*CreditorEdge{}, TotalCount: total}, nil
 	}
-	if wantTotal && p.Total != nil {
-		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(p.Total(s.Dialect()), pageTotalColumn) })
+	if total := kept(); wantTotal && total != nil {
+		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(total, pageTotalColumn) })
 	} else if wantTotal {
 		// The count as a column of the page's statement: the copy's SQL,
 		// with the query's interceptors (the tenant filter) applied as
@@ -1121,9 +1151,16 @@ func (_m *DebtQuery) Page(ctx context.Context, p Paging, opts ...DebtPaginateOpt
 	// before the page's cursors, offset, limit and order are applied.
 	countQuery := _m.Clone()
 	countQuery.ctx.Fields = nil
+	// The kept total of this dialect, if any (a new selector each call).
+	kept := func() *sql.Selector {
+		if p.Total == nil {
+			return nil
+		}
+		return p.Total(_m.driver.Dialect())
+	}
 	count := func() (int, error) {
-		if p.Total != nil {
-			n, ok, err := keptTotal(ctx, _m.driver, p.Total(_m.driver.Dialect()))
+		if total := kept(); total != nil {
+			n, ok, err := keptTotal(ctx, _m.driver, total)
 			if err != nil || ok {
 				return n, err
 			}
@@ -1140,8 +1177,8 @@ func (_m *DebtQuery) Page(ctx context.Context, p Paging, opts ...DebtPaginateOpt
 		}
 		return &DebtConnection{Edges: []*DebtEdge{}, TotalCount: total}, nil
 	}
-	if wantTotal && p.Total != nil {
-		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(p.Total(s.Dialect()), pageTotalColumn) })
+	if total := kept(); wantTotal && total != nil {
+		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(total, pageTotalColumn) })
 	} else if wantTotal {
 		// The count as a column of the page's statement: the copy's SQL,
 		// with the query's interceptors (the tenant filter) applied as
@@ -1364,9 +1401,16 @@ func (_m *DebtInvoiceQuery) Page(ctx context.Context, p Paging, opts ...DebtInvo
 	// before the page's cursors, offset, limit and order are applied.
 	countQuery := _m.Clone()
 	countQuery.ctx.Fields = nil
+	// The kept total of this dialect, if any (a new selector each call).
+	kept := func() *sql.Selector {
+		if p.Total == nil {
+			return nil
+		}
+		return p.Total(_m.driver.Dialect())
+	}
 	count := func() (int, error) {
-		if p.Total != nil {
-			n, ok, err := keptTotal(ctx, _m.driver, p.Total(_m.driver.Dialect()))
+		if total := kept(); total != nil {
+			n, ok, err := keptTotal(ctx, _m.driver, total)
 			if err != nil || ok {
 				return n, err
 			}
@@ -1383,8 +1427,8 @@ func (_m *DebtInvoiceQuery) Page(ctx context.Context, p Paging, opts ...DebtInvo
 		}
 		return &DebtInvoiceConnection{Edges: []*DebtInvoiceEdge{}, TotalCount: total}, nil
 	}
-	if wantTotal && p.Total != nil {
-		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(p.Total(s.Dialect()), pageTotalColumn) })
+	if total := kept(); wantTotal && total != nil {
+		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(total, pageTotalColumn) })
 	} else if wantTotal {
 		// The count as a column of the page's statement: the copy's SQL,
 		// with the query's interceptors (the tenant filter) applied as
@@ -1607,9 +1651,16 @@ func (_m *DebtorQuery) Page(ctx context.Context, p Paging, opts ...DebtorPaginat
 	// before the page's cursors, offset, limit and order are applied.
 	countQuery := _m.Clone()
 	countQuery.ctx.Fields = nil
+	// The kept total of this dialect, if any (a new selector each call).
+	kept := func() *sql.Selector {
+		if p.Total == nil {
+			return nil
+		}
+		return p.Total(_m.driver.Dialect())
+	}
 	count := func() (int, error) {
-		if p.Total != nil {
-			n, ok, err := keptTotal(ctx, _m.driver, p.Total(_m.driver.Dialect()))
+		if total := kept(); total != nil {
+			n, ok, err := keptTotal(ctx, _m.driver, total)
 			if err != nil || ok {
 				return n, err
 			}
@@ -1626,8 +1677,8 @@ func (_m *DebtorQuery) Page(ctx context.Context, p Paging, opts ...DebtorPaginat
 		}
 		return &DebtorConnection{Edges: []*DebtorEdge{}, TotalCount: total}, nil
 	}
-	if wantTotal && p.Total != nil {
-		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(p.Total(s.Dialect()), pageTotalColumn) })
+	if total := kept(); wantTotal && total != nil {
+		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(total, pageTotalColumn) })
 	} else if wantTotal {
 		// The count as a column of the page's statement: the copy's SQL,
 		// with the query's interceptors (the tenant filter) applied as
@@ -1850,9 +1901,16 @@ func (_m *IdempotencyRecordQuery) Page(ctx context.Context, p Paging, opts ...Id
 	// before the page's cursors, offset, limit and order are applied.
 	countQuery := _m.Clone()
 	countQuery.ctx.Fields = nil
+	// The kept total of this dialect, if any (a new selector each call).
+	kept := func() *sql.Selector {
+		if p.Total == nil {
+			return nil
+		}
+		return p.Total(_m.driver.Dialect())
+	}
 	count := func() (int, error) {
-		if p.Total != nil {
-			n, ok, err := keptTotal(ctx, _m.driver, p.Total(_m.driver.Dialect()))
+		if total := kept(); total != nil {
+			n, ok, err := keptTotal(ctx, _m.driver, total)
 			if err != nil || ok {
 				return n, err
 			}
@@ -1869,8 +1927,8 @@ func (_m *IdempotencyRecordQuery) Page(ctx context.Context, p Paging, opts ...Id
 		}
 		return &IdempotencyRecordConnection{Edges: []*IdempotencyRecordEdge{}, TotalCount: total}, nil
 	}
-	if wantTotal && p.Total != nil {
-		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(p.Total(s.Dialect()), pageTotalColumn) })
+	if total := kept(); wantTotal && total != nil {
+		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(total, pageTotalColumn) })
 	} else if wantTotal {
 		// The count as a column of the page's statement: the copy's SQL,
 		// with the query's interceptors (the tenant filter) applied as
@@ -2093,9 +2151,16 @@ func (_m *InvoiceQuery) Page(ctx context.Context, p Paging, opts ...InvoicePagin
 	// before the page's cursors, offset, limit and order are applied.
 	countQuery := _m.Clone()
 	countQuery.ctx.Fields = nil
+	// The kept total of this dialect, if any (a new selector each call).
+	kept := func() *sql.Selector {
+		if p.Total == nil {
+			return nil
+		}
+		return p.Total(_m.driver.Dialect())
+	}
 	count := func() (int, error) {
-		if p.Total != nil {
-			n, ok, err := keptTotal(ctx, _m.driver, p.Total(_m.driver.Dialect()))
+		if total := kept(); total != nil {
+			n, ok, err := keptTotal(ctx, _m.driver, total)
 			if err != nil || ok {
 				return n, err
 			}
@@ -2112,8 +2177,8 @@ func (_m *InvoiceQuery) Page(ctx context.Context, p Paging, opts ...InvoicePagin
 		}
 		return &InvoiceConnection{Edges: []*InvoiceEdge{}, TotalCount: total}, nil
 	}
-	if wantTotal && p.Total != nil {
-		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(p.Total(s.Dialect()), pageTotalColumn) })
+	if total := kept(); wantTotal && total != nil {
+		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(total, pageTotalColumn) })
 	} else if wantTotal {
 		// The count as a column of the page's statement: the copy's SQL,
 		// with the query's interceptors (the tenant filter) applied as
@@ -2336,9 +2401,16 @@ func (_m *InvoiceArticleQuery) Page(ctx context.Context, p Paging, opts ...Invoi
 	// before the page's cursors, offset, limit and order are applied.
 	countQuery := _m.Clone()
 	countQuery.ctx.Fields = nil
+	// The kept total of this dialect, if any (a new selector each call).
+	kept := func() *sql.Selector {
+		if p.Total == nil {
+			return nil
+		}
+		return p.Total(_m.driver.Dialect())
+	}
 	count := func() (int, error) {
-		if p.Total != nil {
-			n, ok, err := keptTotal(ctx, _m.driver, p.Total(_m.driver.Dialect()))
+		if total := kept(); total != nil {
+			n, ok, err := keptTotal(ctx, _m.driver, total)
 			if err != nil || ok {
 				return n, err
 			}
@@ -2355,8 +2427,8 @@ func (_m *InvoiceArticleQuery) Page(ctx context.Context, p Paging, opts ...Invoi
 		}
 		return &InvoiceArticleConnection{Edges: []*InvoiceArticleEdge{}, TotalCount: total}, nil
 	}
-	if wantTotal && p.Total != nil {
-		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(p.Total(s.Dialect()), pageTotalColumn) })
+	if total := kept(); wantTotal && total != nil {
+		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(total, pageTotalColumn) })
 	} else if wantTotal {
 		// The count as a column of the page's statement: the copy's SQL,
 		// with the query's interceptors (the tenant filter) applied as
@@ -2579,9 +2651,16 @@ func (_m *PaymentQuery) Page(ctx context.Context, p Paging, opts ...PaymentPagin
 	// before the page's cursors, offset, limit and order are applied.
 	countQuery := _m.Clone()
 	countQuery.ctx.Fields = nil
+	// The kept total of this dialect, if any (a new selector each call).
+	kept := func() *sql.Selector {
+		if p.Total == nil {
+			return nil
+		}
+		return p.Total(_m.driver.Dialect())
+	}
 	count := func() (int, error) {
-		if p.Total != nil {
-			n, ok, err := keptTotal(ctx, _m.driver, p.Total(_m.driver.Dialect()))
+		if total := kept(); total != nil {
+			n, ok, err := keptTotal(ctx, _m.driver, total)
 			if err != nil || ok {
 				return n, err
 			}
@@ -2598,8 +2677,8 @@ func (_m *PaymentQuery) Page(ctx context.Context, p Paging, opts ...PaymentPagin
 		}
 		return &PaymentConnection{Edges: []*PaymentEdge{}, TotalCount: total}, nil
 	}
-	if wantTotal && p.Total != nil {
-		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(p.Total(s.Dialect()), pageTotalColumn) })
+	if total := kept(); wantTotal && total != nil {
+		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(total, pageTotalColumn) })
 	} else if wantTotal {
 		// The count as a column of the page's statement: the copy's SQL,
 		// with the query's interceptors (the tenant filter) applied as

@@ -1428,3 +1428,94 @@ func debtorDeref(s *string) string {
 	}
 	return *s
 }
+
+// TestDebtorsNameSearchTotal: the total of a NAME search alone is read on
+// PostgreSQL from the name suffixes the database keeps (no statement counts
+// the debtors), and equals the rows whatever the names, their changes and
+// the other clients; any other filter is counted. The suffixes themselves
+// are checked against the names when every API test ends (apitest).
+func TestDebtorsNameSearchTotal(t *testing.T) {
+	env := apitest.New(t)
+	admin := env.Admin()
+	clientID, _ := env.NewClient(t, "Names")
+	otherID, _ := env.NewClient(t, "Others")
+	names := []string{"Anders Andersson", "Alexander Sander", "Sandra Lind", "Örjan Ågren", "Åsa Öberg", "Ander"}
+	ids := map[string]string{}
+	for i, name := range names {
+		ids[name] = debtorNew(t, admin, clientID, debtorInput(name, debtorPersonnummer(200+i))).ID
+	}
+	// The same names at another client, which no total may count.
+	for i, name := range names {
+		debtorNew(t, admin, otherID, debtorInput(name, debtorPersonnummer(200+i)))
+	}
+	const totalOnly = `query($clientId: UUID!, $filter: DebtorFilter) {
+  debtors(clientId: $clientId, filter: $filter) { totalCount }
+}`
+	check := func(t *testing.T, term string, want int, extra apitest.Vars) {
+		t.Helper()
+		filter := apitest.Vars{"searchType": "NAME", "searchTerm": term}
+		for k, v := range extra {
+			filter[k] = v
+		}
+		env.Statements.Reset()
+		p := debtorList(t, admin, clientID, apitest.Vars{"rowsPerPage": 100, "filter": filter})
+		var only struct{ TotalCount int }
+		admin.Do(t, totalOnly, apitest.Vars{"clientId": clientID, "filter": filter}).Field(t, "debtors", &only)
+		past := debtorList(t, admin, clientID, apitest.Vars{"page": 9, "rowsPerPage": 5, "filter": filter})
+		if p.TotalCount != want || len(p.Nodes) != want || only.TotalCount != want || past.TotalCount != want {
+			t.Errorf("%v: totalCount %d with %d rows, %d alone, %d past the last page; want %d",
+				filter, p.TotalCount, len(p.Nodes), only.TotalCount, past.TotalCount, want)
+		}
+		if !env.Postgres || want == 0 {
+			return
+		}
+		kept := false
+		for _, q := range env.Statements.Log() {
+			kept = kept || strings.Contains(q, "debtor_name_suffixes")
+			if strings.Contains(q, `COUNT("debtors"."id")`) {
+				if len(extra) == 0 {
+					t.Errorf("%v: a statement counts the debtors: %s", filter, q)
+				}
+				kept = false
+			}
+		}
+		if kept != (len(extra) == 0) {
+			t.Errorf("%v: read the kept suffixes %v, want %v", filter, kept, len(extra) == 0)
+		}
+	}
+	for _, tc := range []struct {
+		term string
+		want int
+	}{
+		{"ander", 3},       // "Anders Andersson" holds it twice: one debtor
+		{"  ANDER ", 3},    // trimmed, any case
+		{"anders", 1},      // "anders andersson"
+		{"sander", 1},      // not "sandra"
+		{"and", 4},         // and Sandra
+		{"s a", 1},         // across the space: "anders andersson"
+		{"n", 5},           // all but "åsa öberg"
+		{"örjan ågren", 1}, // the whole name, letters of two bytes
+		{"ö", 2},
+		{"åsa öberg!", 0},
+		{"zz", 0},
+		{"%", 0}, // a pattern character is a letter like any other
+		{"_", 0},
+	} {
+		t.Run(tc.term, func(t *testing.T) { check(t, tc.term, tc.want, nil) })
+	}
+	t.Run("with another filter it is counted", func(t *testing.T) {
+		check(t, "ander", 3, apitest.Vars{"isCompleted": false})
+		check(t, "ander", 0, apitest.Vars{"isCompleted": true})
+	})
+	t.Run("a renamed debtor is found by its new name only", func(t *testing.T) {
+		var d debtorOut
+		debtorUpdate(t, admin, clientID, ids["Ander"], debtorInput("Sven Ek", debtorPersonnummer(205))).Field(t, "updateDebtor", &d)
+		check(t, "ander", 2, nil)
+		check(t, "sven ek", 1, nil)
+		// An update that keeps the name (a new address) keeps it found.
+		debtorUpdate(t, admin, clientID, ids["Åsa Öberg"], debtorInput("Åsa Öberg", debtorPersonnummer(204),
+			apitest.Vars{"address": apitest.Vars{"address1": "Ny väg 2", "zipCode": "111 22", "city": "Stockholm", "countryCode": "SE"}})).
+			Field(t, "updateDebtor", &d)
+		check(t, "öberg", 1, nil)
+	})
+}

@@ -268,6 +268,9 @@ func startVia(t testing.TB, b *backend, via func(string) string, configure func(
 	// After the test (and its server: cleanups run last first), the counts
 	// the database keeps must equal the rows, whatever the test did.
 	t.Cleanup(func() { checkDebtCounts(t, db.SQL) })
+	if b.postgres {
+		t.Cleanup(func() { checkNameSuffixes(t, db.SQL) })
+	}
 	if err := auth.Bootstrap(ctx, db.Client, AdminKey, io.Discard); err != nil {
 		t.Fatal(err)
 	}
@@ -452,5 +455,39 @@ func checkDebtCounts(t testing.TB, db *sql.DB) {
 	}
 	if err := rows.Err(); err != nil {
 		t.Logf("debt counts not checked: %v", err)
+	}
+}
+
+// nameSuffixesDrift lists the rows by which debtor_name_suffixes differs
+// from the suffixes of the debtors' name_key: "missing" from the table, or
+// "extra" in it.
+const nameSuffixesDrift = `WITH want AS (
+  SELECT d.client_id, substr(d.name_key, i) AS suffix, d.id AS debtor_id
+    FROM debtors d, generate_series(1, char_length(d.name_key)) AS i)
+(SELECT 'missing', client_id, suffix, debtor_id FROM (SELECT * FROM want EXCEPT ALL SELECT * FROM ` + store.DebtorNameSuffixes + `) m)
+UNION ALL
+(SELECT 'extra', client_id, suffix, debtor_id FROM (SELECT * FROM ` + store.DebtorNameSuffixes + ` EXCEPT ALL SELECT * FROM want) x)
+LIMIT 10`
+
+// checkNameSuffixes fails t when the debtors' name suffixes (PostgreSQL)
+// have drifted from their names. A database the test has made unreachable
+// is logged, not failed.
+func checkNameSuffixes(t testing.TB, db *sql.DB) {
+	rows, err := db.QueryContext(context.Background(), nameSuffixesDrift)
+	if err != nil {
+		t.Logf("name suffixes not checked: %v", err)
+		return
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var kind, client, suffix, debtor string
+		if err := rows.Scan(&kind, &client, &suffix, &debtor); err != nil {
+			t.Errorf("name suffixes: %v", err)
+			return
+		}
+		t.Errorf("debtor_name_suffixes: %s row (client %s, suffix %q, debtor %s)", kind, client, suffix, debtor)
+	}
+	if err := rows.Err(); err != nil {
+		t.Logf("name suffixes not checked: %v", err)
 	}
 }

@@ -781,3 +781,43 @@ func TestDebtCountsOfAnExistingDatabase(t *testing.T) {
 		})
 	}
 }
+
+// TestNameSuffixesOfAnExistingDatabase: a PostgreSQL database with debtors
+// from before debtor_name_suffixes gets every suffix of their names when
+// migrated (the cleanup of apitest compares the table with the names), and
+// the NAME search total reads it.
+func TestNameSuffixesOfAnExistingDatabase(t *testing.T) {
+	env := postgresEnv(t)
+	ctx := context.Background()
+	mustSeed(t, env.DB, smallConfig(t), seed.Options{})
+	for _, s := range []string{
+		"DROP TABLE " + store.DebtorNameSuffixes,
+		"DROP FUNCTION debtql_name_suffixes_insert() CASCADE", "DROP FUNCTION debtql_name_suffixes_update() CASCADE",
+		"DROP FUNCTION debtql_name_suffixes_delete() CASCADE", "DROP FUNCTION debtql_name_suffixes_truncate() CASCADE",
+		"DELETE FROM " + store.RevisionTable + " WHERE name = 'debtor_name_suffixes'",
+		// A change made while nothing kept the suffixes.
+		"UPDATE debtors SET name = 'Zyxel Qvist', name_key = 'zyxel qvist' WHERE id = (SELECT id FROM debtors ORDER BY id LIMIT 1)",
+	} {
+		if _, err := env.DB.SQL.ExecContext(ctx, s); err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+	}
+	if err := env.DB.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var clientID string
+	var suffixes int
+	if err := env.DB.SQL.QueryRowContext(ctx, "SELECT client_id, (SELECT count(*) FROM "+store.DebtorNameSuffixes+
+		") FROM debtors WHERE name_key = 'zyxel qvist'").Scan(&clientID, &suffixes); err != nil {
+		t.Fatal(err)
+	}
+	if suffixes == 0 {
+		t.Fatal("no name suffixes after migrating")
+	}
+	var p struct{ TotalCount int }
+	env.Admin().Do(t, `query($c: UUID!) { debtors(clientId: $c, filter: {searchType: NAME, searchTerm: "XEL Q"}) { totalCount } }`,
+		apitest.Vars{"c": clientID}).Field(t, "debtors", &p)
+	if p.TotalCount != 1 {
+		t.Errorf("NAME search of the renamed debtor: totalCount %d, want 1", p.TotalCount)
+	}
+}
