@@ -392,8 +392,11 @@ func (r *Resolver) lockedDebt(ctx context.Context, clientID string, id scalar.In
 // Every payment on a debt updates the debt's row and its item's, whose row
 // locks are held until COMMIT, so payments on one debt queue behind one
 // another for as long as those locks are held. On PostgreSQL the payment is
-// booked by one statement (bookPayment), which takes the locks, inserts the
-// payment and writes the audit event; the commit follows. On SQLite, which
+// booked by one statement (bookPayments), which takes the locks, inserts the
+// payment and writes the audit event; the commit follows. Without a
+// transaction (SingleStatement), payments on one debt that arrive while one
+// is being booked are booked together by one such statement when it ends
+// (paymentQueues). On SQLite, which
 // runs one write transaction at a time, the checks, the reads and the insert
 // come first, the two updates last, each one statement that returns the new
 // amount; then the audit event (whose statuses come from those amounts).
@@ -419,13 +422,21 @@ func (r *Resolver) addDebtPayment(ctx context.Context, clientID string, in colle
 	if single || tx.Dialect() == dialect.Postgres {
 		// In a transaction, or alone (SingleStatement): the statement is
 		// atomic either way.
-		var q querier = tx
-		if single {
-			q = r.client
+		actor, err := r.auditActor(ctx)
+		if err != nil {
+			return nil, err
 		}
-		p, err := r.bookPayment(ctx, q, clientID, in)
-		if p != nil || err != nil {
-			return p, err
+		m := &paymentMember{in: in, actor: actor}
+		if single {
+			err = r.bookQueued(ctx, clientID, m)
+		} else {
+			err = r.bookPayments(ctx, tx, clientID, in.DebtID, []*paymentMember{m})
+		}
+		if err != nil {
+			return nil, err
+		}
+		if m.p != nil {
+			return m.p, nil
 		}
 		// Nothing was booked: say why.
 		if _, _, err := r.payableDebt(ctx, clientID, in); err != nil {

@@ -3,6 +3,7 @@ package graph
 import (
 	"context"
 	stdsql "database/sql"
+	"fmt"
 	"strings"
 	"time"
 
@@ -16,40 +17,61 @@ import (
 	"github.com/debtql/debtql/ent/payment"
 	"github.com/debtql/debtql/internal/audit"
 	"github.com/debtql/debtql/internal/collection"
+	"github.com/debtql/debtql/internal/scalar"
 )
 
-// bookPayment books a payment on PostgreSQL in one statement and returns
-// it with its debt and item, or nil when nothing was booked (the debt is
-// not the client's, is withdrawn, or the item is not one of its own: the
+// paymentMember is one payment of a booking: the request's record and
+// actor, and the payment booked for it (with its debt and item as they
+// were right after it), nil when nothing was booked for it (the debt is not
+// the client's, is withdrawn, or the item is not one of its own: the
 // caller says which).
+type paymentMember struct {
+	in    collection.PaymentRecord
+	actor auditActor
+	p     *ent.Payment
+}
+
+// bookPayments books payments on one debt of a client on PostgreSQL, in
+// one statement, as if one after another in the order given.
 //
 // Payments on one debt queue on its row lock, held from the debt's update
 // to COMMIT, so the work inside that hold is what bounds payments per
-// second on one debt (docs/performance.md). The statement's data-modifying
-// CTEs update the debt (taking its lock, and re-checking that it is not
-// withdrawn), then its item, insert the payment, the audit event and its
-// records, in one round trip; the debt's statuses before and after, for
-// the event, are computed in the same statement from the sum the locked
-// update wrote (audit.DebtSQL, which mirrors ProjectDebt), so they are exact
-// however payments race. What follows inside the hold is the answer's
-// resolution (no query for the debt and item) and the commit; or, when
-// the statement runs alone (SingleStatement), its own commit only.
+// second on one debt (docs/performance.md); booking several in one
+// statement takes the lock, and commits, once for all of them. The
+// statement's data-modifying CTEs update the debt by their sum (taking its
+// lock, and re-checking that it is not withdrawn), then each item by its
+// members' sum, insert the payments, one audit event per payment and its
+// records, in one round trip. Each member's paid amount before and after
+// is the running sum in the members' order from the amount the locked
+// update found; its event's statuses are computed from them in the same
+// statement (audit.DebtSQL, which mirrors ProjectDebt), so they are exact
+// however payments race, and the events, whose ids are drawn in the
+// members' order, read in id order as the payments' sequence. What follows
+// inside the hold is the answer's resolution (no query for the debt and
+// item) and the commit; or, when the statement runs alone
+// (SingleStatement), its own commit only.
 //
-// All sub-statements run on one snapshot taken before the lock is granted;
-// the updates still add to the newest committed amounts, since PostgreSQL
-// re-reads a row that changed while it waited (READ COMMITTED).
-func (r *Resolver) bookPayment(ctx context.Context, tx querier, clientID string, in collection.PaymentRecord) (*ent.Payment, error) {
-	actor, err := r.auditActor(ctx)
-	if err != nil {
-		return nil, err
-	}
+// A member whose item is not one of the debt's books nothing and the others
+// still book; when the debt is not the client's or is withdrawn, none
+// books. All sub-statements run on one snapshot taken before the lock is
+// granted; the updates still add to the newest committed amounts, since
+// PostgreSQL re-reads a row that changed while it waited (READ COMMITTED).
+func (r *Resolver) bookPayments(ctx context.Context, tx querier, clientID string, debtID scalar.IntID, members []*paymentMember) error {
 	now := time.Now().UTC().Truncate(time.Microsecond)
 	at := r.clock.At()
-	amount := int64(in.Amount)
-
+	n := len(members)
+	amounts, items := make([]int64, n), make([]int64, n)
+	dates, keyIDs, keyNames, roles, operations, requestIDs := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	for i, m := range members {
+		if m.in.DebtID != debtID {
+			return fmt.Errorf("graph: a payment on debt %d in a booking of debt %d", m.in.DebtID, debtID)
+		}
+		amounts[i], items[i], dates[i] = int64(m.in.Amount), int64(m.in.InvoiceID), m.in.TransactionDate.String()
+		keyIDs[i], keyNames[i], roles[i], operations[i], requestIDs[i] = m.actor.keyID, m.actor.keyName, m.actor.role.String(), m.actor.operation, m.actor.requestID
+		m.p = nil
+	}
 	// The arguments, each once ($1 … $11), then the statuses' (DebtSQL).
-	args := []any{amount, now, int64(in.DebtID), clientID, int64(in.InvoiceID), in.TransactionDate.String(),
-		actor.keyID, actor.keyName, actor.role.String(), actor.operation, actor.requestID}
+	args := []any{amounts, items, dates, keyIDs, keyNames, roles, operations, requestIDs, now, int64(debtID), clientID}
 	b := &sql.Builder{}
 	b.SetDialect(dialect.Postgres)
 	b.SetTotal(len(args))
@@ -71,64 +93,84 @@ func (r *Resolver) bookPayment(ctx context.Context, tx querier, clientID string,
 			}
 		}
 	}
-	w("WITH d AS (UPDATE debts SET paid_amount = paid_amount + $1, updated_at = $2",
-		" WHERE id = $3 AND client_id = $4::uuid AND withdrawn_at IS NULL",
-		" AND EXISTS (SELECT 1 FROM debt_invoices WHERE id = $5 AND debt_id = $3)",
-		" RETURNING ", cols("", debt.Columns), ", paid_amount - $1 AS paid_before),\n")
-	w("i AS (UPDATE debt_invoices SET paid_amount = paid_amount + $1",
-		" WHERE id = $5 AND debt_id = (SELECT id FROM d)",
-		" RETURNING ", cols("", debtinvoice.Columns), "),\n")
-	w("p AS (INSERT INTO payments (created_at, client_id, amount, transaction_date, source, debt_id, debt_invoice_id)",
-		" SELECT $2, $4::uuid, $1, $6::date, '", payment.SourceREPORTED.String(), "', i.debt_id, i.id FROM i",
+	// m: the members whose item is the debt's, numbered in their order.
+	w("WITH m AS (SELECT u.* FROM unnest($1::bigint[], $2::bigint[], $3::date[], $4::uuid[], $5::text[], $6::text[], $7::text[], $8::text[])",
+		" WITH ORDINALITY AS u(amount, invoice_id, transaction_date, key_id, key_name, role, operation, request_id, n)",
+		" WHERE EXISTS (SELECT 1 FROM debt_invoices WHERE id = u.invoice_id AND debt_id = $10)),\n")
+	w("d AS (UPDATE debts SET paid_amount = paid_amount + (SELECT sum(amount) FROM m), updated_at = $9",
+		" WHERE id = $10 AND client_id = $11::uuid AND withdrawn_at IS NULL AND EXISTS (SELECT 1 FROM m)",
+		" RETURNING ", cols("", debt.Columns), ", paid_amount - (SELECT sum(amount) FROM m) AS paid_before),\n")
+	// o: the members booked (none when the debt was not updated), with the
+	// debt's paid amount after each; mm: their payment's and event's ids,
+	// drawn in the members' order.
+	w("o AS (SELECT m.*, d.paid_before + sum(m.amount) OVER (ORDER BY m.n) AS paid_after FROM m, d ORDER BY m.n),\n")
+	w("mm AS (SELECT o.*, nextval(pg_get_serial_sequence('payments', 'id')) AS payment_id,",
+		" nextval(pg_get_serial_sequence('audit_events', 'id')) AS event_id FROM o),\n")
+	w("i AS (UPDATE debt_invoices AS t SET paid_amount = t.paid_amount + s.total",
+		" FROM (SELECT invoice_id, sum(amount) AS total FROM mm GROUP BY invoice_id) AS s",
+		" WHERE t.id = s.invoice_id RETURNING ", cols("t", debtinvoice.Columns), "),\n")
+	w("p AS (INSERT INTO payments (id, created_at, client_id, amount, transaction_date, source, debt_id, debt_invoice_id)",
+		" SELECT payment_id, $9, $11::uuid, amount, transaction_date, '", payment.SourceREPORTED.String(), "', $10, invoice_id FROM mm ORDER BY n",
 		" RETURNING ", cols("", payment.Columns), "),\n")
-	w("e AS (INSERT INTO audit_events (created_at, client_id, api_key_id, api_key_name, role, operation, request_id, debt_id)",
-		" SELECT $2, $4::uuid, $7::uuid, $8, $9, $10, $11, d.id FROM d RETURNING id),\n")
-	// The event's records in the order the other mutations write them:
+	w("e AS (INSERT INTO audit_events (id, created_at, client_id, api_key_id, api_key_name, role, operation, request_id, debt_id)",
+		" SELECT event_id, $9, $11::uuid, key_id, key_name, role, operation, request_id, $10 FROM mm ORDER BY n RETURNING id),\n")
+	// Each event's records in the order the other mutations write them:
 	// the payment, the debt (with its statuses), the item.
 	w("r AS (INSERT INTO audit_event_records (client_id, event_id, record_type, record_id, before, after)",
-		" SELECT $4::uuid, e.id, x.record_type, x.record_id, x.before, x.after FROM e, (",
-		"SELECT 1 AS n, '", auditeventrecord.RecordTypePAYMENT.String(), "' AS record_type, p.id::text AS record_id, NULL::jsonb AS before, NULL::jsonb AS after FROM p",
+		" SELECT $11::uuid, mm.event_id, x.record_type, x.record_id, x.before, x.after FROM mm, d, LATERAL (",
+		"SELECT 1 AS k, '", auditeventrecord.RecordTypePAYMENT.String(), "' AS record_type, mm.payment_id::text AS record_id, NULL::jsonb AS before, NULL::jsonb AS after",
 		" UNION ALL SELECT 2, '", auditeventrecord.RecordTypeDEBT.String(), "', d.id::text, ",
-		audit.DebtSQL("d.original_amount", "d.paid_before", "d.withdrawn_at", "d.created_at", at), ", ",
-		audit.DebtSQL("d.original_amount", "d.paid_amount", "d.withdrawn_at", "d.created_at", at), " FROM d",
-		" UNION ALL SELECT 3, '", auditeventrecord.RecordTypeDEBT_INVOICE.String(), "', i.id::text, NULL, NULL FROM i",
-		") x ORDER BY x.n RETURNING id)\n")
-	w("SELECT ", cols("d", debt.Columns), ", ", cols("i", debtinvoice.Columns), ", ", cols("p", payment.Columns), " FROM d, i, p")
+		audit.DebtSQL("d.original_amount", "(mm.paid_after - mm.amount)", "d.withdrawn_at", "d.created_at", at), ", ",
+		audit.DebtSQL("d.original_amount", "mm.paid_after", "d.withdrawn_at", "d.created_at", at),
+		" UNION ALL SELECT 3, '", auditeventrecord.RecordTypeDEBT_INVOICE.String(), "', mm.invoice_id::text, NULL, NULL",
+		") x ORDER BY mm.n, x.k RETURNING id)\n")
+	// Per member: its number, the debt's and its item's paid amounts right
+	// after it, the debt, the item and the payment.
+	w("SELECT mm.n, mm.paid_after, i.paid_amount - coalesce(sum(mm.amount) OVER (PARTITION BY mm.invoice_id ORDER BY mm.n DESC",
+		" ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0), ",
+		cols("d", debt.Columns), ", ", cols("i", debtinvoice.Columns), ", ", cols("p", payment.Columns),
+		" FROM mm, d, i, p WHERE i.id = mm.invoice_id AND p.id = mm.payment_id")
 
 	query, exprArgs := b.Query()
 	rows, err := tx.QueryContext(ctx, query, append(args, exprArgs...)...)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer rows.Close()
-	if !rows.Next() {
-		return nil, rows.Err()
-	}
 	db := r.db(ctx)
-	var row ent.RowScanner
-	d, err := row.ScanDebt(db, debt.Columns)
-	if err != nil {
-		return nil, err
+	for rows.Next() {
+		var row ent.RowScanner
+		var k, paid, itemPaid int64
+		row.Dest = append(row.Dest, &k, &paid, &itemPaid)
+		d, err := row.ScanDebt(db, debt.Columns)
+		if err != nil {
+			return err
+		}
+		item, err := row.ScanDebtInvoice(db, debtinvoice.Columns)
+		if err != nil {
+			return err
+		}
+		p, err := row.ScanPayment(db, payment.Columns)
+		if err != nil {
+			return err
+		}
+		if err := rows.Scan(row.Dest...); err != nil {
+			return err
+		}
+		if err := row.Done(); err != nil {
+			return err
+		}
+		if k < 1 || k > int64(n) || members[k-1].p != nil {
+			return fmt.Errorf("graph: the payment statement answered for member %d of %d twice or out of range", k, n)
+		}
+		d.PaidAmount, item.PaidAmount = collection.Money(paid), collection.Money(itemPaid)
+		p.SetLoadedEdges(d, item)
+		members[k-1].p = p
 	}
-	item, err := row.ScanDebtInvoice(db, debtinvoice.Columns)
-	if err != nil {
-		return nil, err
+	if err := rows.Err(); err != nil {
+		return err
 	}
-	p, err := row.ScanPayment(db, payment.Columns)
-	if err != nil {
-		return nil, err
-	}
-	if err := rows.Scan(row.Dest...); err != nil {
-		return nil, err
-	}
-	if err := row.Done(); err != nil {
-		return nil, err
-	}
-	if err := rows.Close(); err != nil {
-		return nil, err
-	}
-	p.SetLoadedEdges(d, item)
-	return p, nil
+	return rows.Close()
 }
 
 // querier runs a hand-written query: the mutation's transaction, or the

@@ -3,9 +3,13 @@ package graph_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -430,4 +434,195 @@ func TestPaymentWithoutTransaction(t *testing.T) {
 	if d.PaidAmount != "3.00" || len(d.Payments) != 3 || d.Invoices[0].PaidAmount != "3.00" {
 		t.Errorf("after three payments of 1.00: %+v", d)
 	}
+}
+
+// TestPaymentsBookedTogether (PostgreSQL): payments on one debt that arrive
+// while one of its payments is being booked are booked together, by fewer
+// statements than payments, each exactly as if booked one after another:
+// every answer shows the debt and its item as they were right after its
+// own payment, and the audit events, in id order, chain the paid amount
+// from the first payment to the last, each naming its own payment. A
+// payment on another debt's item is refused on its own; a request that
+// goes away while it waits is not booked.
+func TestPaymentsBookedTogether(t *testing.T) {
+	env := apitest.New(t)
+	if !env.Postgres {
+		t.Skip("bookings without a transaction are PostgreSQL's")
+	}
+	clientID, _ := env.NewClient(t, "Batch AB")
+	vars := createPaymentDebtVars(clientID, "F-1", "1000.00")
+	items := vars["i"].(apitest.Vars)["debts"].([]apitest.Vars)
+	second := maps.Clone(items[0])
+	second["invoiceNumber"] = "F-2"
+	vars["i"].(apitest.Vars)["debts"] = append(items, second)
+	var created struct {
+		CreateDebt struct {
+			ID       int
+			Invoices []struct{ ID int }
+		}
+	}
+	env.Admin().Do(t, createPaymentDebt, vars).OK(t, &created)
+	debtID, itemA, itemB := created.CreateDebt.ID, created.CreateDebt.Invoices[0].ID, created.CreateDebt.Invoices[1].ID
+	_, otherItem := paymentDebtOf(t, env, clientID, "F-9", "10.00")
+	ctx := context.Background()
+
+	// Hold the debt's row, so that the first payment waits for it and the
+	// others queue behind that booking.
+	tx, err := env.DB.SQL.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = tx.Rollback() }()
+	if _, err := tx.ExecContext(ctx, `UPDATE debts SET updated_at = now() WHERE id = $1`, debtID); err != nil {
+		t.Fatal(err)
+	}
+	const answer = `mutation($c: UUID!, $i: DebtPaymentInput!) {
+  addDebtPayment(clientId: $c, input: $i) { id amount debt { paidAmount } invoice { id paidAmount } } }`
+	type paid struct {
+		ID     int
+		Amount string
+		Debt   struct{ PaidAmount string }
+		Inv    struct {
+			ID         int
+			PaidAmount string
+		} `json:"invoice"`
+	}
+	env.Statements.Reset()
+	const n = 12
+	answers := make([]paid, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			item := []int{itemA, itemB}[i%2]
+			r := env.Admin().Do(t, answer, apitest.Vars{"c": clientID, "i": paymentInput(debtID, item, fmt.Sprintf("%d.00", i+1))})
+			r.Field(t, "addDebtPayment", &answers[i])
+		}()
+	}
+	for waited := time.Duration(0); ; waited += 10 * time.Millisecond {
+		var waiting int
+		if err := env.DB.SQL.QueryRowContext(ctx, `SELECT count(*) FROM pg_stat_activity
+		  WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%UPDATE debts%'`).Scan(&waiting); err != nil {
+			t.Fatal(err)
+		}
+		if waiting > 0 {
+			break
+		}
+		if waited > 10*time.Second {
+			t.Fatal("no payment waited for the debt's row")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	// While the first waits: a payment naming another debt's item, and one
+	// whose request goes away while it waits.
+	refused := make(chan *apitest.Response, 1)
+	go func() {
+		refused <- env.Admin().Do(t, answer, apitest.Vars{"c": clientID, "i": paymentInput(debtID, otherItem, "500.00")})
+	}()
+	gone, cancel := context.WithCancel(ctx)
+	goneDone := make(chan error, 1)
+	go func() {
+		body, _ := json.Marshal(map[string]any{"query": answer, "variables": apitest.Vars{"c": clientID, "i": paymentInput(debtID, itemA, "700.00")}})
+		req, _ := http.NewRequestWithContext(gone, http.MethodPost, env.URL+"/graphql", bytes.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Bearer "+apitest.AdminKey)
+		resp, err := http.DefaultClient.Do(req)
+		if err == nil {
+			_ = resp.Body.Close()
+		}
+		goneDone <- err
+	}()
+	time.Sleep(300 * time.Millisecond) // the other requests arrive and queue
+	cancel()
+	if err := <-goneDone; err == nil {
+		t.Fatal("the abandoned request was answered")
+	}
+	time.Sleep(100 * time.Millisecond) // the server sees it go
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	r := <-refused
+	if r.Status == http.StatusOK && len(r.Errors) == 0 {
+		t.Errorf("a payment on another debt's item was booked: %s", r)
+	}
+
+	// n payments of 1.00 … n.00: 78.00, by fewer statements.
+	bookings := 0
+	for _, q := range env.Statements.Log() {
+		if strings.Contains(q, "INSERT INTO payments") {
+			bookings++
+		}
+	}
+	if bookings >= n {
+		t.Errorf("%d payments were booked by %d statements: none together", n, bookings)
+	}
+	d := readDebt(t, env, clientID, debtID)
+	if d.PaidAmount != "78.00" || len(d.Payments) != n || d.Invoices[0].PaidAmount != "36.00" || d.Invoices[1].PaidAmount != "42.00" {
+		t.Fatalf("after %d payments: %+v", n, d)
+	}
+
+	// The events in id order: each names its payment, and the paid amount
+	// runs from 0 to 78.00 through each payment's amount.
+	rows, err := env.DB.SQL.QueryContext(ctx, `SELECT p.record_id, (d.before->>'paidAmount')::bigint, (d.after->>'paidAmount')::bigint,
+	    string_agg(x.record_type, ',' ORDER BY x.id)
+	  FROM audit_events e
+	  JOIN audit_event_records p ON p.event_id = e.id AND p.record_type = 'PAYMENT'
+	  JOIN audit_event_records d ON d.event_id = e.id AND d.record_type = 'DEBT'
+	  JOIN audit_event_records x ON x.event_id = e.id
+	 WHERE e.debt_id = $1 AND e.operation = 'addDebtPayment'
+	 GROUP BY e.id, p.record_id, d.before, d.after ORDER BY e.id`, debtID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	byID := map[string]paid{}
+	for _, a := range answers {
+		byID[strconv.Itoa(a.ID)] = a
+	}
+	var before int64
+	itemPaid := map[int]int64{}
+	events := 0
+	for rows.Next() {
+		var payment string
+		var from, to int64
+		var types string
+		if err := rows.Scan(&payment, &from, &to, &types); err != nil {
+			t.Fatal(err)
+		}
+		events++
+		a, ok := byID[payment]
+		if !ok {
+			t.Fatalf("event %d names payment %s, which no answer has", events, payment)
+		}
+		amount := money(t, a.Amount)
+		itemPaid[a.Inv.ID] += amount
+		if from != before || to != from+amount || money(t, a.Debt.PaidAmount) != to || money(t, a.Inv.PaidAmount) != itemPaid[a.Inv.ID] {
+			t.Errorf("event %d (payment %s of %s): paid %d -> %d after %d; its answer: debt %s, item %s (want item %d)",
+				events, payment, a.Amount, from, to, before, a.Debt.PaidAmount, a.Inv.PaidAmount, itemPaid[a.Inv.ID])
+		}
+		if types != "PAYMENT,DEBT,DEBT_INVOICE" {
+			t.Errorf("event %d: records %v", events, types)
+		}
+		before = to
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if events != n || before != 7800 {
+		t.Errorf("%d events up to %d, want %d up to 7800", events, before, n)
+	}
+}
+
+// money is an amount as the API writes it ("12.30") in öre.
+func money(t *testing.T, s string) int64 {
+	t.Helper()
+	whole, frac, ok := strings.Cut(s, ".")
+	k, err1 := strconv.ParseInt(whole, 10, 64)
+	f, err2 := strconv.ParseInt(frac, 10, 64)
+	if !ok || len(frac) != 2 || err1 != nil || err2 != nil {
+		t.Fatalf("not an amount: %q", s)
+	}
+	return k*100 + f
 }

@@ -57,11 +57,14 @@ type Resolver struct {
 	locker Locker
 	// requestID names the request of a context, for the audit trail.
 	requestID func(context.Context) string
+	// payments books together the payments on one debt that arrive while
+	// one is being booked (PostgreSQL, without a transaction).
+	payments *paymentQueues
 }
 
 // NewResolver returns the root resolver.
 func NewResolver(client *ent.Client, clock Clock, locker Locker) *Resolver {
-	return &Resolver{client: client, clock: clock, locker: locker}
+	return &Resolver{client: client, clock: clock, locker: locker, payments: &paymentQueues{}}
 }
 
 // UseRequestIDs tells the resolver how to find a request's id (the

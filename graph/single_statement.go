@@ -8,7 +8,7 @@ import (
 )
 
 // What a payment's answer may select to be answered from what the
-// statement that books it returns (bookPayment), with no further query and
+// statement that books it returns (bookPayments), with no further query and
 // nothing that can fail: the payment's own fields, and its debt's and
 // item's fields that are columns or computed from them. Anything else (the
 // debtor, the debt's items, payments or events, the item's invoice) is
