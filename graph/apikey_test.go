@@ -1,9 +1,11 @@
 package graph_test
 
 import (
+	"context"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/debtql/debtql/internal/apitest"
 )
@@ -137,4 +139,85 @@ func TestRevokeAPIKey(t *testing.T) {
 	if keys.TotalCount != 2 || len(keys.Nodes) != 2 || keys.Nodes[0].ID != id || keys.Nodes[0].RevokedAt == nil {
 		t.Errorf("apiKeys is %+v, want the revoked key first (newest) and the bootstrap key", keys)
 	}
+}
+
+// TestAPIKeyCache (PostgreSQL): a key in use is answered from the server's
+// cache, without a statement, and a key revoked by another process (the
+// CLI, another replica, an operator's SQL: here a connection of the test's
+// own) is refused as soon as its notification arrives; also when the
+// cache's listening connection was lost at the moment of the revocation.
+func TestAPIKeyCache(t *testing.T) {
+	env := apitest.New(t)
+	if !env.Postgres {
+		t.Skip("the key cache listens for PostgreSQL's notifications")
+	}
+	ctx := context.Background()
+	const viewer = `{ viewer { role } }`
+	readsKeys := func() bool {
+		for _, q := range env.Statements.Log() {
+			if strings.Contains(q, `FROM "api_keys"`) {
+				return true
+			}
+		}
+		return false
+	}
+	// refusedSoon waits up to 5 s for the key to be refused.
+	refusedSoon := func(t *testing.T, secret string) {
+		t.Helper()
+		for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+			r := env.As(secret).Do(t, viewer, nil)
+			if r.Status == http.StatusUnauthorized {
+				r.Refused(t, http.StatusUnauthorized, "UNAUTHENTICATED", "")
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("a key revoked elsewhere is still accepted after 5 s: %s", r)
+			}
+		}
+	}
+	revokeElsewhere := func(t *testing.T, id string) {
+		t.Helper()
+		if _, err := env.DB.SQL.ExecContext(ctx, "UPDATE api_keys SET revoked_at = now() WHERE id = $1", id); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	t.Run("cached, then revoked elsewhere", func(t *testing.T) {
+		id, secret := env.NewKey(t, "ADMIN", "")
+		env.As(secret).Do(t, viewer, nil).OK(t, nil)
+		env.Statements.Reset()
+		env.As(secret).Do(t, viewer, nil).OK(t, nil)
+		if readsKeys() {
+			t.Error("a key in use was read from the database again")
+		}
+		revokeElsewhere(t, id)
+		refusedSoon(t, secret)
+	})
+	t.Run("revoked while the listener is cut off", func(t *testing.T) {
+		id, secret := env.NewKey(t, "ADMIN", "")
+		env.As(secret).Do(t, viewer, nil).OK(t, nil)
+		res, err := env.DB.SQL.ExecContext(ctx, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+		  WHERE datname = current_database() AND query LIKE 'LISTEN %' AND pid <> pg_backend_pid()`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n, _ := res.RowsAffected(); n < 1 {
+			t.Fatal("no listening connection to cut")
+		}
+		revokeElsewhere(t, id)
+		refusedSoon(t, secret)
+		// And it listens again: a key in use is cached again.
+		for deadline := time.Now().Add(5 * time.Second); !env.Server.KeyCacheLive(); time.Sleep(10 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatal("the key cache did not listen again within 5 s")
+			}
+		}
+		_, other := env.NewKey(t, "ADMIN", "")
+		env.As(other).Do(t, viewer, nil).OK(t, nil)
+		env.Statements.Reset()
+		env.As(other).Do(t, viewer, nil).OK(t, nil)
+		if readsKeys() {
+			t.Error("after reconnecting, a key in use was read from the database again")
+		}
+	})
 }

@@ -1,6 +1,7 @@
 package graph_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -1446,7 +1447,7 @@ func TestDebtorsNameSearchTotal(t *testing.T) {
 	}
 	// The same names at another client, which no total may count.
 	for i, name := range names {
-		debtorNew(t, admin, otherID, debtorInput(name, debtorPersonnummer(200+i)))
+		debtorNew(t, admin, otherID, debtorInput(name, debtorPersonnummer(300+i)))
 	}
 	const totalOnly = `query($clientId: UUID!, $filter: DebtorFilter) {
   debtors(clientId: $clientId, filter: $filter) { totalCount }
@@ -1517,5 +1518,27 @@ func TestDebtorsNameSearchTotal(t *testing.T) {
 			apitest.Vars{"address": apitest.Vars{"address1": "Ny väg 2", "zipCode": "111 22", "city": "Stockholm", "countryCode": "SE"}})).
 			Field(t, "updateDebtor", &d)
 		check(t, "öberg", 1, nil)
+	})
+	if !env.Postgres {
+		return
+	}
+	t.Run("an operator's SQL is kept too", func(t *testing.T) {
+		// Moved to the other client, then deleted (a debtor without debts).
+		ctx := context.Background()
+		if _, err := env.DB.SQL.ExecContext(ctx, "UPDATE debtors SET client_id = $1 WHERE id = $2", otherID, ids["Alexander Sander"]); err != nil {
+			t.Fatal(err)
+		}
+		check(t, "ander", 1, nil)
+		var other struct{ TotalCount int }
+		admin.Do(t, totalOnly, apitest.Vars{"clientId": otherID, "filter": apitest.Vars{"searchType": "NAME", "searchTerm": "sander"}}).
+			Field(t, "debtors", &other)
+		if other.TotalCount != 2 {
+			t.Errorf("the other client's debtors named *sander*: %d, want 2 (its own and the one moved to it)", other.TotalCount)
+		}
+		if _, err := env.DB.SQL.ExecContext(ctx, "DELETE FROM debtors WHERE id = $1", ids["Anders Andersson"]); err != nil {
+			t.Fatal(err)
+		}
+		check(t, "ander", 0, nil)
+		check(t, "and", 1, nil) // Sandra
 	})
 }

@@ -89,6 +89,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		SeparateMetrics:      c.metricsAddr != "",
 		TracerProvider:       tracerProvider,
 	})
+	defer handler.Close() // before the database closes
 	stopPprof, err := startPprof(os.Getenv("DEBTQL_PPROF_ADDR"), log)
 	if err != nil {
 		return fmt.Errorf("listening on %s (DEBTQL_PPROF_ADDR): %w", os.Getenv("DEBTQL_PPROF_ADDR"), err)

@@ -300,9 +300,30 @@ func (e *Env) serve(t testing.TB, logger *slog.Logger, configure func(*server.Op
 		configure(&opts)
 	}
 	handler := server.New(opts)
+	t.Cleanup(handler.Close)
+	if e.Postgres {
+		// Its API key cache answers from the start, as a server that has
+		// been running does (the statement counts of the tests rely on it).
+		for deadline := time.Now().Add(10 * time.Second); !handler.KeyCacheLive(); time.Sleep(5 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatal("the API key cache's listener did not connect in 10 s")
+			}
+		}
+	}
 	srv := httptest.NewServer(handler)
 	t.Cleanup(srv.Close)
 	return srv.URL, handler
+}
+
+// KeyStatements is the number of statements a request spends reading its
+// API key once the key has been used: 0 on PostgreSQL, where the server's
+// key cache answers (auth.KeyCache, live before an Env serves), 1 on
+// SQLite.
+func (e *Env) KeyStatements() int {
+	if e.Postgres {
+		return 0
+	}
+	return 1
 }
 
 // Replica starts another server over the same database, as a second

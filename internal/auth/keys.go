@@ -52,6 +52,12 @@ func HashSecret(secret string) string {
 // Authenticate returns the viewer for an Authorization header value, or an
 // UNAUTHENTICATED error for a missing, malformed, unknown or revoked key.
 func Authenticate(ctx context.Context, client *ent.Client, header string) (*Viewer, error) {
+	return (*KeyCache)(nil).Authenticate(ctx, client, header)
+}
+
+// Authenticate is the package's Authenticate, answered from the cache when
+// it holds the key (c may be nil: no cache).
+func (c *KeyCache) Authenticate(ctx context.Context, client *ent.Client, header string) (*Viewer, error) {
 	scheme, secret, ok := strings.Cut(strings.TrimSpace(header), " ")
 	if header == "" {
 		return nil, apierr.New(apierr.Unauthenticated, "an API key is required: send Authorization: Bearer <key>")
@@ -61,17 +67,21 @@ func Authenticate(ctx context.Context, client *ent.Client, header string) (*View
 		return nil, apierr.New(apierr.Unauthenticated, "the Authorization header must be: Bearer <key>")
 	}
 	ctx = System(ctx)
-	key, err := client.APIKey.Query().
-		Where(apikey.SecretHash(HashSecret(secret))).
-		Only(ctx)
-	if ent.IsNotFound(err) {
-		return nil, apierr.New(apierr.Unauthenticated, "the API key is not valid")
-	}
-	if err != nil {
-		return nil, fmt.Errorf("auth: looking up API key: %w", err)
-	}
-	if key.RevokedAt != nil {
-		return nil, apierr.New(apierr.Unauthenticated, "the API key has been revoked")
+	hash := HashSecret(secret)
+	key, gen := c.get(hash)
+	if key == nil {
+		var err error
+		key, err = client.APIKey.Query().Where(apikey.SecretHash(hash)).Only(ctx)
+		if ent.IsNotFound(err) {
+			return nil, apierr.New(apierr.Unauthenticated, "the API key is not valid")
+		}
+		if err != nil {
+			return nil, fmt.Errorf("auth: looking up API key: %w", err)
+		}
+		if key.RevokedAt != nil {
+			return nil, apierr.New(apierr.Unauthenticated, "the API key has been revoked")
+		}
+		c.put(gen, hash, key)
 	}
 	now := time.Now().UTC().Truncate(time.Microsecond)
 	if key.LastUsedAt == nil || now.Sub(*key.LastUsedAt) >= lastUsedGranularity {
@@ -84,7 +94,11 @@ func Authenticate(ctx context.Context, client *ent.Client, header string) (*View
 		if err != nil {
 			return nil, fmt.Errorf("auth: recording API key use: %w", err)
 		}
-		key.LastUsedAt = &now
+		// A copy: a cached key is shared by the requests that use it.
+		used := *key
+		used.LastUsedAt = &now
+		key = &used
+		c.put(gen, hash, key)
 	}
 	return &Viewer{Key: key}, nil
 }

@@ -213,7 +213,7 @@ func (s *Server) limitBody(max int64, next http.Handler) http.Handler {
 // answers 401 with WWW-Authenticate and no data.
 func (s *Server) authenticate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		v, err := auth.Authenticate(r.Context(), s.db.Client, r.Header.Get("Authorization"))
+		v, err := s.keys.Authenticate(r.Context(), s.db.Client, r.Header.Get("Authorization"))
 		if err != nil {
 			var ae *apierr.Error
 			if errors.As(err, &ae) {

@@ -9,6 +9,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -75,6 +76,11 @@ type Server struct {
 	metrics *metrics
 	// tracer is nil when tracing is off.
 	tracer trace.Tracer
+	// keys caches the API keys requests use, while its listener is live
+	// (PostgreSQL); close stops the listener.
+	keys      *auth.KeyCache
+	closeOnce sync.Once
+	close     func()
 }
 
 // New builds the server. It installs the tenant filter on the database
@@ -92,6 +98,18 @@ func New(opts Options) *Server {
 	}
 	s := &Server{db: opts.DB, log: opts.Logger, limits: limits, rate: newRateLimiter(limits.RatePerSecond, limits.RateBurst)}
 	auth.RegisterTenancy(opts.DB.Client)
+	s.keys = auth.NewKeyCache()
+	s.keys.Watch(opts.DB.Client)
+	s.close = func() {}
+	if opts.DB.IsPostgres() {
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			s.keys.Listen(ctx, opts.DB.Connect, time.Second, s.log)
+		}()
+		s.close = func() { cancel(); <-done }
+	}
 	s.metrics = newMetrics(s, opts.DB.SQL)
 
 	resolver := graph.NewResolver(opts.DB.Client, graph.Clock{Now: opts.Now, Location: opts.Location}, opts.DB)
@@ -154,6 +172,14 @@ func New(opts Options) *Server {
 	s.handler = s.withRequestID(inner)
 	return s
 }
+
+// KeyCacheLive reports whether API keys are answered from the cache (its
+// listener is connected; PostgreSQL only).
+func (s *Server) KeyCacheLive() bool { return s.keys.Live() }
+
+// Close stops what the server runs besides answering requests (the API key
+// cache's listener); call it before closing the database.
+func (s *Server) Close() { s.closeOnce.Do(s.close) }
 
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.handler.ServeHTTP(w, r)

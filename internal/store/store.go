@@ -16,6 +16,7 @@ import (
 
 	"entgo.io/ent/dialect"
 	entsql "entgo.io/ent/dialect/sql"
+	"github.com/jackc/pgx/v5"
 	_ "github.com/jackc/pgx/v5/stdlib" // PostgreSQL driver "pgx"
 	_ "modernc.org/sqlite"             // pure-Go SQLite driver "sqlite"
 
@@ -33,6 +34,7 @@ type DB struct {
 	Client  *ent.Client
 	SQL     *sql.DB
 	Dialect string
+	dsn     string
 }
 
 // Option changes how Open sets the database up.
@@ -99,7 +101,7 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*DB, error) {
 	if o.wrap != nil {
 		drv = o.wrap(drv)
 	}
-	return &DB{Client: ent.NewClient(ent.Driver(drv)), SQL: db, Dialect: kind}, nil
+	return &DB{Client: ent.NewClient(ent.Driver(drv)), SQL: db, Dialect: kind, dsn: dsn}, nil
 }
 
 // DefaultPoolSize is the most PostgreSQL connections a server opens, unless
@@ -113,6 +115,19 @@ func poolSize() int {
 		return n
 	}
 	return DefaultPoolSize
+}
+
+// Connect opens a PostgreSQL connection of its own, outside the pool (to
+// LISTEN on, say); the caller closes it.
+func (d *DB) Connect(ctx context.Context) (*pgx.Conn, error) {
+	if !d.IsPostgres() {
+		return nil, errors.New("store: Connect needs PostgreSQL")
+	}
+	conn, err := pgx.Connect(ctx, d.dsn)
+	if err != nil {
+		return nil, redact(err, d.dsn)
+	}
+	return conn, nil
 }
 
 // PoolSize is the most connections the pool opens.
