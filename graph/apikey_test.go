@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/debtql/debtql/internal/apitest"
+	"github.com/debtql/debtql/internal/auth"
 )
 
 type keyOut struct {
@@ -197,7 +198,7 @@ func TestAPIKeyCache(t *testing.T) {
 		id, secret := env.NewKey(t, "ADMIN", "")
 		env.As(secret).Do(t, viewer, nil).OK(t, nil)
 		res, err := env.DB.SQL.ExecContext(ctx, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
-		  WHERE datname = current_database() AND query LIKE 'LISTEN %' AND pid <> pg_backend_pid()`)
+		  WHERE datname = current_database() AND application_name = $1`, auth.ListenerName)
 		if err != nil {
 			t.Fatal(err)
 		}

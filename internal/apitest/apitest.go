@@ -301,7 +301,7 @@ func (e *Env) serve(t testing.TB, logger *slog.Logger, configure func(*server.Op
 	}
 	handler := server.New(opts)
 	t.Cleanup(handler.Close)
-	if e.Postgres {
+	if e.Postgres && opts.DB == e.DB {
 		// Its API key cache answers from the start, as a server that has
 		// been running does (the statement counts of the tests rely on it).
 		for deadline := time.Now().Add(10 * time.Second); !handler.KeyCacheLive(); time.Sleep(5 * time.Millisecond) {

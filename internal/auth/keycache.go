@@ -2,7 +2,12 @@ package auth
 
 import (
 	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
@@ -18,14 +23,18 @@ import (
 // migration api_key_notify), in the transaction that makes it.
 const KeyChannel = "debtql_api_keys"
 
+// ListenerName is the application_name of the cache's listening
+// connection (pg_stat_activity).
+const ListenerName = "debtql key cache"
+
 // maxCachedKeys bounds the cache; beyond it, it starts again empty.
 const maxCachedKeys = 10000
 
 // KeyCache remembers the active API keys requests were authenticated
 // with, by their secret's hash, so that a request does not read its key
 // from the database every time. It answers only while it is live: while
-// Listen holds a connection that LISTENs on KeyChannel (PostgreSQL), so
-// that a key revoked by any process (another replica, `debtql apikey
+// Listen holds a connection that LISTENs on KeyChannel (PostgreSQL) and
+// its pings on the channel come back, so that a key revoked by any process (another replica, `debtql apikey
 // revoke`, an operator's SQL) is forgotten when that change commits, as
 // soon as the notification arrives. A key changed through this process's
 // ent client is forgotten at once and again when its transaction commits
@@ -41,10 +50,18 @@ type KeyCache struct {
 	// read, so that a key revoked meanwhile is not remembered as active.
 	gen  uint64
 	keys map[string]*ent.APIKey
+	// heard is when the listener last heard one of its pings, which carry
+	// token (other processes ping on the channel too).
+	heard time.Time
+	token string
 }
 
 // NewKeyCache returns a cache that is not live until Listen runs.
-func NewKeyCache() *KeyCache { return &KeyCache{keys: map[string]*ent.APIKey{}} }
+func NewKeyCache() *KeyCache {
+	b := make([]byte, 8)
+	_, _ = rand.Read(b)
+	return &KeyCache{keys: map[string]*ent.APIKey{}, token: hex.EncodeToString(b)}
+}
 
 // get returns the cached key of a secret hash (nil when there is none or
 // the cache is not live) and the generation to remember a key read now.
@@ -138,10 +155,40 @@ func (c *KeyCache) Watch(client *ent.Client) {
 }
 
 // Listen keeps the cache live while a connection made by connect (one of
-// its own, outside the pool) LISTENs on KeyChannel, emptying it on every
-// notification, until ctx ends. When the connection fails, the cache stops
-// answering, and Listen connects again after retry.
-func (c *KeyCache) Listen(ctx context.Context, connect func(context.Context) (*pgx.Conn, error), retry time.Duration, log *slog.Logger) {
+// its own, outside the pool) LISTENs on KeyChannel and hears the pings it
+// sends on the channel through db every pingEvery, emptying the cache on
+// every other notification, until ctx ends. Notifications arrive in the
+// order they were committed, so a ping heard means every change announced
+// before it was heard too; when none has been heard for pingTimeout (the
+// connection hangs, or LISTEN cannot work: a pooler in transaction mode
+// lends the session to others between statements) the cache stops
+// answering. When the connection fails, Listen connects again after retry.
+func (c *KeyCache) Listen(ctx context.Context, connect func(context.Context) (*pgx.Conn, error), db *sql.DB, retry time.Duration, log *slog.Logger) {
+	pings := make(chan struct{})
+	go func() {
+		defer close(pings)
+		tick := time.NewTicker(pingEvery)
+		defer tick.Stop()
+		for n := 0; ; n++ {
+			pctx, cancel := context.WithTimeout(ctx, pingTimeout)
+			_, _ = db.ExecContext(pctx, "SELECT pg_notify($1, $2)", KeyChannel, fmt.Sprintf("ping %s %d", c.token, n))
+			cancel()
+			c.mu.Lock()
+			if c.live && time.Since(c.heard) > pingTimeout {
+				c.live = false
+				c.gen++
+				clear(c.keys)
+				log.Warn("API key cache off: its pings are not heard; keys are read on every request until they are")
+			}
+			c.mu.Unlock()
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	defer func() { <-pings }()
 	for ctx.Err() == nil {
 		err := c.listenOnce(ctx, connect)
 		c.setLive(false)
@@ -157,6 +204,13 @@ func (c *KeyCache) Listen(ctx context.Context, connect func(context.Context) (*p
 	}
 }
 
+// How often the cache's listener pings itself, and how long it may go
+// without hearing a ping before the cache stops answering.
+const (
+	pingEvery   = 500 * time.Millisecond
+	pingTimeout = 2 * time.Second
+)
+
 func (c *KeyCache) listenOnce(ctx context.Context, connect func(context.Context) (*pgx.Conn, error)) error {
 	conn, err := connect(ctx)
 	if err != nil {
@@ -167,16 +221,36 @@ func (c *KeyCache) listenOnce(ctx context.Context, connect func(context.Context)
 		defer cancel()
 		_ = conn.Close(cctx)
 	}()
+	if _, err := conn.Exec(ctx, "SET application_name = '"+ListenerName+"'"); err != nil {
+		return err
+	}
 	if _, err := conn.Exec(ctx, "LISTEN "+KeyChannel); err != nil {
 		return err
 	}
-	// Keys cached before LISTEN took effect may have changed unseen:
-	// setLive empties the cache as it turns it on.
-	c.setLive(true)
+	// A first ping of its own, so as not to wait for the pinger's next.
+	if _, err := conn.Exec(ctx, "SELECT pg_notify($1, $2)", KeyChannel, "ping "+c.token+" listening"); err != nil {
+		return err
+	}
 	for {
-		if _, err := conn.WaitForNotification(ctx); err != nil {
+		note, err := conn.WaitForNotification(ctx)
+		if err != nil {
 			return err
 		}
-		c.Flush()
+		if !strings.HasPrefix(note.Payload, "ping ") {
+			c.Flush()
+			continue
+		}
+		if !strings.HasPrefix(note.Payload, "ping "+c.token+" ") {
+			continue // another process's
+		}
+		c.mu.Lock()
+		c.heard = time.Now()
+		if !c.live {
+			// Keys cached before may have changed unseen: start empty.
+			c.live = true
+			c.gen++
+			clear(c.keys)
+		}
+		c.mu.Unlock()
 	}
 }

@@ -106,7 +106,7 @@ func New(opts Options) *Server {
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			s.keys.Listen(ctx, opts.DB.Connect, time.Second, s.log)
+			s.keys.Listen(ctx, opts.DB.Connect, opts.DB.SQL, time.Second, s.log)
 		}()
 		s.close = func() { cancel(); <-done }
 	}

@@ -120,8 +120,8 @@ func poolSize() int {
 // Connect opens a PostgreSQL connection of its own, outside the pool (to
 // LISTEN on, say); the caller closes it.
 func (d *DB) Connect(ctx context.Context) (*pgx.Conn, error) {
-	if !d.IsPostgres() {
-		return nil, errors.New("store: Connect needs PostgreSQL")
+	if !d.IsPostgres() || d.dsn == "" {
+		return nil, errors.New("store: Connect needs a PostgreSQL DB made by Open")
 	}
 	conn, err := pgx.Connect(ctx, d.dsn)
 	if err != nil {
