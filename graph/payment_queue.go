@@ -2,6 +2,7 @@ package graph
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"sync"
 	"time"
@@ -137,7 +138,16 @@ func (r *Resolver) bookBatch(k paymentQueueKey, batch []*queuedPayment) {
 	for i, q := range batch {
 		members[i] = q.m
 	}
-	err := r.bookPayments(ctx, r.client, k.clientID, k.debtID, members)
+	err := func() (err error) {
+		// A panic here would otherwise end the process (this may run in a
+		// goroutine of its own) or leave the batch's requests waiting.
+		defer func() {
+			if p := recover(); p != nil {
+				err = fmt.Errorf("graph: booking payments: panic: %v", p)
+			}
+		}()
+		return r.bookPayments(ctx, r.client, k.clientID, k.debtID, members)
+	}()
 	for _, q := range batch {
 		if err != nil {
 			q.m.p = nil

@@ -113,7 +113,7 @@ func (c *KeyCache) setLive(live bool) {
 	c.live = live
 }
 
-// Live reports whether the cache answers (its listener is connected).
+// Live reports whether the cache answers (its listener hears its pings).
 func (c *KeyCache) Live() bool {
 	if c == nil {
 		return false

@@ -174,7 +174,7 @@ func New(opts Options) *Server {
 }
 
 // KeyCacheLive reports whether API keys are answered from the cache (its
-// listener is connected; PostgreSQL only).
+// listener hears its pings; PostgreSQL only).
 func (s *Server) KeyCacheLive() bool { return s.keys.Live() }
 
 // Close stops what the server runs besides answering requests (the API key
