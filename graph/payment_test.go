@@ -354,21 +354,7 @@ func TestWithdrawalWhileAPaymentWaits(t *testing.T) {
 	go func() {
 		answer <- env.Admin().Do(t, addPayment, apitest.Vars{"c": clientID, "i": paymentInput(debtID, itemID, "1.00")})
 	}()
-	// Wait until the payment waits for the row.
-	for waited := time.Duration(0); ; waited += 10 * time.Millisecond {
-		var n int
-		if err := env.DB.SQL.QueryRowContext(ctx, `SELECT count(*) FROM pg_stat_activity
-		  WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%UPDATE debts%'`).Scan(&n); err != nil {
-			t.Fatal(err)
-		}
-		if n > 0 {
-			break
-		}
-		if waited > 10*time.Second {
-			t.Fatal("the payment never waited for the debt's row")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitForDebtRow(t, env)
 	if err := tx.Commit(); err != nil {
 		t.Fatal(err)
 	}
@@ -500,20 +486,7 @@ func TestPaymentsBookedTogether(t *testing.T) {
 			r.Field(t, "addDebtPayment", &answers[i])
 		}()
 	}
-	for waited := time.Duration(0); ; waited += 10 * time.Millisecond {
-		var waiting int
-		if err := env.DB.SQL.QueryRowContext(ctx, `SELECT count(*) FROM pg_stat_activity
-		  WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%UPDATE debts%'`).Scan(&waiting); err != nil {
-			t.Fatal(err)
-		}
-		if waiting > 0 {
-			break
-		}
-		if waited > 10*time.Second {
-			t.Fatal("no payment waited for the debt's row")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitForDebtRow(t, env)
 	// While the first waits: a payment naming another debt's item, and one
 	// whose request goes away while it waits.
 	refused := make(chan *apitest.Response, 1)
@@ -625,4 +598,24 @@ func money(t *testing.T, s string) int64 {
 		t.Fatalf("not an amount: %q", s)
 	}
 	return k*100 + f
+}
+
+// waitForDebtRow waits (up to 10 s) until a statement of the test's
+// database waits for a debt's row lock (PostgreSQL).
+func waitForDebtRow(t *testing.T, env *apitest.Env) {
+	t.Helper()
+	for waited := time.Duration(0); ; waited += 10 * time.Millisecond {
+		var n int
+		if err := env.DB.SQL.QueryRowContext(context.Background(), `SELECT count(*) FROM pg_stat_activity
+		  WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%UPDATE debts%'`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n > 0 {
+			return
+		}
+		if waited > 10*time.Second {
+			t.Fatal("no payment waited for the debt's row")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
