@@ -177,8 +177,12 @@ func (_m *APIKeyQuery) Page(ctx context.Context, p Paging, opts ...APIKeyPaginat
 		}
 		return &APIKeyConnection{Edges: []*APIKeyEdge{}, TotalCount: total}, nil
 	}
-	if total := kept(); wantTotal && total != nil {
-		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(total, pageTotalColumn) })
+	var keptSel *sql.Selector
+	if wantTotal {
+		keptSel = kept()
+	}
+	if keptSel != nil {
+		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(keptSel, pageTotalColumn) })
 	} else if wantTotal {
 		// The count as a column of the page's statement: the copy's SQL,
 		// with the query's interceptors (the tenant filter) applied as
@@ -427,8 +431,12 @@ func (_m *AuditEventQuery) Page(ctx context.Context, p Paging, opts ...AuditEven
 		}
 		return &AuditEventConnection{Edges: []*AuditEventEdge{}, TotalCount: total}, nil
 	}
-	if total := kept(); wantTotal && total != nil {
-		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(total, pageTotalColumn) })
+	var keptSel *sql.Selector
+	if wantTotal {
+		keptSel = kept()
+	}
+	if keptSel != nil {
+		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(keptSel, pageTotalColumn) })
 	} else if wantTotal {
 		// The count as a column of the page's statement: the copy's SQL,
 		// with the query's interceptors (the tenant filter) applied as
@@ -677,8 +685,12 @@ func (_m *AuditEventRecordQuery) Page(ctx context.Context, p Paging, opts ...Aud
 		}
 		return &AuditEventRecordConnection{Edges: []*AuditEventRecordEdge{}, TotalCount: total}, nil
 	}
-	if total := kept(); wantTotal && total != nil {
-		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(total, pageTotalColumn) })
+	var keptSel *sql.Selector
+	if wantTotal {
+		keptSel = kept()
+	}
+	if keptSel != nil {
+		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(keptSel, pageTotalColumn) })
 	} else if wantTotal {
 		// The count as a column of the page's statement: the copy's SQL,
 		// with the query's interceptors (the tenant filter) applied as
@@ -927,8 +939,12 @@ func (_m *CreditorQuery) Page(ctx context.Context, p Paging, opts ...CreditorPag
 		}
 		return &CreditorConnection{Edges: []*CreditorEdge{}, TotalCount: total}, nil
 	}
-	if total := kept(); wantTotal && total != nil {
-		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(total, pageTotalColumn) })
+	var keptSel *sql.Selector
+	if wantTotal {
+		keptSel = kept()
+	}
+	if keptSel != nil {
+		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(keptSel, pageTotalColumn) })
 	} else if wantTotal {
 		// The count as a column of the page's statement: the copy's SQL,
 		// with the query's interceptors (the tenant filter) applied as
@@ -1177,8 +1193,12 @@ func (_m *DebtQuery) Page(ctx context.Context, p Paging, opts ...DebtPaginateOpt
 		}
 		return &DebtConnection{Edges: []*DebtEdge{}, TotalCount: total}, nil
 	}
-	if total := kept(); wantTotal && total != nil {
-		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(total, pageTotalColumn) })
+	var keptSel *sql.Selector
+	if wantTotal {
+		keptSel = kept()
+	}
+	if keptSel != nil {
+		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(keptSel, pageTotalColumn) })
 	} else if wantTotal {
 		// The count as a column of the page's statement: the copy's SQL,
 		// with the query's interceptors (the tenant filter) applied as
@@ -1427,8 +1447,12 @@ func (_m *DebtInvoiceQuery) Page(ctx context.Context, p Paging, opts ...DebtInvo
 		}
 		return &DebtInvoiceConnection{Edges: []*DebtInvoiceEdge{}, TotalCount: total}, nil
 	}
-	if total := kept(); wantTotal && total != nil {
-		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(total, pageTotalColumn) })
+	var keptSel *sql.Selector
+	if wantTotal {
+		keptSel = kept()
+	}
+	if keptSel != nil {
+		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(keptSel, pageTotalColumn) })
 	} else if wantTotal {
 		// The count as a column of the page's statement: the copy's SQL,
 		// with the query's interceptors (the tenant filter) applied as
@@ -1677,8 +1701,12 @@ func (_m *DebtorQuery) Page(ctx context.Context, p Paging, opts ...DebtorPaginat
 		}
 		return &DebtorConnection{Edges: []*DebtorEdge{}, TotalCount: total}, nil
 	}
-	if total := kept(); wantTotal && total != nil {
-		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(total, pageTotalColumn) })
+	var keptSel *sql.Selector
+	if wantTotal {
+		keptSel = kept()
+	}
+	if keptSel != nil {
+		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(keptSel, pageTotalColumn) })
 	} else if wantTotal {
 		// The count as a column of the page's statement: the copy's SQL,
 		// with the query's interceptors (the tenant filter) applied as
@@ -1927,8 +1955,12 @@ func (_m *IdempotencyRecordQuery) Page(ctx context.Context, p Paging, opts ...Id
 		}
 		return &IdempotencyRecordConnection{Edges: []*IdempotencyRecordEdge{}, TotalCount: total}, nil
 	}
-	if total := kept(); wantTotal && total != nil {
-		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(total, pageTotalColumn) })
+	var keptSel *sql.Selector
+	if wantTotal {
+		keptSel = kept()
+	}
+	if keptSel != nil {
+		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(keptSel, pageTotalColumn) })
 	} else if wantTotal {
 		// The count as a column of the page's statement: the copy's SQL,
 		// with the query's interceptors (the tenant filter) applied as
@@ -2177,8 +2209,12 @@ func (_m *InvoiceQuery) Page(ctx context.Context, p Paging, opts ...InvoicePagin
 		}
 		return &InvoiceConnection{Edges: []*InvoiceEdge{}, TotalCount: total}, nil
 	}
-	if total := kept(); wantTotal && total != nil {
-		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(total, pageTotalColumn) })
+	var keptSel *sql.Selector
+	if wantTotal {
+		keptSel = kept()
+	}
+	if keptSel != nil {
+		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(keptSel, pageTotalColumn) })
 	} else if wantTotal {
 		// The count as a column of the page's statement: the copy's SQL,
 		// with the query's interceptors (the tenant filter) applied as
@@ -2427,8 +2463,12 @@ func (_m *InvoiceArticleQuery) Page(ctx context.Context, p Paging, opts ...Invoi
 		}
 		return &InvoiceArticleConnection{Edges: []*InvoiceArticleEdge{}, TotalCount: total}, nil
 	}
-	if total := kept(); wantTotal && total != nil {
-		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(total, pageTotalColumn) })
+	var keptSel *sql.Selector
+	if wantTotal {
+		keptSel = kept()
+	}
+	if keptSel != nil {
+		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(keptSel, pageTotalColumn) })
 	} else if wantTotal {
 		// The count as a column of the page's statement: the copy's SQL,
 		// with the query's interceptors (the tenant filter) applied as
@@ -2677,8 +2717,12 @@ func (_m *PaymentQuery) Page(ctx context.Context, p Paging, opts ...PaymentPagin
 		}
 		return &PaymentConnection{Edges: []*PaymentEdge{}, TotalCount: total}, nil
 	}
-	if total := kept(); wantTotal && total != nil {
-		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(total, pageTotalColumn) })
+	var keptSel *sql.Selector
+	if wantTotal {
+		keptSel = kept()
+	}
+	if keptSel != nil {
+		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(keptSel, pageTotalColumn) })
 	} else if wantTotal {
 		// The count as a column of the page's statement: the copy's SQL,
 		// with the query's interceptors (the tenant filter) applied as

@@ -42,34 +42,19 @@ func (r *Resolver) debtors(ctx context.Context, clientID string, filter *DebtorF
 
 // nameSearchTotal is the total of a client's debtors when the filter is a
 // NAME search and nothing else, read on PostgreSQL from the name suffixes
-// the database keeps (store.DebtorNameSuffixes): the distinct debtors with
-// a suffix of their name_key that starts with the term, one range of the
-// table's key read from the index alone. That is the count of name_key
-// LIKE '%term%' (a string contains k exactly when one of its suffixes
-// starts with k), which a trigram index answers only after rechecking
-// every candidate's row. Any other filter, and SQLite, count the rows.
+// the database keeps (store.NameSuffixTotal). Any other filter, and
+// SQLite, count the rows.
 func nameSearchTotal(clientID string, f *DebtorFilter) func(dialect string) *sql.Selector {
 	if f == nil || f.SearchType == nil || *f.SearchType != SearchTypeName || blankTerm(f.SearchTerm) ||
 		*f != (DebtorFilter{SearchType: f.SearchType, SearchTerm: f.SearchTerm}) {
 		return nil
 	}
 	key := collection.SearchKey(*f.SearchTerm)
-	end, bounded := prefixEnd(key)
 	return func(d string) *sql.Selector {
 		if d != dialect.Postgres {
 			return nil
 		}
-		t := sql.Table(store.DebtorNameSuffixes).As("s")
-		suffix := t.C("suffix")
-		in := []*sql.Predicate{
-			sql.EQ(t.C("client_id"), clientID),
-			sql.GTE(suffix, key),
-			sql.P(func(b *sql.Builder) { b.WriteString("starts_with(").Ident(suffix).Comma().Arg(key).WriteByte(')') }),
-		}
-		if bounded {
-			in = append(in, sql.LT(suffix, end))
-		}
-		return sql.Dialect(d).Select(sql.As(sql.Count(sql.Distinct(t.C("debtor_id"))), "n")).From(t).Where(sql.And(in...))
+		return store.NameSuffixTotal(clientID, key)
 	}
 }
 

@@ -149,9 +149,6 @@ func (r *Resolver) bookBatch(k paymentQueueKey, batch []*queuedPayment) {
 		return r.bookPayments(ctx, r.client, k.clientID, k.debtID, members)
 	}()
 	for _, q := range batch {
-		if err != nil {
-			q.m.p = nil
-		}
-		q.done <- err
+		q.done <- err // with an error, the caller does not look at q.m.p
 	}
 }

@@ -3,7 +3,6 @@ package graph
 import (
 	"strconv"
 	"strings"
-	"unicode"
 
 	"entgo.io/ent/dialect/sql"
 
@@ -35,29 +34,6 @@ func newSearch(typ *SearchType, term *string) (*searchTerm, error) {
 
 // blankTerm reports whether a search term searches nothing: absent or blank.
 func blankTerm(term *string) bool { return term == nil || strings.TrimSpace(*term) == "" }
-
-// prefixEnd is the least string above every string that starts with k in
-// byte order (PostgreSQL's "C" collation): k with its last character
-// replaced by the next one, so that s >= k AND s < end is the range of
-// the strings that start with k, which a btree reads without knowing k
-// in advance (a prepared statement's LIKE 'k%' cannot). ok is false when
-// no such string exists (k is empty or all U+10FFFF).
-func prefixEnd(k string) (end string, ok bool) {
-	r := []rune(k)
-	for i := len(r) - 1; i >= 0; i-- {
-		switch next := r[i] + 1; {
-		case next > unicode.MaxRune:
-			continue // U+10FFFF has no successor: carry to the rune before
-		case next == 0xD800: // UTF-16 surrogates are no characters
-			next = 0xE000
-			fallthrough
-		default:
-			r[i] = next
-			return string(r[:i+1]), true
-		}
-	}
-	return "", false
-}
 
 // identKey is the term as an identification number is compared (see
 // collection.IdentificationKey): its digits, ignoring spaces, hyphens and

@@ -455,28 +455,10 @@ const debtCountsDrift = `SELECT coalesce(c.client_id, d.client_id), coalesce(c.d
                FROM debts GROUP BY client_id) d ON d.client_id = c.client_id
  WHERE coalesce(c.debts, 0) <> coalesce(d.n, 0) OR coalesce(c.open_debts, 0) <> coalesce(d.open, 0)`
 
-// checkDebtCounts fails t when debt_counts has drifted from the debts. A
-// database the test has made unreachable is logged, not failed.
+// checkDebtCounts fails t when debt_counts has drifted from the debts.
 func checkDebtCounts(t testing.TB, db *sql.DB) {
-	rows, err := db.QueryContext(context.Background(), debtCountsDrift)
-	if err != nil {
-		t.Logf("debt counts not checked: %v", err)
-		return
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var client string
-		var kept, keptOpen, counted, countedOpen int64
-		if err := rows.Scan(&client, &kept, &keptOpen, &counted, &countedOpen); err != nil {
-			t.Errorf("debt counts: %v", err)
-			return
-		}
-		t.Errorf("debt_counts of client %s: %d debts, %d open; the rows: %d debts, %d open",
-			client, kept, keptOpen, counted, countedOpen)
-	}
-	if err := rows.Err(); err != nil {
-		t.Logf("debt counts not checked: %v", err)
-	}
+	checkDrift(t, db, "debt counts", debtCountsDrift,
+		"debt_counts of client %s: %s debts, %s open; the rows: %s debts, %s open")
 }
 
 // nameSuffixesDrift lists the rows by which debtor_name_suffixes differs
@@ -491,24 +473,45 @@ UNION ALL
 LIMIT 10`
 
 // checkNameSuffixes fails t when the debtors' name suffixes (PostgreSQL)
-// have drifted from their names. A database the test has made unreachable
-// is logged, not failed.
+// have drifted from their names.
 func checkNameSuffixes(t testing.TB, db *sql.DB) {
-	rows, err := db.QueryContext(context.Background(), nameSuffixesDrift)
+	checkDrift(t, db, "name suffixes", nameSuffixesDrift,
+		"debtor_name_suffixes: %s row (client %s, suffix %q, debtor %s)")
+}
+
+// checkDrift fails t with one message per row of query, a drift check
+// that lists what the database keeps wrongly (no row: none), each row's
+// columns filling format's verbs in order. A database the test has made
+// unreachable is logged, not failed.
+func checkDrift(t testing.TB, db *sql.DB, what, query, format string) {
+	rows, err := db.QueryContext(context.Background(), query)
 	if err != nil {
-		t.Logf("name suffixes not checked: %v", err)
+		t.Logf("%s not checked: %v", what, err)
 		return
 	}
 	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		t.Errorf("%s: %v", what, err)
+		return
+	}
 	for rows.Next() {
-		var kind, client, suffix, debtor string
-		if err := rows.Scan(&kind, &client, &suffix, &debtor); err != nil {
-			t.Errorf("name suffixes: %v", err)
+		values := make([]string, len(cols))
+		dest := make([]any, len(cols))
+		for i := range values {
+			dest[i] = &values[i]
+		}
+		if err := rows.Scan(dest...); err != nil {
+			t.Errorf("%s: %v", what, err)
 			return
 		}
-		t.Errorf("debtor_name_suffixes: %s row (client %s, suffix %q, debtor %s)", kind, client, suffix, debtor)
+		args := make([]any, len(values))
+		for i, v := range values {
+			args[i] = v
+		}
+		t.Errorf(format, args...)
 	}
 	if err := rows.Err(); err != nil {
-		t.Logf("name suffixes not checked: %v", err)
+		t.Logf("%s not checked: %v", what, err)
 	}
 }

@@ -101,13 +101,18 @@ func (c *KeyCache) Flush() {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.gen++
-	clear(c.keys)
+	c.emptyLocked(c.live)
 }
 
 func (c *KeyCache) setLive(live bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.emptyLocked(live)
+}
+
+// emptyLocked forgets every key (so that no read begun before is
+// remembered) and turns the cache on or off; c.mu is held.
+func (c *KeyCache) emptyLocked(live bool) {
 	c.gen++
 	clear(c.keys)
 	c.live = live
@@ -175,9 +180,7 @@ func (c *KeyCache) Listen(ctx context.Context, connect func(context.Context) (*p
 			cancel()
 			c.mu.Lock()
 			if c.live && time.Since(c.heard) > pingTimeout {
-				c.live = false
-				c.gen++
-				clear(c.keys)
+				c.emptyLocked(false)
 				log.Warn("API key cache off: its pings are not heard; keys are read on every request until they are")
 			}
 			c.mu.Unlock()
@@ -247,9 +250,7 @@ func (c *KeyCache) listenOnce(ctx context.Context, connect func(context.Context)
 		c.heard = time.Now()
 		if !c.live {
 			// Keys cached before may have changed unseen: start empty.
-			c.live = true
-			c.gen++
-			clear(c.keys)
+			c.emptyLocked(true)
 		}
 		c.mu.Unlock()
 	}

@@ -467,12 +467,6 @@ func DiffMigrations(ctx context.Context, dev *sql.DB, dir migrate.Dir, name stri
 	return m.NamedDiff(ctx, name, entmigrate.Tables...)
 }
 
-// DebtorNameSuffixes holds every suffix of every debtor's name_key, kept by
-// triggers on debtors (the hand-written migration …_debtor_name_suffixes;
-// not in ent/schema, whose diff inspects and changes only ent's tables):
-// what a NAME search counts on PostgreSQL.
-const DebtorNameSuffixes = "debtor_name_suffixes"
-
 // HashMigrations rewrites dir's atlas.sum from its files: after a
 // migration file was written or edited by hand.
 func HashMigrations(dir migrate.Dir) error {
