@@ -227,10 +227,10 @@ func (r *Resolver) createDebt(ctx context.Context, clientID string, in collectio
 	if err != nil {
 		return nil, err
 	}
-	var original, paid collection.Money
-	for _, it := range in.Debts {
-		original += it.Amount
-		paid += it.Paid()
+	// Within the ceiling: Normalize refused items that sum above it.
+	original, paid, err := in.Amounts()
+	if err != nil {
+		return nil, err
 	}
 	d, err := db.Debt.Create().
 		SetClientID(clientID).
@@ -405,7 +405,10 @@ func (r *Resolver) lockedDebt(ctx context.Context, clientID string, id scalar.In
 // further query, but fields a caller nests deeper (the debt's debtor, its
 // events) run inside the hold. The debt's update re-checks that it is not
 // withdrawn, so a withdrawal that commits in between still refuses the
-// payment.
+// payment, and that the payment keeps its paid amount within the money
+// ceiling (collection.MaxAmount), so that concurrent payments cannot pass
+// it together: on every path the check holds under the row lock, and a
+// payment refused by it writes nothing (BAD_USER_INPUT on input.amount).
 func (r *Resolver) addDebtPayment(ctx context.Context, clientID string, in collection.PaymentRecord) (*ent.Payment, error) {
 	if err := in.Check(r.clock.At()); err != nil {
 		// An unknown client is NOT_FOUND before its input is looked at.
@@ -438,17 +441,15 @@ func (r *Resolver) addDebtPayment(ctx context.Context, clientID string, in colle
 		if m.p != nil {
 			return m.p, nil
 		}
-		// Nothing was booked: say why.
-		if _, _, err := r.payableDebt(ctx, clientID, in); err != nil {
-			return nil, err
-		}
-		return nil, apierr.New(apierr.Conflict, "debt %d changed while the payment was being booked: retry", in.DebtID)
+		return nil, r.unpayable(ctx, clientID, in)
 	}
 	d, item, err := r.payableDebt(ctx, clientID, in)
 	if err != nil {
 		return nil, err
 	}
-	withdrawn := func() error { return debtWithdrawn(d.ID) }
+	if !collection.PaidWithin(d.PaidAmount, in.Amount) {
+		return nil, apierr.Prefix(collection.ErrPaidAboveCeiling(d.PaidAmount), "input")
+	}
 	db := r.db(ctx)
 	p, err := db.Payment.Create().
 		SetClientID(clientID).
@@ -467,13 +468,17 @@ func (r *Resolver) addDebtPayment(ctx context.Context, clientID string, in colle
 	paid, ok, err := addReturning(ctx, tx, b.Update(debt.Table).
 		Add(debt.FieldPaidAmount, int64(in.Amount)).
 		Set(debt.FieldUpdatedAt, now).
-		Where(sql.And(sql.EQ(debt.FieldID, d.ID), sql.EQ(debt.FieldClientID, clientID), sql.IsNull(debt.FieldWithdrawnAt))).
+		Where(sql.And(sql.EQ(debt.FieldID, d.ID), sql.EQ(debt.FieldClientID, clientID), sql.IsNull(debt.FieldWithdrawnAt),
+			// The ceiling, without an overflow: in.Amount is within it.
+			sql.LTE(debt.FieldPaidAmount, int64(collection.MaxAmount-in.Amount)))).
 		Returning(debt.FieldPaidAmount))
 	if err != nil {
 		return nil, err
 	}
 	if !ok {
-		return nil, withdrawn() // withdrawn since it was read; the transaction rolls back
+		// Withdrawn, or paid up to the ceiling, since it was read; the
+		// transaction rolls back.
+		return nil, r.unpayable(ctx, clientID, in)
 	}
 	d.PaidAmount, d.UpdatedAt = paid, now
 	itemPaid, ok, err := addReturning(ctx, tx, b.Update(debtinvoice.Table).
@@ -536,6 +541,21 @@ func (r *Resolver) payableDebt(ctx context.Context, clientID string, in collecti
 	return d, d.Edges.Invoices[0], nil
 }
 
+// unpayable says why a payment was not booked: the debt or its item is
+// not there, the debt is withdrawn, or the payment would take its paid
+// amount above the ceiling (as they are read now); else the debt changed
+// meanwhile.
+func (r *Resolver) unpayable(ctx context.Context, clientID string, in collection.PaymentRecord) error {
+	d, _, err := r.payableDebt(ctx, clientID, in)
+	if err != nil {
+		return err
+	}
+	if !collection.PaidWithin(d.PaidAmount, in.Amount) {
+		return apierr.Prefix(collection.ErrPaidAboveCeiling(d.PaidAmount), "input")
+	}
+	return apierr.New(apierr.Conflict, "debt %d changed while the payment was being booked: retry", in.DebtID)
+}
+
 // debtWithdrawn refuses a payment on a withdrawn debt.
 func debtWithdrawn(id scalar.IntID) error {
 	return apierr.New(apierr.Conflict, "debt %d is withdrawn: payments cannot be added", id)
@@ -591,17 +611,18 @@ func (r *Resolver) withdrawDebt(ctx context.Context, clientID string, in Withdra
 	return auditResult(r, ctx, withdrawn, nil, &clientID, &d.ID, debtRecord)
 }
 
-// trimComment trims a comment; blank is none; at most 2000 characters.
+// trimComment trims a comment; blank is none; free text (tabs and line
+// breaks allowed) of at most 2000 characters.
 func trimComment(comment *string, field string) (*string, error) {
 	if comment == nil {
 		return nil, nil
 	}
 	c := strings.TrimSpace(*comment)
-	switch {
-	case c == "":
+	if c == "" {
 		return nil, nil
-	case !collection.CheckLength(c, collection.MaxTextLength):
-		return nil, apierr.Invalid(field, "must be at most %d characters", collection.MaxTextLength)
+	}
+	if e := collection.CheckField(field, c, collection.MaxTextLength, true); e != nil {
+		return nil, e
 	}
 	return &c, nil
 }

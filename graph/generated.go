@@ -1972,13 +1972,14 @@ A UUID, written in the canonical lower-case 8-4-4-4-12 form; accepted in any cas
 scalar UUID
 
 """
-A calendar date, written YYYY-MM-DD.
+A calendar date, written YYYY-MM-DD, from 1900-01-01 to 9999-12-31.
 """
 scalar Date
 
 """
 An instant, written in RFC 3339 with an offset. Output is in UTC (Z), with
-fractional seconds only when they are not zero (at most microseconds).
+fractional seconds only when they are not zero (at most microseconds). Input
+must fall from 1900-01-01 to 9999-12-31 both in the offset given and in UTC.
 """
 scalar DateTime
 
@@ -17916,13 +17917,13 @@ func (ec *executionContext) marshalNString2entgoᚗioᚋcontribᚋentgqlᚐCurso
 }
 
 func (ec *executionContext) unmarshalNString2string(ctx context.Context, v any) (string, error) {
-	res, err := graphql.UnmarshalString(v)
+	res, err := collection.UnmarshalString(v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalNString2string(ctx context.Context, sel ast.SelectionSet, v string) graphql.Marshaler {
 	_ = sel
-	res := graphql.MarshalString(v)
+	res := collection.MarshalString(v)
 	if res == graphql.Null {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
@@ -18640,7 +18641,7 @@ func (ec *executionContext) unmarshalOString2ᚖstring(ctx context.Context, v an
 	if v == nil {
 		return nil, nil
 	}
-	res, err := graphql.UnmarshalString(v)
+	res, err := collection.UnmarshalString(v)
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
@@ -18650,7 +18651,7 @@ func (ec *executionContext) marshalOString2ᚖstring(ctx context.Context, sel as
 	}
 	_ = sel
 	_ = ctx
-	res := graphql.MarshalString(*v)
+	res := collection.MarshalString(*v)
 	return res
 }
 

@@ -136,7 +136,7 @@ func (r *Resolver) invoiceProjection(ctx context.Context, inv *ent.Invoice) (col
 	now := r.clock.At()
 	f := collection.InvoiceFacts{
 		Total:        inv.TotalAmountIncludingVat,
-		Paid:         facts.paid,
+		Paid:         facts.paid.Clamped(), // the statuses compare it with the total: exact
 		DueDate:      inv.DueDate,
 		ReminderDate: inv.ReminderDate,
 		Withdrawn:    inv.WithdrawnAt != nil,
@@ -148,10 +148,12 @@ func (r *Resolver) invoiceProjection(ctx context.Context, inv *ent.Invoice) (col
 	return collection.ProjectInvoice(f, now), nil
 }
 
-// invoicePaid is what was paid on the invoice.
+// invoicePaid is what was paid on the invoice: the exact sum, or the
+// largest amount int64 holds (92 233 720 368 547 758.07) when it is more
+// (docs/decisions.md, "Money ceiling").
 func (r *Resolver) invoicePaid(ctx context.Context, inv *ent.Invoice) (collection.Money, error) {
 	facts, err := r.loaders(ctx).invoiceFacts.get(ctx, inv)
-	return facts.paid, err
+	return facts.paid.Clamped(), err
 }
 
 // checkInvoiceNumberFree refuses a second invoice of the client with the

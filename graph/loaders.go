@@ -132,7 +132,9 @@ func (r *Resolver) newLoaders() *loaders {
 // paid on the debt items carrying its number, and the unwithdrawn debt that
 // holds it.
 type invoiceDebtFacts struct {
-	paid    collection.Money
+	// paid sums the items of the invoice's number in all the client's
+	// debts, whose number has no bound: exact however large (Total).
+	paid    collection.Total
 	holding *collection.DebtFacts
 	// debt is the invoice's collection case: the unwithdrawn debt holding
 	// it, else the most recently created one (api.md §6).
@@ -170,7 +172,7 @@ func (r *Resolver) loadInvoiceFacts(ctx context.Context, invoices []*ent.Invoice
 		}
 		for _, id := range byNumber[clientNumber{it.ClientID, it.InvoiceNumber}] {
 			f := out[id]
-			f.paid += it.PaidAmount
+			f.paid = f.paid.Plus(it.PaidAmount)
 			if d := it.Edges.Debt; d != nil {
 				if d.WithdrawnAt == nil {
 					f.holding, f.debt = debtFacts(d), d

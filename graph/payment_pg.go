@@ -4,6 +4,7 @@ import (
 	"context"
 	stdsql "database/sql"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -53,9 +54,14 @@ type paymentMember struct {
 //
 // A member whose item is not one of the debt's books nothing and the others
 // still book; when the debt is not the client's or is withdrawn, none
-// books. All sub-statements run on one snapshot taken before the lock is
-// granted; the updates still add to the newest committed amounts, since
-// PostgreSQL re-reads a row that changed while it waited (READ COMMITTED).
+// books; nor when the members' sum would take the debt's paid amount above
+// the money ceiling (collection.MaxAmount), a condition of the debt's
+// update, so that it holds under the row lock (the sum is numeric, which
+// cannot overflow; bookBatch then books the members one by one). All
+// sub-statements run on one snapshot taken before the lock is granted; the
+// updates still add to the newest committed amounts, and the conditions
+// are checked on them, since PostgreSQL re-reads a row that changed while
+// it waited (READ COMMITTED).
 func (r *Resolver) bookPayments(ctx context.Context, tx querier, clientID string, debtID scalar.IntID, members []*paymentMember) error {
 	now := time.Now().UTC().Truncate(time.Microsecond)
 	at := r.clock.At()
@@ -99,6 +105,7 @@ func (r *Resolver) bookPayments(ctx context.Context, tx querier, clientID string
 		" WHERE EXISTS (SELECT 1 FROM debt_invoices WHERE id = u.invoice_id AND debt_id = $10)),\n")
 	w("d AS (UPDATE debts SET paid_amount = paid_amount + (SELECT sum(amount) FROM m), updated_at = $9",
 		" WHERE id = $10 AND client_id = $11::uuid AND withdrawn_at IS NULL AND EXISTS (SELECT 1 FROM m)",
+		" AND paid_amount + (SELECT sum(amount) FROM m) <= ", maxAmountSQL,
 		" RETURNING ", cols("", debt.Columns), ", paid_amount - (SELECT sum(amount) FROM m) AS paid_before),\n")
 	// o: the members booked (none when the debt was not updated), with the
 	// debt's paid amount after each; mm: their payment's and event's ids,
@@ -172,6 +179,9 @@ func (r *Resolver) bookPayments(ctx context.Context, tx querier, clientID string
 	}
 	return rows.Close()
 }
+
+// maxAmountSQL is the money ceiling as an SQL literal (in öre).
+var maxAmountSQL = strconv.FormatInt(int64(collection.MaxAmount), 10)
 
 // querier runs a hand-written query: the mutation's transaction, or the
 // client outside one (SingleStatement).

@@ -124,8 +124,12 @@ func (r *Resolver) runPaymentBookings(k paymentQueueKey, batch []*queuedPayment)
 // bookBatch books the payments of batch with one statement and answers
 // each. The statement runs under the first payment's context without its
 // cancellation (one request that goes away must not undo the others), up
-// to that request's deadline. A statement the database refuses is retried
-// with each payment on its own, so that one payment's fault is its own.
+// to that request's deadline. An error of the statement is every
+// payment's answer. When it books none of several payments (the debt is
+// withdrawn, or their sum would take its paid amount above the money
+// ceiling, though some of them may fit), each is booked on its own, in
+// order, as if it had come alone: those that fit are booked and the others
+// refused one by one.
 func (r *Resolver) bookBatch(k paymentQueueKey, batch []*queuedPayment) {
 	first := batch[0].ctx
 	deadline, ok := first.Deadline()
@@ -138,7 +142,7 @@ func (r *Resolver) bookBatch(k paymentQueueKey, batch []*queuedPayment) {
 	for i, q := range batch {
 		members[i] = q.m
 	}
-	err := func() (err error) {
+	book := func(members []*paymentMember) (err error) {
 		// A panic here would otherwise end the process (this may run in a
 		// goroutine of its own) or leave the batch's requests waiting.
 		defer func() {
@@ -147,8 +151,18 @@ func (r *Resolver) bookBatch(k paymentQueueKey, batch []*queuedPayment) {
 			}
 		}()
 		return r.bookPayments(ctx, r.client, k.clientID, k.debtID, members)
-	}()
-	for _, q := range batch {
-		q.done <- err // with an error, the caller does not look at q.m.p
+	}
+	errs := make([]error, len(batch))
+	err := book(members)
+	for i := range errs {
+		errs[i] = err
+	}
+	if err == nil && len(members) > 1 && !slices.ContainsFunc(members, func(m *paymentMember) bool { return m.p != nil }) {
+		for i, m := range members {
+			errs[i] = book([]*paymentMember{m})
+		}
+	}
+	for i, q := range batch {
+		q.done <- errs[i] // with an error, the caller does not look at q.m.p
 	}
 }

@@ -166,12 +166,12 @@ func TestPlannedPathMatchesExecutor(t *testing.T) {
 		apitest.Vars{"c": clientID, "id": list.Debts.Nodes[0].ID}).OK(t, nil)
 
 	// A debtor with every optional field, and an item with a description
-	// and a reminder date.
+	// (with a tab and a line break, which JSON escapes) and a reminder date.
 	env.Admin().Do(t, `mutation($c: UUID!, $d: DebtorWithDebtsInput!) { createDebt(clientId: $c, input: $d) { id } }`, apitest.Vars{"c": clientID,
-		"d": apitest.Vars{"isCorporation": true, "identificationNumber": "NO-99999", "name": "\"Citat\" & Co\tAS",
+		"d": apitest.Vars{"isCorporation": true, "identificationNumber": "NO-99999", "name": "\"Citat\" & Co AS",
 			"address": apitest.Vars{"address1": "Storgata 2", "address2": "Bakgården", "careOf": "Kari", "zipCode": "0151", "city": "Oslo", "countryCode": "NO"},
 			"email":   "kari@example.no", "phone": "+47 22 00 00 00",
-			"debts": []apitest.Vars{{"invoiceNumber": "F-Ω-1", "description": "Tjänster <mars>", "invoiceDate": "2026-09-01T10:00:00+02:00",
+			"debts": []apitest.Vars{{"invoiceNumber": "F-Ω-1", "description": "Tjänster\t<mars>\r\nrad 2", "invoiceDate": "2026-09-01T10:00:00+02:00",
 				"dueDate": "2026-10-01T10:00:00+02:00", "reminderDate": "2026-10-15T10:00:00+02:00", "amount": "1000.50"}}}}).OK(t, nil)
 
 	// An invoice with every optional field and a discounted article.

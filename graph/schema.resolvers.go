@@ -7,6 +7,7 @@ package graph
 
 import (
 	"context"
+	"strings"
 
 	"entgo.io/contrib/entgql"
 	"github.com/debtql/debtql/ent"
@@ -441,8 +442,8 @@ func (r *queryResolver) Clients(ctx context.Context, search *string, page *int, 
 	}
 	q := r.db(ctx).Creditor.Query()
 	if search != nil {
-		if !collection.CheckLength(*search, collection.MaxStringLength) {
-			return nil, apierr.Invalid("search", "must be at most %d characters", collection.MaxStringLength)
+		if e := collection.CheckField("search", strings.TrimSpace(*search), collection.MaxStringLength, false); e != nil {
+			return nil, e
 		}
 		if pred := clientSearch(*search); pred != nil {
 			q.Where(pred)

@@ -23,8 +23,8 @@ func newSearch(typ *SearchType, term *string) (*searchTerm, error) {
 		return nil, nil
 	}
 	s := &searchTerm{typ: SearchTypeAll, term: strings.TrimSpace(*term)}
-	if !collection.CheckLength(s.term, collection.MaxStringLength) {
-		return nil, apierr.Invalid("filter.searchTerm", "must be at most %d characters", collection.MaxStringLength)
+	if e := collection.CheckField("filter.searchTerm", s.term, collection.MaxStringLength, false); e != nil {
+		return nil, e
 	}
 	if typ != nil {
 		s.typ = *typ

@@ -1,9 +1,11 @@
 package collection
 
 import (
+	"errors"
 	"strconv"
 	"time"
 
+	"github.com/debtql/debtql/internal/apierr"
 	"github.com/debtql/debtql/internal/scalar"
 )
 
@@ -54,7 +56,11 @@ func (r *DebtorWithDebtsRecord) Debtor() DebtorRecord {
 // debtor's rules (e-mail and phone at the top level), 1 to 1,000 items with
 // unique invoice numbers (a repeat is refused on the later item), amounts
 // above 0 with at most 2 decimals, a due date not before the invoice date,
-// and opening payments above 0 that together leave something to collect.
+// and opening payments above 0 that together leave something to collect;
+// and the money ceiling: the items' amounts sum to at most MaxAmount
+// (refused on "debts"). The opening payments of an item sum to less than
+// its amount, so the debt's paid amount is below its original amount and
+// within the ceiling too.
 func (r *DebtorWithDebtsRecord) Normalize() error {
 	var c fieldCheck
 	d := r.Debtor()
@@ -80,10 +86,16 @@ func (r *DebtorWithDebtsRecord) Normalize() error {
 		c.errs.Add("debts", "must hold at most %d items, not %d", MaxDebtItems, len(r.Debts))
 	}
 	seen := make(map[string]int, len(r.Debts))
+	var total Money
+	within := true // the items so far sum to at most MaxAmount
 	for i := range r.Debts {
 		prefix := "debts." + strconv.Itoa(i) + "."
 		it := &r.Debts[i]
 		it.check(&c, prefix)
+		if within && it.Amount > 0 {
+			total, within = total.AddChecked(it.Amount)
+			within = within && total <= MaxAmount
+		}
 		if it.InvoiceNumber == "" {
 			continue
 		}
@@ -93,31 +105,70 @@ func (r *DebtorWithDebtsRecord) Normalize() error {
 			seen[it.InvoiceNumber] = i
 		}
 	}
+	if !within {
+		c.errs.Add("debts", "the items' amounts must sum to at most %s, the largest amount a debt holds", MaxAmount)
+	}
 	return c.err()
+}
+
+// Amounts returns the debt's original amount (the sum of its items'
+// amounts) and its paid amount (the sum of the opening payments). For a
+// record that Normalize accepted both are within MaxAmount (the paid
+// amount is below the original one); for any other it may return
+// ErrNotNormalized.
+func (r *DebtorWithDebtsRecord) Amounts() (original, paid Money, err error) {
+	for i := range r.Debts {
+		it := &r.Debts[i]
+		itemPaid, ok1 := SumMoney(paymentAmounts(it.Payments)...)
+		var ok2, ok3 bool
+		original, ok2 = original.AddChecked(it.Amount)
+		paid, ok3 = paid.AddChecked(itemPaid)
+		if !ok1 || !ok2 || !ok3 || original > MaxAmount || itemPaid >= it.Amount {
+			return 0, 0, ErrNotNormalized
+		}
+	}
+	return original, paid, nil
+}
+
+// ErrNotNormalized: a record's amounts break the rules Normalize checks.
+var ErrNotNormalized = errors.New("collection: the record's amounts were not checked by Normalize")
+
+func paymentAmounts(ps []ItemPaymentRecord) []Money {
+	out := make([]Money, len(ps))
+	for i, p := range ps {
+		out[i] = p.Amount
+	}
+	return out
 }
 
 func (it *DebtItemRecord) check(c *fieldCheck, prefix string) {
 	c.required(prefix+"invoiceNumber", &it.InvoiceNumber, MaxStringLength)
-	c.optional(prefix+"description", &it.Description, MaxTextLength)
+	c.freeText(prefix+"description", &it.Description)
 	if scalar.DateOf(it.DueDate).Before(scalar.DateOf(it.InvoiceDate)) {
 		c.errs.Add(prefix+"dueDate", "must not be before invoiceDate")
 	}
-	if it.Amount <= 0 {
-		c.errs.Add(prefix+"amount", "must be more than 0")
-	}
+	c.amount(prefix+"amount", it.Amount)
+	// The payments' sum is checked: many large payments must not wrap
+	// around to a sum below the item's amount.
 	var paid Money
+	exact := true
 	for j, p := range it.Payments {
-		if p.Amount <= 0 {
-			c.errs.Add(prefix+"payments."+strconv.Itoa(j)+".amount", "must be more than 0")
+		c.amount(prefix+"payments."+strconv.Itoa(j)+".amount", p.Amount)
+		if exact && p.Amount > 0 {
+			paid, exact = paid.AddChecked(p.Amount)
 		}
-		paid += p.Amount
 	}
-	if it.Amount > 0 && paid >= it.Amount {
+	switch {
+	case it.Amount <= 0:
+	case !exact:
+		c.errs.Add(prefix+"payments", "must together be less than the item's amount (%s), since a debt handed over must leave something to collect; they are far more", it.Amount)
+	case paid >= it.Amount:
 		c.errs.Add(prefix+"payments", "must together be less than the item's amount (%s), since a debt handed over must leave something to collect; they are %s", it.Amount, paid)
 	}
 }
 
-// Paid is the sum of the item's opening payments.
+// Paid is the sum of the item's opening payments: exact, and below the
+// item's amount, for an item that Normalize accepted.
 func (it *DebtItemRecord) Paid() Money {
 	var paid Money
 	for _, p := range it.Payments {
@@ -135,15 +186,29 @@ type PaymentRecord struct {
 }
 
 // Check checks the rules of api.md §5 that need no database: an amount
-// above 0 and a transaction date not after tomorrow (the payer's bank may
-// be a time zone ahead).
+// above 0 (and at most MaxAmount) and a transaction date not after
+// tomorrow (the payer's bank may be a time zone ahead). That the debt's
+// paid amount stays within MaxAmount is checked where the payment is
+// booked, under the debt's row lock (PaidWithin).
 func (r *PaymentRecord) Check(now Now) error {
 	var c fieldCheck
-	if r.Amount <= 0 {
-		c.errs.Add("amount", "must be more than 0")
-	}
+	c.amount("amount", r.Amount)
 	if tomorrow := now.Today.AddDays(1); r.TransactionDate.After(tomorrow) {
 		c.errs.Add("transactionDate", "must not be after tomorrow (%s)", tomorrow)
 	}
 	return c.err()
+}
+
+// PaidWithin reports whether a payment of amount on a debt whose paid
+// amount is paid keeps that paid amount within MaxAmount.
+func PaidWithin(paid, amount Money) bool {
+	sum, ok := paid.AddChecked(amount)
+	return ok && sum <= MaxAmount
+}
+
+// ErrPaidAboveCeiling refuses a payment that would take a debt's paid
+// amount (paid before it) above MaxAmount: BAD_USER_INPUT on amount.
+func ErrPaidAboveCeiling(debtPaid Money) error {
+	return apierr.Invalid("amount", "would take the debt's paid amount (%s) above %s, the largest amount a debt holds; at most %s can still be paid",
+		debtPaid, MaxAmount, MaxAmount-min(max(debtPaid, 0), MaxAmount))
 }

@@ -11,20 +11,32 @@ import (
 // path, so that a caller learns every broken rule at once.
 type fieldCheck struct{ errs apierr.List }
 
-// required trims *s in place and checks that it holds a non-blank character
-// and at most max characters.
+// required trims *s in place and checks that it holds a non-blank character,
+// is a single line of valid text (CheckText) and has at most max
+// characters.
 func (c *fieldCheck) required(field string, s *string, max int) bool {
 	*s = strings.TrimSpace(*s)
 	if Blank(*s) {
 		c.errs.Add(field, "is required and must not be blank")
 		return false
 	}
-	return c.length(field, *s, max)
+	return c.text(field, *s, max, false)
 }
 
 // optional trims *s in place when it is set; a blank value becomes unset, so
-// that "omitted" and "empty" are stored alike.
+// that "omitted" and "empty" are stored alike. A value must be a single line
+// of valid text with at most max characters.
 func (c *fieldCheck) optional(field string, s **string, max int) bool {
+	return c.optionalText(field, s, max, false)
+}
+
+// freeText is optional for free text (descriptions): tabs and line breaks
+// are allowed, up to MaxTextLength characters.
+func (c *fieldCheck) freeText(field string, s **string) bool {
+	return c.optionalText(field, s, MaxTextLength, true)
+}
+
+func (c *fieldCheck) optionalText(field string, s **string, max int, multiline bool) bool {
 	if *s == nil {
 		return true
 	}
@@ -34,12 +46,13 @@ func (c *fieldCheck) optional(field string, s **string, max int) bool {
 		return true
 	}
 	*s = &v
-	return c.length(field, v, max)
+	return c.text(field, v, max, multiline)
 }
 
-func (c *fieldCheck) length(field, s string, max int) bool {
-	if !CheckLength(s, max) {
-		c.errs.Add(field, "must be at most %d characters", max)
+// text applies the text rule and the length limit (CheckField).
+func (c *fieldCheck) text(field, s string, max int, multiline bool) bool {
+	if e := CheckField(field, s, max, multiline); e != nil {
+		c.errs = append(c.errs, e)
 		return false
 	}
 	return true
@@ -73,6 +86,23 @@ func (c *fieldCheck) err() error { return c.errs.Err() }
 func (c *fieldCheck) nonNegative(field string, m Money) {
 	if m < 0 {
 		c.errs.Add(field, "must be 0 or more")
+	}
+	c.ceiling(field, m)
+}
+
+// amount checks an amount that must be above 0 and within the ceiling.
+func (c *fieldCheck) amount(field string, m Money) {
+	if m <= 0 {
+		c.errs.Add(field, "must be more than 0")
+	}
+	c.ceiling(field, m)
+}
+
+// ceiling refuses an amount above MaxAmount. The API's Decimal never
+// holds one (it has at most 15 integer digits); records made in Go may.
+func (c *fieldCheck) ceiling(field string, m Money) {
+	if m > MaxAmount {
+		c.errs.Add(field, "must be at most %s", MaxAmount)
 	}
 }
 

@@ -51,7 +51,10 @@ type ArticleRecord struct {
 // non-blank invoice number, dueDate not before invoiceDate (nor a reminder
 // before the invoice), daysUntilExpiration ≥ 0, amounts ≥ 0, a positive
 // total that equals total excluding VAT plus VAT within 1.00, an interest
-// rate of 0–100 %, and at least one valid article.
+// rate of 0–100 %, and at least one valid article. Every amount is at
+// most MaxAmount; the totals are compared exactly, whatever their size.
+// Nothing multiplies (quantity × price is not checked against the
+// article's totals), so no product can overflow.
 func (r *InvoiceRecord) Normalize() error {
 	var c fieldCheck
 	c.required("invoiceNumber", &r.InvoiceNumber, MaxStringLength)
@@ -71,10 +74,12 @@ func (r *InvoiceRecord) Normalize() error {
 	}
 	if r.TotalAmountIncludingVAT <= 0 {
 		c.errs.Add("totalAmountIncludingVAT", "must be more than 0")
-	} else if diff := r.TotalAmountIncludingVAT - r.TotalExcludingVAT - r.TotalVATAmount; diff > MaxRoundingDifference || diff < -MaxRoundingDifference {
+	} else if parts := TotalOf(r.TotalExcludingVAT, r.TotalVATAmount); !withinRounding(TotalOf(r.TotalAmountIncludingVAT), parts) {
+		// Exact (Total): the parts may each be up to MaxAmount.
 		c.errs.Add("totalAmountIncludingVAT", "must equal totalExcludingVAT + totalVATAmount (%s) within %s, but is %s",
-			r.TotalExcludingVAT+r.TotalVATAmount, MaxRoundingDifference, r.TotalAmountIncludingVAT)
+			parts.Clamped(), MaxRoundingDifference, r.TotalAmountIncludingVAT)
 	}
+	c.ceiling("totalAmountIncludingVAT", r.TotalAmountIncludingVAT)
 	if r.InterestRate != nil {
 		c.percent("interestRate", *r.InterestRate)
 	}
@@ -87,9 +92,15 @@ func (r *InvoiceRecord) Normalize() error {
 	return c.err()
 }
 
+// withinRounding reports whether a and b differ by at most
+// MaxRoundingDifference.
+func withinRounding(a, b Total) bool {
+	return a.Plus(MaxRoundingDifference).Cmp(b) >= 0 && b.Plus(MaxRoundingDifference).Cmp(a) >= 0
+}
+
 func (a *ArticleRecord) check(c *fieldCheck, prefix string) {
 	c.required(prefix+"name", &a.Name, MaxStringLength)
-	c.optional(prefix+"description", &a.Description, MaxTextLength)
+	c.freeText(prefix+"description", &a.Description)
 	c.nonNegative(prefix+"priceExcludingVAT", a.PriceExcludingVAT)
 	c.nonNegative(prefix+"totalVATAmount", a.TotalVATAmount)
 	c.nonNegative(prefix+"totalAmountIncludingVAT", a.TotalAmountIncludingVAT)

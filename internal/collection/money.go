@@ -1,8 +1,11 @@
 package collection
 
 import (
+	"cmp"
 	"errors"
+	"math"
 	"math/big"
+	"math/bits"
 	"strconv"
 	"strings"
 
@@ -38,9 +41,104 @@ const (
 	RateMaxIntegerDigits = 14
 )
 
+// MaxAmount is the money ceiling, 999 999 999 999 999.99 kr: the largest
+// amount the API takes (MoneyMaxIntegerDigits integer digits, 2 decimals)
+// and the largest amount any record holds: a debt item, a debt's original
+// amount (the sum of its items) and its paid amount (the sum of its
+// payments, which may exceed the original amount when overpaid), a
+// payment, an invoice's totals and an article's amounts. Input that would
+// make a stored amount exceed it is refused (docs/decisions.md, "Money
+// ceiling"). Ninety-two amounts at the ceiling still add up within int64,
+// so a sum of a few of them never wraps.
+const MaxAmount Money = 99_999_999_999_999_999
+
 // Money is an exact amount in minor units (öre): 1250.50 kr is
-// Money(125050). Arithmetic is plain int64 arithmetic.
+// Money(125050). It is an int64: add amounts with AddChecked, SumMoney or Total,
+// which notice a sum that int64 cannot hold instead of wrapping around.
 type Money int64
+
+// AddChecked returns m + n and whether that sum is exact: false when it does not
+// fit int64 (the Money returned is then meaningless).
+func (m Money) AddChecked(n Money) (Money, bool) {
+	s := m + n
+	// Two's complement: the sum wrapped exactly when n's sign and the
+	// direction the sum moved from m disagree.
+	if (n > 0 && s < m) || (n < 0 && s > m) {
+		return s, false
+	}
+	return s, true
+}
+
+// SumMoney returns the sum of ms and whether it is exact (see AddChecked).
+func SumMoney(ms ...Money) (Money, bool) {
+	var sum Money
+	for _, m := range ms {
+		var ok bool
+		if sum, ok = sum.AddChecked(m); !ok {
+			return 0, false
+		}
+	}
+	return sum, true
+}
+
+// Total is an exact sum of any number of amounts, for sums whose number of
+// terms has no bound (a debtor's debts, the debt items of an invoice's
+// number): a 128-bit two's-complement integer, which 2^64 amounts of any
+// size cannot overflow. The zero Total is 0.
+type Total struct {
+	hi int64
+	lo uint64
+}
+
+// TotalOf returns the sum of ms.
+func TotalOf(ms ...Money) Total {
+	var t Total
+	for _, m := range ms {
+		t = t.Plus(m)
+	}
+	return t
+}
+
+// Plus returns t + m.
+func (t Total) Plus(m Money) Total {
+	lo, carry := bits.Add64(t.lo, uint64(m), 0)
+	hi := t.hi + int64(carry)
+	if m < 0 {
+		hi-- // m's high word, sign-extended, is -1
+	}
+	return Total{hi: hi, lo: lo}
+}
+
+// Cmp compares t and u: -1, 0 or +1.
+func (t Total) Cmp(u Total) int {
+	if c := cmp.Compare(t.hi, u.hi); c != 0 {
+		return c
+	}
+	return cmp.Compare(t.lo, u.lo)
+}
+
+// Sign is -1, 0 or +1.
+func (t Total) Sign() int { return t.Cmp(Total{}) }
+
+// Money returns t as Money, and whether it fits one.
+func (t Total) Money() (Money, bool) {
+	m := Money(int64(t.lo))
+	return m, (t.hi == 0 && m >= 0) || (t.hi == -1 && m < 0)
+}
+
+// Clamped returns t, or the nearest int64 (math.MaxInt64 or
+// math.MinInt64 öre) when it does not fit one. Beyond the ceiling a
+// clamped total still compares with any amount within the ceiling as the
+// exact total does.
+func (t Total) Clamped() Money {
+	if m, ok := t.Money(); ok {
+		return m
+	}
+	if t.hi < 0 {
+		return math.MinInt64
+	}
+	return math.MaxInt64
+}
 
 // Rate is a percentage scaled by 10^4: 12.5 % is Rate(125000).
 type Rate int64

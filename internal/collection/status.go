@@ -1,6 +1,7 @@
 package collection
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"strconv"
@@ -217,12 +218,22 @@ type Now struct {
 
 // PaymentOf compares what is paid with what is owed (owed > 0).
 func PaymentOf(owed, paid Money) PaymentStatus {
+	return paymentOf(cmp.Compare(paid, 0), cmp.Compare(paid, owed))
+}
+
+// PaymentOfTotals is PaymentOf for sums of any size.
+func PaymentOfTotals(owed, paid Total) PaymentStatus {
+	return paymentOf(paid.Sign(), paid.Cmp(owed))
+}
+
+// paymentOf is PaymentOf from the sign of paid and of paid - owed.
+func paymentOf(paidSign, paidVsOwed int) PaymentStatus {
 	switch {
-	case paid <= 0:
+	case paidSign <= 0:
 		return Unpaid
-	case paid < owed:
+	case paidVsOwed < 0:
 		return PartiallyPaid
-	case paid == owed:
+	case paidVsOwed == 0:
 		return Paid
 	default:
 		return Overpaid
@@ -292,7 +303,7 @@ func DemandExpiryBoundary(now Now) time.Time {
 // InvoiceFacts are what an invoice's statuses derive from.
 type InvoiceFacts struct {
 	Total        Money
-	Paid         Money // payments on debt items carrying its number in its client's debts
+	Paid         Money // payments on debt items carrying its number in its client's debts (Total.Clamped)
 	DueDate      scalar.Date
 	ReminderDate *scalar.Date
 	Withdrawn    bool
@@ -371,7 +382,7 @@ func ProjectDebtor(debts []DebtFacts, now Now) DebtorProjection {
 		p                 DebtorProjection
 		errand            *DebtFacts
 		errandOpen        bool
-		owed, paid        Money
+		owed, paid        Total // of any number of debts: exact
 		unwithdrawn, open int
 	)
 	later := func(a, b *DebtFacts) bool {
@@ -389,8 +400,7 @@ func ProjectDebtor(debts []DebtFacts, now Now) DebtorProjection {
 		}
 		if !d.Withdrawn {
 			unwithdrawn++
-			owed += d.Original
-			paid += d.Paid
+			owed, paid = owed.Plus(d.Original), paid.Plus(d.Paid)
 		}
 	}
 	if errand != nil {
@@ -398,7 +408,7 @@ func ProjectDebtor(debts []DebtFacts, now Now) DebtorProjection {
 		p.ErrandStatus, p.ErrandProcessStatus = &e.Main, &e.Under
 	}
 	if unwithdrawn > 0 {
-		ps := PaymentOf(owed, paid)
+		ps := PaymentOfTotals(owed, paid)
 		p.Payment = &ps
 	}
 	p.IsCompleted = len(debts) > 0 && open == 0

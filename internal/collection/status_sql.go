@@ -3,6 +3,7 @@ package collection
 import (
 	"strconv"
 
+	"entgo.io/ent/dialect"
 	"entgo.io/ent/dialect/sql"
 )
 
@@ -11,7 +12,11 @@ import (
 // selects exactly the records whose field reads that status (api.md §7).
 // Each expression mirrors the Go function above it in status.go, case for
 // case; the API tests hold the two together. The SQL is portable between
-// PostgreSQL and SQLite.
+// PostgreSQL and SQLite, except for sums over a number of rows without
+// bound (an invoice's paid amount, a debtor's totals): PostgreSQL's SUM of
+// bigint is numeric, exact at any size, but SQLite's SUM of integers fails
+// ("integer overflow") past int64, so on SQLite those sums are split
+// (splitSign).
 
 // Tables of ent/schema that the expressions read.
 const (
@@ -62,11 +67,52 @@ func IsTrue(e Expr, want bool) *sql.Predicate {
 	return Is(e, v)
 }
 
-// paymentExpr mirrors PaymentOf.
-func paymentExpr(owed, paid Expr) Expr {
-	return expr("CASE WHEN ", paid, " <= 0 THEN ", int(Unpaid),
-		" WHEN ", paid, " < ", owed, " THEN ", int(PartiallyPaid),
-		" WHEN ", paid, " = ", owed, " THEN ", int(Paid),
+// moneyCmp compares an amount a with an amount b in SQL: the conditions
+// a <= 0, a < b, a = b and a >= b.
+type moneyCmp struct{ nonPositive, less, equal, atLeast Expr }
+
+// plainCmp compares a and b as they are: columns, or sums on PostgreSQL
+// (numeric, exact at any size).
+func plainCmp(a, b Expr) moneyCmp {
+	return moneyCmp{expr(a, " <= 0"), expr(a, " < ", b), expr(a, " = ", b), expr(a, " >= ", b)}
+}
+
+// signCmp compares by the signs (-1, 0 or 1) of a and of a - b.
+func signCmp(signA, signDiff Expr) moneyCmp {
+	return moneyCmp{expr(signA, " <= 0"), expr(signDiff, " < 0"), expr(signDiff, " = 0"), expr(signDiff, " >= 0")}
+}
+
+// splitBase splits an amount x into x / splitBase and x % splitBase
+// (SQLite truncates toward zero, so x is exactly the first times
+// splitBase plus the second, whatever x's sign). The sums of the parts
+// of n amounts stay within int64 for n up to 10^9 rows, where the sum of
+// the amounts themselves may pass int64 from the 93rd amount at the
+// ceiling on.
+const splitBase = 1_000_000_000
+
+// splitSum is the two sums of the parts of col (an integer column) over
+// an aggregate's rows, 0 without rows (SQLite).
+func splitSum(col string) (hi, lo Expr) {
+	return expr("COALESCE(SUM(", col, " / ", splitBase, "), 0)"), expr("COALESCE(SUM(", col, " % ", splitBase, "), 0)")
+}
+
+// splitSign is the sign (-1, 0 or 1) of hi * splitBase + lo, for integer
+// expressions hi and lo such as the sums of splitSum, computed without
+// leaving int64: hi + lo / splitBase, unless 0, has the value's sign (the
+// rest, lo % splitBase, is smaller than splitBase in size); when it is 0,
+// the rest has.
+func splitSign(hi, lo Expr) Expr {
+	h := expr("(", hi, " + (", lo, ") / ", splitBase, ")")
+	r := expr("((", lo, ") % ", splitBase, ")")
+	return expr("CASE WHEN ", h, " > 0 THEN 1 WHEN ", h, " < 0 THEN -1 WHEN ", r, " > 0 THEN 1 WHEN ", r, " < 0 THEN -1 ELSE 0 END")
+}
+
+// paymentExpr mirrors PaymentOf (PaymentOfTotals), with c comparing what
+// is paid with what is owed.
+func paymentExpr(c moneyCmp) Expr {
+	return expr("CASE WHEN ", c.nonPositive, " THEN ", int(Unpaid),
+		" WHEN ", c.less, " THEN ", int(PartiallyPaid),
+		" WHEN ", c.equal, " THEN ", int(Paid),
 		" ELSE ", int(Overpaid), " END")
 }
 
@@ -214,6 +260,7 @@ func (q DebtSQL) PaymentIs(v PaymentStatus) *sql.Predicate {
 type InvoiceSQL struct {
 	clientID, number, total, dueDate, reminderDate, withdrawnAt string
 	now                                                         Now
+	sqlite                                                      bool
 }
 
 // NewInvoiceSQL reads the invoice in s's table at now.
@@ -221,6 +268,7 @@ func NewInvoiceSQL(s *sql.Selector, now Now) InvoiceSQL {
 	return InvoiceSQL{
 		clientID: s.C("client_id"), number: s.C("invoice_number"), total: s.C("total_amount_including_vat"),
 		dueDate: s.C("due_date"), reminderDate: s.C("reminder_date"), withdrawnAt: s.C("withdrawn_at"), now: now,
+		sqlite: s.Dialect() == dialect.SQLite,
 	}
 }
 
@@ -230,9 +278,24 @@ func (q InvoiceSQL) items(a string) string {
 	return a + ".client_id = " + q.clientID + " AND " + a + ".invoice_number = " + q.number
 }
 
-// paid mirrors InvoiceFacts.Paid.
+// paid mirrors InvoiceFacts.Paid: the sum of the paid amounts of the
+// items of the invoice's number, which any number of the client's
+// (withdrawn) debts may hold, so it may pass int64.
 func (q InvoiceSQL) paid() Expr {
 	return expr("COALESCE((SELECT SUM(ip.paid_amount) FROM ", tableDebtInvoices, " ip WHERE ", q.items("ip"), "), 0)")
+}
+
+// paidVsTotal compares paid() with the total, exactly at any size.
+func (q InvoiceSQL) paidVsTotal() moneyCmp {
+	if !q.sqlite {
+		return plainCmp(q.paid(), expr(q.total))
+	}
+	over := func(value Expr) Expr {
+		return expr("(SELECT ", value, " FROM ", tableDebtInvoices, " ip WHERE ", q.items("ip"), ")")
+	}
+	hi, lo := splitSum("ip.paid_amount")
+	return signCmp(over(splitSign(hi, lo)),
+		over(splitSign(expr(hi, " - ", q.total, " / ", splitBase), expr(lo, " - ", q.total, " % ", splitBase))))
 }
 
 // held mirrors InvoiceFacts.Holding != nil.
@@ -248,7 +311,7 @@ func (q InvoiceSQL) holding(value Expr) Expr {
 }
 
 func (q InvoiceSQL) closed() Expr {
-	return expr("(", q.withdrawnAt, " IS NOT NULL OR ", q.paid(), " >= ", q.total, ")")
+	return expr("(", q.withdrawnAt, " IS NOT NULL OR ", q.paidVsTotal().atLeast, ")")
 }
 
 func (q InvoiceSQL) overdue() Expr {
@@ -262,7 +325,7 @@ func (q InvoiceSQL) reminded() Expr {
 // Status mirrors ProjectInvoice's Status.
 func (q InvoiceSQL) Status() Expr {
 	return expr("CASE WHEN ", q.withdrawnAt, " IS NOT NULL THEN ", int(InvoiceWithdrawn),
-		" WHEN ", q.paid(), " >= ", q.total, " THEN ", int(InvoicePaid),
+		" WHEN ", q.paidVsTotal().atLeast, " THEN ", int(InvoicePaid),
 		" WHEN ", q.held(), " THEN ", int(InvoiceTransferred),
 		" WHEN ", q.overdue(), " THEN ", int(InvoiceOverdue),
 		" ELSE ", int(InvoiceOpen), " END")
@@ -278,7 +341,7 @@ func (q InvoiceSQL) Process() Expr {
 }
 
 // Payment mirrors ProjectInvoice's Payment.
-func (q InvoiceSQL) Payment() Expr { return paymentExpr(expr(q.total), q.paid()) }
+func (q InvoiceSQL) Payment() Expr { return paymentExpr(q.paidVsTotal()) }
 
 // ReceivableMain mirrors ProjectInvoice's ReceivableMain.
 func (q InvoiceSQL) ReceivableMain() Expr {
@@ -290,7 +353,7 @@ func (q InvoiceSQL) ReceivableMain() Expr {
 // ReceivableSub mirrors ProjectInvoice's ReceivableSub.
 func (q InvoiceSQL) ReceivableSub() Expr {
 	return expr("CASE WHEN ", q.withdrawnAt, " IS NOT NULL THEN ", int(SubWithdrawn),
-		" WHEN ", q.paid(), " >= ", q.total, " THEN ", int(SubPaidInFull),
+		" WHEN ", q.paidVsTotal().atLeast, " THEN ", int(SubPaidInFull),
 		" WHEN ", q.held(), " THEN ", q.holding(debtCols("dh").underExpr(q.now)),
 		" WHEN ", q.reminded(), " THEN ", int(SubReminded),
 		" WHEN ", q.overdue(), " THEN ", int(SubOverdue),
@@ -309,13 +372,14 @@ func (q InvoiceSQL) IsCompleted() Expr {
 
 // DebtorSQL computes a debtor's derived values (over its debts) in SQL.
 type DebtorSQL struct {
-	id  string
-	now Now
+	id     string
+	now    Now
+	sqlite bool
 }
 
 // NewDebtorSQL reads the debtor in s's table at now.
 func NewDebtorSQL(s *sql.Selector, now Now) DebtorSQL {
-	return DebtorSQL{id: s.C("id"), now: now}
+	return DebtorSQL{id: s.C("id"), now: now, sqlite: s.Dialect() == dialect.SQLite}
 }
 
 // errand is a value of the debtor's errand debt: its most recently created
@@ -332,10 +396,16 @@ func (q DebtorSQL) ErrandStatus() Expr { return q.errand(debtCols("de").mainExpr
 // ErrandProcessStatus mirrors ProjectDebtor's ErrandProcessStatus.
 func (q DebtorSQL) ErrandProcessStatus() Expr { return q.errand(debtCols("de").underExpr(q.now)) }
 
-// Payment mirrors ProjectDebtor's Payment (NULL without unwithdrawn debts).
+// Payment mirrors ProjectDebtor's Payment (NULL without unwithdrawn debts):
+// sums over any number of debts, exact at any size.
 func (q DebtorSQL) Payment() Expr {
-	owed, paid := expr("SUM(du.original_amount)"), expr("SUM(du.paid_amount)")
-	return expr("(SELECT CASE WHEN COUNT(*) = 0 THEN NULL ELSE ", paymentExpr(owed, paid), " END FROM ", tableDebts,
+	c := plainCmp(expr("SUM(du.paid_amount)"), expr("SUM(du.original_amount)"))
+	if q.sqlite {
+		paidHi, paidLo := splitSum("du.paid_amount")
+		owedHi, owedLo := splitSum("du.original_amount")
+		c = signCmp(splitSign(paidHi, paidLo), splitSign(expr(paidHi, " - ", owedHi), expr(paidLo, " - ", owedLo)))
+	}
+	return expr("(SELECT CASE WHEN COUNT(*) = 0 THEN NULL ELSE ", paymentExpr(c), " END FROM ", tableDebts,
 		" du WHERE du.debtor_id = ", q.id, " AND du.withdrawn_at IS NULL)")
 }
 
@@ -355,6 +425,6 @@ func (q DebtorSQL) IsCompleted() Expr {
 // payment (graph's addDebtPayment on PostgreSQL).
 func DebtStatusExprs(original, paid, withdrawnAt, createdAt string, now Now) (payment, main, under, active Expr) {
 	c := debtColumns{original: original, paid: paid, withdrawnAt: withdrawnAt, createdAt: createdAt}
-	return paymentExpr(expr(original), expr(paid)), c.mainExpr(), c.underExpr(now),
+	return paymentExpr(plainCmp(expr(paid), expr(original))), c.mainExpr(), c.underExpr(now),
 		expr("CASE WHEN ", c.closed(), " THEN ", int(Inactive), " ELSE ", int(Active), " END")
 }

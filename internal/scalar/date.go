@@ -2,6 +2,7 @@ package scalar
 
 import (
 	"database/sql/driver"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -16,6 +17,18 @@ type Date struct {
 }
 
 const dateLayout = "2006-01-02"
+
+// The years an input may name (decisions.md, "Dates"): a Date input, and a
+// DateTime input both in the offset given and in UTC, must fall from
+// 1900-01-01 to 9999-12-31. Stored dates and cursors are read whatever
+// their year.
+const (
+	MinYear = 1900
+	MaxYear = 9999
+)
+
+// dateRange is the refusal of a Date input outside MinYear–MaxYear.
+const dateRange = "must be a date from 1900-01-01 to 9999-12-31"
 
 // NewDate returns the date y-m-d; out-of-range days roll over as in time.Date.
 func NewDate(y int, m time.Month, d int) Date {
@@ -72,7 +85,8 @@ func (d Date) MarshalGQL(w io.Writer) {
 	_, _ = io.WriteString(w, strconv.Quote(d.String()))
 }
 
-// UnmarshalGQL reads a YYYY-MM-DD string.
+// UnmarshalGQL reads a YYYY-MM-DD string of a date from 1900-01-01 to
+// 9999-12-31.
 func (d *Date) UnmarshalGQL(v any) error {
 	s, ok := v.(string)
 	if !ok {
@@ -81,6 +95,9 @@ func (d *Date) UnmarshalGQL(v any) error {
 	parsed, err := ParseDate(s)
 	if err != nil {
 		return err
+	}
+	if y := parsed.t.Year(); y < MinYear || y > MaxYear {
+		return errors.New(dateRange)
 	}
 	*d = parsed
 	return nil

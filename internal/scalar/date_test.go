@@ -159,14 +159,22 @@ func TestDateMarshalGQL(t *testing.T) {
 			if got := marshal(t, tt.d); got != tt.want {
 				t.Errorf("MarshalGQL wrote %s, want %s", got, tt.want)
 			}
-			// What is written reads back.
+			// What is written reads back, as input when it is within the
+			// input range (from 1900), and as text (a cursor) always.
 			var s string
 			if err := json.Unmarshal([]byte(tt.want), &s); err != nil {
 				t.Fatal(err)
 			}
 			var back scalar.Date
-			if err := back.UnmarshalGQL(s); err != nil || back != tt.d {
+			err := back.UnmarshalGQL(s)
+			if inRange := !tt.d.Before(scalar.NewDate(1900, time.January, 1)); inRange && (err != nil || back != tt.d) {
 				t.Errorf("UnmarshalGQL(%q) = %v, %v; want %v", s, back, err, tt.d)
+			} else if !inRange && err == nil {
+				t.Errorf("UnmarshalGQL(%q) = %v, want an error: before 1900-01-01", s, back)
+			}
+			var text scalar.Date
+			if err := text.UnmarshalText([]byte(s)); err != nil || text != tt.d {
+				t.Errorf("UnmarshalText(%q) = %v, %v; want %v", s, text, err, tt.d)
 			}
 		})
 	}

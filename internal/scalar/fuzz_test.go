@@ -115,10 +115,14 @@ func checkDecimalOutput(t *testing.T, d decimal.Decimal) {
 }
 
 // FuzzDate checks that a strict YYYY-MM-DD date writes back exactly as it
-// was given, through every path that reads one.
+// was given, through every path that reads one, and that an input
+// (UnmarshalGQL) is accepted only from 1900-01-01 on (decisions.md,
+// "Dates"), while stored dates and cursors (Scan, UnmarshalText) are read
+// whatever their year.
 func FuzzDate(f *testing.F) {
 	for _, s := range []string{
 		"2026-01-02", "2024-02-29", "2000-02-29", "1900-02-29", "2023-02-29", "0001-01-01", "0000-01-01", "9999-12-31",
+		"1900-01-01", "1899-12-31", "1000-06-15",
 		"2026-13-01", "2026-00-10", "2026-04-31", "2026-1-02", "2026-01-2", "26-01-02", "2026/01/02", "20260102",
 		"2026-01-02T00:00:00Z", "2026-01-02 ", " 2026-01-02", "+026-01-02", "-026-01-02", "2026-01-0\x00", "",
 	} {
@@ -130,13 +134,14 @@ func FuzzDate(f *testing.F) {
 		gerr := g.UnmarshalGQL(s)
 		var x scalar.Date
 		xerr := x.UnmarshalText([]byte(s))
-		if (err == nil) != (gerr == nil) || (err == nil) != (xerr == nil) {
+		inRange := err == nil && !d.Before(scalar.NewDate(scalar.MinYear, time.January, 1))
+		if (err == nil) != (xerr == nil) || inRange != (gerr == nil) {
 			t.Fatalf("%q: ParseDate err %v, UnmarshalGQL err %v, UnmarshalText err %v", s, err, gerr, xerr)
 		}
 		if err != nil {
 			return
 		}
-		if g != d || x != d {
+		if (inRange && g != d) || x != d {
 			t.Fatalf("%q: ParseDate %v, UnmarshalGQL %v, UnmarshalText %v", s, d, g, x)
 		}
 		if d.String() != s {
@@ -170,8 +175,9 @@ func FuzzDate(f *testing.F) {
 }
 
 // FuzzDateTime checks that an accepted RFC 3339 timestamp is written in UTC,
-// in the contract's form, and that the output reads back as the same
-// instant.
+// in the contract's form, that the output reads back as the same instant,
+// and that its date both in the offset given and in UTC is within
+// 1900-01-01 to 9999-12-31 (decisions.md, "Dates").
 func FuzzDateTime(f *testing.F) {
 	for _, s := range []string{
 		"2026-01-31T12:00:00Z", "2026-01-31T12:00:00+02:00", "2026-01-31T12:00:00-05:30", "2026-01-31T12:00:00.5Z",
@@ -179,8 +185,11 @@ func FuzzDateTime(f *testing.F) {
 		"2026-01-31T12:00:00,5Z", "2026-01-31t12:00:00z", "2026-01-31 12:00:00Z", "2026-01-31T12:00:00", "2026-01-31T12:00:00+24:00",
 		"2026-01-31T12:00:00+23:59", "2026-01-31T12:00:00-00:00", "2026-01-31T24:00:00Z", "2016-12-31T23:59:60Z", "2026-02-29T00:00:00Z",
 		"9999-12-31T23:59:59.999999Z", "0000-01-01T00:00:00Z", "2026-01-31T12:00:00+0200", "",
-		// Accepted, but the UTC instant is outside years 0000–9999 (see the skip below).
-		"9999-12-31T23:00:00-05:00", "0000-01-01T00:30:00+01:00",
+		// Refused: the date is in range in the offset given but not in UTC,
+		// or the other way round.
+		"9999-12-31T23:00:00-05:00", "0000-01-01T00:30:00+01:00", "1900-01-01T00:30:00+01:00", "1899-12-31T23:30:00-01:00",
+		// Accepted: the first and the last instants.
+		"1900-01-01T00:00:00Z", "1900-01-01T00:00:00-05:00", "9999-12-31T23:59:59.999999+00:00", "9999-12-31T23:59:59+05:00",
 	} {
 		f.Add(s)
 	}
@@ -199,8 +208,11 @@ func FuzzDateTime(f *testing.F) {
 		if got, want := marshal(t, scalar.MarshalDateTime(tm)), strconv.Quote(out); got != want {
 			t.Fatalf("MarshalDateTime wrote %s, FormatDateTime %s", got, want)
 		}
-		if u := tm.UTC(); u.Year() < 1 || u.Year() > 9999 {
+		if u := tm.UTC(); u.Year() < scalar.MinYear || u.Year() > scalar.MaxYear {
 			t.Fatalf("accepted %q, which is year %d in UTC", s, u.Year())
+		}
+		if y := tm.Year(); y < scalar.MinYear || y > scalar.MaxYear {
+			t.Fatalf("accepted %q, which is year %d in the offset given", s, y)
 		}
 		if !strings.HasSuffix(out, "Z") {
 			t.Fatalf("FormatDateTime(%q) = %q, not UTC", s, out)

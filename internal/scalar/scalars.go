@@ -78,7 +78,9 @@ func AppendDateTime(dst []byte, t time.Time) []byte {
 // UnmarshalDateTime reads an RFC 3339 timestamp with an offset. The offset
 // is kept in the returned time, since the calendar date "in the offset
 // given" is what statuses use (api.md §5). Precision beyond microseconds is
-// refused rather than silently cut.
+// refused rather than silently cut. The date must fall from 1900-01-01 to
+// 9999-12-31 both in the offset given (the date that counts) and in UTC
+// (what is stored and written back, so that an answer reads back as input).
 func UnmarshalDateTime(v any) (time.Time, error) {
 	s, ok := v.(string)
 	if !ok {
@@ -92,9 +94,10 @@ func UnmarshalDateTime(v any) (time.Time, error) {
 		return time.Time{}, errors.New("must be a valid RFC 3339 date-time with an offset, e.g. 2026-01-31T12:00:00Z")
 	}
 	// The offset may carry the instant out of the years RFC 3339 (and the
-	// databases) can write: 9999-12-31T23:00:00-05:00 is year 10000 in UTC.
-	if y := t.UTC().Year(); y < 1 || y > 9999 {
-		return time.Time{}, errors.New("must be an instant within the years 0001-9999 in UTC")
+	// databases) can write: 9999-12-31T23:00:00-05:00 is year 10000 in UTC,
+	// and 1900-01-01T00:00:00+01:00 is 1899 in UTC.
+	if y, u := t.Year(), t.UTC().Year(); y < MinYear || u < MinYear || u > MaxYear {
+		return time.Time{}, errors.New("must be from 1900-01-01 to 9999-12-31, both in the offset given and in UTC")
 	}
 	return t, nil
 }
