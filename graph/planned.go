@@ -9,6 +9,7 @@ import (
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2/ast"
+	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"github.com/debtql/debtql/ent"
 	"github.com/debtql/debtql/internal/collection"
@@ -138,6 +139,14 @@ func makePlan(opCtx *graphql.OperationContext, typeName string, sel ast.Selectio
 	return plans, true
 }
 
+// errTooLarge ends the planned path with PlannedOptions.TooLarge: the
+// answer has grown beyond PlannedOptions.MaxBytes.
+type errTooLarge struct{}
+
+func (errTooLarge) Error() string {
+	return "planned path: the answer is larger than the response limit"
+}
+
 // errFallBack ends the planned path: gqlgen's executor answers instead.
 type errFallBack struct{ reason string }
 
@@ -147,6 +156,11 @@ func (e errFallBack) Error() string { return "planned path: " + e.reason }
 type writer struct {
 	ec  *executionContext
 	buf bytes.Buffer
+	// ctx is the operation's: the path gives up when its deadline passes.
+	ctx context.Context
+	// maxBytes ends the path when the answer grows beyond it: gqlgen's
+	// executor, whose field budget refuses it, answers instead.
+	maxBytes int
 	// The resolvers of the types written, made once.
 	debtR     DebtResolver
 	debtorR   DebtorResolver
@@ -229,9 +243,12 @@ func (w *writer) query(ctx context.Context, plans []plan) {
 	ctx = graphql.WithFieldContext(ctx, &graphql.FieldContext{Object: "Query"})
 	w.object(plans, "Query", func(p *plan) {
 		// The root field's context, with its arguments coerced as gqlgen's
-		// executor coerces them (the generated fieldContext_Query_…).
+		// executor coerces them (the generated fieldContext_Query_…). An
+		// argument that does not coerce is reported there; it is reported
+		// into a response context of its own, which is dropped, since the
+		// executor, which answers instead, reports it again.
 		root := func(fieldContext func(context.Context, graphql.CollectedField) (*graphql.FieldContext, error)) (context.Context, map[string]any) {
-			fc, err := fieldContext(ctx, p.field)
+			fc, err := fieldContext(graphql.WithFreshResponseContext(ctx), p.field)
 			fail(err)
 			return graphql.WithFieldContext(ctx, fc), fc.Args
 		}
@@ -294,6 +311,10 @@ func (w *writer) list(n int, write func(i int)) {
 		if i > 0 {
 			w.buf.WriteByte(',')
 		}
+		if w.maxBytes > 0 && w.buf.Len() > w.maxBytes {
+			panic(errTooLarge{})
+		}
+		fail(w.ctx.Err())
 		write(i)
 	}
 	w.buf.WriteByte(']')
@@ -633,19 +654,23 @@ func (w *writer) address(plans []plan, a *collection.AddressRecord) {
 // runPlanned answers a query operation (Exec checks that it is one) on the
 // planned path: its data, or
 // false when gqlgen's executor must answer it.
-func (e *executableSchema) runPlanned(ctx context.Context) (data []byte, ok bool, err error) {
+func (e *executableSchema) runPlanned(ctx context.Context, maxBytes int) (data []byte, ok bool, err error) {
 	opCtx := graphql.GetOperationContext(ctx)
 	plans, ok := makePlan(opCtx, "Query", opCtx.Operation.SelectionSet)
 	if !ok {
 		return nil, false, nil
 	}
 	ec := newExecutionContext(opCtx, e, nil)
-	w := &writer{ec: ec, debtR: ec.Resolvers.Debt(), debtorR: ec.Resolvers.Debtor(), debtItemR: ec.Resolvers.DebtInvoice(), invoiceR: ec.Resolvers.Invoice()}
+	w := &writer{ec: ec, ctx: ctx, maxBytes: maxBytes, debtR: ec.Resolvers.Debt(), debtorR: ec.Resolvers.Debtor(), debtItemR: ec.Resolvers.DebtInvoice(), invoiceR: ec.Resolvers.Invoice()}
 	defer func() {
 		if p := recover(); p != nil {
 			data, ok = nil, false
 			if fb, isFallBack := p.(errFallBack); isFallBack {
 				err = fb
+				return
+			}
+			if tl, isTooLarge := p.(errTooLarge); isTooLarge {
+				err = tl
 				return
 			}
 			err = fmt.Errorf("planned path panicked: %v", p)
@@ -664,6 +689,10 @@ type PlannedOptions struct {
 	// Observe, when set, is told for every query operation whether the
 	// planned path answered it (metrics).
 	Observe func(planned bool)
+	// MaxBytes is the largest answer the planned path writes; a larger one
+	// is answered with the error TooLarge alone (0: no limit).
+	MaxBytes int
+	TooLarge *gqlerror.Error
 }
 
 // PlannedSchema is the executable schema with the planned path in front of
@@ -692,7 +721,7 @@ func (s *plannedSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			return nil
 		}
 		first = false
-		data, ok, perr := s.runPlanned(ctx)
+		data, ok, perr := s.runPlanned(ctx, s.opts.MaxBytes)
 		if s.opts.Observe != nil {
 			s.opts.Observe(ok)
 		}
@@ -701,6 +730,9 @@ func (s *plannedSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		}
 		if ok {
 			return &graphql.Response{Data: data}
+		}
+		if _, tooLarge := perr.(errTooLarge); tooLarge && s.opts.TooLarge != nil {
+			return &graphql.Response{Errors: gqlerror.List{s.opts.TooLarge}}
 		}
 		if perr != nil && s.opts.Check {
 			if _, isFallBack := perr.(errFallBack); !isFallBack {

@@ -84,6 +84,14 @@ func (c *config) registerServe(fs *flag.FlagSet) {
 		"most root fields (aliases included) per operation; 0 = no limit (env DEBTQL_MAX_ROOT_FIELDS)")
 	fs.IntVar(&c.limits.MaxDocumentBytes, "max-document-bytes", c.envInt("DEBTQL_MAX_DOCUMENT_BYTES", d.MaxDocumentBytes),
 		"largest query document in bytes; 0 = no limit (env DEBTQL_MAX_DOCUMENT_BYTES)")
+	fs.IntVar(&c.limits.MaxResponseFields, "max-response-fields", c.envInt("DEBTQL_MAX_RESPONSE_FIELDS", d.MaxResponseFields),
+		"most fields (list elements' included) one answer may hold; 0 = no limit (env DEBTQL_MAX_RESPONSE_FIELDS)")
+	fs.IntVar(&c.limits.MaxResponseBytes, "max-response-bytes", c.envInt("DEBTQL_MAX_RESPONSE_BYTES", d.MaxResponseBytes),
+		"largest answer in bytes; 0 = no limit (env DEBTQL_MAX_RESPONSE_BYTES)")
+	fs.Float64Var(&c.limits.AuthFailuresPerSecond, "auth-failure-limit", c.envFloat("DEBTQL_AUTH_FAILURE_LIMIT", d.AuthFailuresPerSecond),
+		"failed authentications per second per client address before its unknown keys are answered 429 unread; 0 = no limit (env DEBTQL_AUTH_FAILURE_LIMIT)")
+	fs.IntVar(&c.limits.AuthFailureBurst, "auth-failure-burst", c.envInt("DEBTQL_AUTH_FAILURE_BURST", d.AuthFailureBurst),
+		"burst of the per-address bucket of failed authentications (env DEBTQL_AUTH_FAILURE_BURST)")
 	fs.Float64Var(&c.limits.RatePerSecond, "rate-limit", c.envFloat("DEBTQL_RATE_LIMIT", d.RatePerSecond),
 		"requests per second per API key (token bucket); 0 = no limit (env DEBTQL_RATE_LIMIT)")
 	fs.IntVar(&c.limits.RateBurst, "rate-burst", c.envInt("DEBTQL_RATE_BURST", d.RateBurst),
@@ -133,7 +141,8 @@ func (c *config) validate() error {
 		return fmt.Errorf("--metrics-addr must differ from --addr (%s); leave it empty to serve /metrics on --addr", c.addr)
 	}
 	l := c.limits
-	if l.MaxDepth < 0 || l.MaxComplexity < 0 || l.MaxRootFields < 0 || l.MaxDocumentBytes < 0 || l.RatePerSecond < 0 || l.RateBurst < 0 || l.RequestTimeout < 0 {
+	if l.MaxDepth < 0 || l.MaxComplexity < 0 || l.MaxRootFields < 0 || l.MaxDocumentBytes < 0 || l.MaxResponseFields < 0 || l.MaxResponseBytes < 0 ||
+		l.RatePerSecond < 0 || l.RateBurst < 0 || l.AuthFailuresPerSecond < 0 || l.AuthFailureBurst < 0 || l.RequestTimeout < 0 {
 		return fmt.Errorf("limits cannot be negative")
 	}
 	if l.RequestTimeout >= httpLimits.WriteTimeout {

@@ -122,7 +122,8 @@ func TestServeHelpListsEveryFlagWithItsEnvironmentVariable(t *testing.T) {
 			// Every flag's entry names its environment variable.
 			flags := flagEntries(stderr)
 			names := []string{"addr", "database-url", "sqlite", "tz", "log-level", "log-format", "introspection",
-				"max-depth", "max-complexity", "max-root-fields", "max-document-bytes", "rate-limit", "rate-burst", "request-timeout", "cors-origins", "metrics-addr", "migrate"}
+				"max-depth", "max-complexity", "max-root-fields", "max-document-bytes", "max-response-fields", "max-response-bytes",
+				"rate-limit", "rate-burst", "auth-failure-limit", "auth-failure-burst", "request-timeout", "cors-origins", "metrics-addr", "migrate"}
 			for _, name := range names {
 				entry, ok := flags[name]
 				if !ok {

@@ -184,11 +184,12 @@ func New(t testing.TB) *Env {
 	return NewWith(t, nil)
 }
 
-// TestLimits are the server's default limits without the rate limit, which
-// the tests' bursts of requests would trip.
+// TestLimits are the server's default limits without the rate limits, which
+// the tests' bursts of requests (and of bad keys) would trip.
 func TestLimits() server.Limits {
 	l := server.DefaultLimits
 	l.RatePerSecond = 0
+	l.AuthFailuresPerSecond = 0
 	return l
 }
 

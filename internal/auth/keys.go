@@ -52,12 +52,14 @@ func HashSecret(secret string) string {
 // Authenticate returns the viewer for an Authorization header value, or an
 // UNAUTHENTICATED error for a missing, malformed, unknown or revoked key.
 func Authenticate(ctx context.Context, client *ent.Client, header string) (*Viewer, error) {
-	return (*KeyCache)(nil).Authenticate(ctx, client, header)
+	return (*KeyCache)(nil).Authenticate(ctx, client, header, nil)
 }
 
 // Authenticate is the package's Authenticate, answered from the cache when
-// it holds the key (c may be nil: no cache).
-func (c *KeyCache) Authenticate(ctx context.Context, client *ent.Client, header string) (*Viewer, error) {
+// it holds the key (c may be nil: no cache). mayLookUp, when not nil, is
+// asked before the key is looked up in the database (not for a key the
+// cache answers); its error is returned instead of looking.
+func (c *KeyCache) Authenticate(ctx context.Context, client *ent.Client, header string, mayLookUp func() error) (*Viewer, error) {
 	scheme, secret, ok := strings.Cut(strings.TrimSpace(header), " ")
 	if header == "" {
 		return nil, apierr.New(apierr.Unauthenticated, "an API key is required: send Authorization: Bearer <key>")
@@ -70,6 +72,11 @@ func (c *KeyCache) Authenticate(ctx context.Context, client *ent.Client, header 
 	hash := HashSecret(secret)
 	key, gen := c.get(hash)
 	if key == nil {
+		if mayLookUp != nil {
+			if err := mayLookUp(); err != nil {
+				return nil, err
+			}
+		}
 		var err error
 		key, err = client.APIKey.Query().Where(apikey.SecretHash(hash)).Only(ctx)
 		if ent.IsNotFound(err) {
@@ -116,11 +123,10 @@ type KeyInput struct {
 func CreateKey(ctx context.Context, client *ent.Client, in KeyInput) (*ent.APIKey, string, error) {
 	var errs apierr.List
 	in.Name = strings.TrimSpace(in.Name)
-	switch {
-	case in.Name == "":
+	if in.Name == "" {
 		errs.Add("name", "is required and must not be blank")
-	case !collection.CheckLength(in.Name, collection.MaxStringLength):
-		errs.Add("name", "must be at most %d characters", collection.MaxStringLength)
+	} else if e := collection.CheckField("name", in.Name, collection.MaxStringLength, false); e != nil {
+		errs = append(errs, e)
 	}
 	if err := apikey.RoleValidator(in.Role); err != nil {
 		errs.Add("role", "must be ADMIN or CLIENT")

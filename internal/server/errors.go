@@ -36,7 +36,9 @@ func statusOf(code apierr.Code) int {
 		return http.StatusServiceUnavailable
 	case codeRateLimited:
 		return statusRateLimited
-	case codeTooDeep, codeTooComplex, codeTooWide, codeTooLarge:
+	case codeRequestTimeout:
+		return http.StatusRequestTimeout
+	case codeTooDeep, codeTooComplex, codeTooWide, codeTooLarge, codeTooLargeResponse:
 		return http.StatusBadRequest
 	default:
 		return http.StatusInternalServerError
@@ -70,6 +72,9 @@ func codeOfGQL(e *gqlerror.Error) apierr.Code {
 // argument path in extensions.field. Unexpected errors are logged with the
 // request id and answered INTERNAL, with nothing of their text.
 func (s *Server) presenter(ctx context.Context, err error) *gqlerror.Error {
+	if err == error(errOverBudget) {
+		return errOverBudget // shared: see budget.go
+	}
 	var (
 		gErr      *gqlerror.Error
 		path      ast.Path

@@ -6,8 +6,8 @@ package server_test
 // INTERNAL error inside a 200), always JSON with data or errors, every error
 // has a code, and no answer shows internals (a stack, a Go file).
 //
-// Each fuzz function starts one server on SQLite (one per fuzzing worker
-// process) with a client, a debtor, an invoice and a debt in it; the tokens
+// Each fuzz function starts one server on the suite's database
+// (PostgreSQL when it answers, as in CI; one per fuzzing worker process) with a client, a debtor, an invoice and a debt in it; the tokens
 // @CLIENT@, @DEBTOR@, @INVOICE@, @DEBT@ and @ITEM@ in an input are replaced
 // by their ids, so that seeds reach the resolvers and not only the argument
 // checks. See docs/fuzzing.md.
@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/debtql/debtql/internal/apitest"
+	"github.com/debtql/debtql/internal/server"
 )
 
 // maxFuzzInput bounds what one input sends, so that every execution is fast
@@ -81,7 +82,7 @@ func (l *serverLog) since(mark int) string {
 func startFuzzServer(f *testing.F) *fuzzServer {
 	f.Helper()
 	log := &serverLog{TB: f}
-	env := apitest.NewSQLite(log)
+	env := apitest.New(log)
 	admin := env.Admin()
 	clientID, _ := env.NewClient(f, "Fuzz AB")
 
@@ -189,6 +190,9 @@ func (s *fuzzServer) checkAnswer(t *testing.T, method string, req []byte, status
 		if e.Message == nil || *e.Message == "" {
 			fail("an error without a message")
 		}
+	}
+	if max := server.DefaultLimits.MaxResponseBytes; len(body) > max+64<<10 {
+		fail("an answer of %d bytes, beyond the response limit of %d", len(body), max)
 	}
 	if status != http.StatusOK && hasData {
 		fail("a refusal (HTTP %d) with a data entry", status)
@@ -351,10 +355,51 @@ func graphqlRequestSeeds() [][2]string {
 		{`{ __schema { types { name fields { name type { name ofType { name } } } } } }`, `[]`},
 		{`query A { viewer { role } } query B { clients { totalCount } }`, `"not an object"`},
 		{`{ a1: clients { totalCount } a2: clients { totalCount } a3: clients { totalCount } a4: viewer { role } a5: viewer { role } a6: viewer { role } a7: viewer { role } a8: viewer { role } a9: viewer { role } a10: viewer { role } a11: viewer { role } a12: viewer { role } a13: viewer { role } a14: viewer { role } a15: viewer { role } a16: viewer { role } a17: viewer { role } a18: viewer { role } a19: viewer { role } a20: viewer { role } a21: viewer { role } }`, ``},
+		// The review of round two: a NUL, control characters and
+		// noncharacters in every kind of string; money at and beyond its
+		// ceiling; dates before 1900; unpaged lists nested a million deep;
+		// the schema repeated through aliases and fragments.
+		{listsDoc, vars("clientId", `"@CLIENT@"`, "after", `null`, "term", `"a\u0000b"`)},
+		{listsDoc, vars("clientId", `"@CLIENT@"`, "after", `null`, "term", `"\uffff\u0085\t"`)},
+		{createDebtorDoc, vars("clientId", `"@CLIENT@"`, "input", strings.Replace(debtorInputJSON, `Sven Svensson`, `Sven\u0000Svensson`, 1))},
+		{createDebtDoc, vars("clientId", `"@CLIENT@"`, "input", strings.Replace(debtInputJSON("F-\u0000"), `"amount":"1250.00"`, `"amount":"1250.00","description":"a\u0001\ufdd0\n"`, 1))},
+		{createDebtDoc, vars("clientId", `"@CLIENT@"`, "input", maxAmountDebtJSON(500))},
+		{createDebtDoc, vars("clientId", `"@CLIENT@"`, "input", strings.Replace(debtInputJSON("F-OLD"), `"2026-09-20T10:00:00+02:00"`, `"0001-01-01T00:00:00Z"`, 1))},
+		{addDebtPaymentDoc, vars("clientId", `"@CLIENT@"`, "input", `{"debtId":@DEBT@,"invoiceId":@ITEM@,"amount":"999999999999999.99","transactionDate":"2026-11-02"}`)},
+		{addDebtPaymentDoc, vars("clientId", `"@CLIENT@"`, "input", `{"debtId":@DEBT@,"invoiceId":@ITEM@,"amount":1,"transactionDate":"0001-01-01"}`)},
+		{`{ debt(clientId: "@CLIENT@", id: @DEBT@) { payments { debt { payments { debt { payments { debt { id } } } } } } } }`, ``},
+		{introspectionAmplification(), ``},
 		{`{ viewer { role }`, `{"x":`},
 		{``, `{}`},
 		{"\x00\xff\xfe{", "\xff"},
 	}
+}
+
+// maxAmountDebtJSON is a DebtorWithDebtsInput of n items of the largest
+// amount an item may hold.
+func maxAmountDebtJSON(n int) string {
+	items := make([]string, n)
+	for i := range items {
+		items[i] = fmt.Sprintf(`{"invoiceNumber":"M%d","invoiceDate":"2026-09-01T00:00:00Z","dueDate":"2026-10-01T00:00:00Z","amount":"999999999999999.99"}`, i)
+	}
+	return `{"isCorporation":false,"identificationNumber":"8112289874","name":"Sven Svensson",` +
+		`"address":{"address1":"Vägen 2","zipCode":"123 45","city":"Malmö","countryCode":"SE"},"debts":[` + strings.Join(items, ",") + `]}`
+}
+
+// introspectionAmplification asks for the schema ten times over through
+// aliases, each time with ten aliased copies of every type's fields.
+func introspectionAmplification() string {
+	var b strings.Builder
+	b.WriteString("fragment F on __Type { name ")
+	for i := range 10 {
+		fmt.Fprintf(&b, "f%d: fields { name args { name type { name } } type { name kind } } ", i)
+	}
+	b.WriteString("}\n{ ")
+	for i := range 10 {
+		fmt.Fprintf(&b, "s%d: __schema { types { ...F } } ", i)
+	}
+	b.WriteString("}")
+	return b.String()
 }
 
 // graphqlBodySeeds are whole request bodies, valid and not.

@@ -10,7 +10,9 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"os"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/executor"
@@ -18,6 +20,7 @@ import (
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"github.com/debtql/debtql/internal/apierr"
+	"github.com/debtql/debtql/internal/collection"
 )
 
 // Media types of GraphQL over HTTP.
@@ -87,9 +90,14 @@ func (h *graphqlHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			h.writeRefusal(w, r, ex, apierr.New(apierr.BadUserInput, "the %s header must hold one key of 1 to %d characters", idempotencyHeader, maxIdempotencyKeyLength))
 			return
 		}
+		if err := collection.CheckText(keys[0], false); err != nil {
+			h.writeRefusal(w, r, ex, apierr.New(apierr.BadUserInput, "the %s header %s", idempotencyHeader, err))
+			return
+		}
 		ex.idempotencyKey = keys[0]
 	}
 	ctx = context.WithValue(ctx, exchangeKey{}, ex)
+	ctx = withBudget(ctx, h.s.limits)
 	params.Headers = r.Header
 
 	opCtx, errs := h.exec.CreateOperationContext(ctx, params)
@@ -290,6 +298,19 @@ type statusError struct {
 func (e *statusError) Error() string { return e.err.Error() }
 func (e *statusError) Unwrap() error { return e.err }
 
+// invalidUTF8At is the offset of the first byte of b that is not valid
+// UTF-8.
+func invalidUTF8At(b []byte) int {
+	for i := 0; i < len(b); {
+		r, size := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && size == 1 {
+			return i
+		}
+		i += size
+	}
+	return len(b)
+}
+
 // readParams reads a GraphQL request from a POST JSON body or a GET query
 // string.
 func readParams(w http.ResponseWriter, r *http.Request) (*graphql.RawParams, error) {
@@ -322,7 +343,13 @@ func readParams(w http.ResponseWriter, r *http.Request) (*graphql.RawParams, err
 			if errors.As(err, &tooLarge) {
 				return nil, &statusError{apierr.New(apierr.BadUserInput, "the request body is larger than %d bytes", tooLarge.Limit), http.StatusRequestEntityTooLarge}
 			}
+			if errors.Is(err, os.ErrDeadlineExceeded) {
+				return nil, &statusError{apierr.New(codeRequestTimeout, "the request body did not arrive within the request deadline"), http.StatusRequestTimeout}
+			}
 			return nil, apierr.New(apierr.BadUserInput, "the request body could not be read")
+		}
+		if !utf8.Valid(body) {
+			return nil, apierr.New(apierr.BadUserInput, "the request body is not valid UTF-8 (at byte %d)", invalidUTF8At(body))
 		}
 		trimmed := bytes.TrimSpace(body)
 		if len(trimmed) > 0 && trimmed[0] == '[' {

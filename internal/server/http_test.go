@@ -252,3 +252,15 @@ func TestGraphiQLIsServedOffline(t *testing.T) {
 		t.Errorf("unknown path: %d", resp.StatusCode)
 	}
 }
+
+// A body that is not UTF-8 is refused as such, instead of having its bad
+// bytes turned into U+FFFD by the JSON decoder.
+func TestBodyMustBeUTF8(t *testing.T) {
+	env := apitest.New(t)
+	h := http.Header{"Content-Type": {"application/json"}}
+	r := env.Admin().Send(t, apitest.Request{Header: h, Body: []byte("{\"query\":\"{ clients(search: \\\"a\xffb\\\") { totalCount } }\"}")})
+	r.Refused(t, http.StatusBadRequest, "BAD_USER_INPUT", "")
+	if !strings.Contains(string(r.Body), "not valid UTF-8 (at byte 31)") {
+		t.Errorf("the refusal does not name the byte: %s", r.Body)
+	}
+}

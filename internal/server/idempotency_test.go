@@ -73,7 +73,8 @@ func TestIdempotencyKeyReplaysTheFirstResponse(t *testing.T) {
 func TestIdempotencyKeyFormat(t *testing.T) {
 	env := apitest.New(t)
 	vars := apitest.Vars{"input": apitest.ClientInput("Key AB")}
-	for name, key := range map[string]string{"empty": "", "too long": strings.Repeat("k", 256)} {
+	for name, key := range map[string]string{"empty": "", "too long": strings.Repeat("k", 256),
+		"a tab": "key\tone", "not UTF-8": "key\xff", "a noncharacter": "key\uffff"} {
 		t.Run(name, func(t *testing.T) {
 			h := http.Header{"Content-Type": {"application/json"}, "Idempotency-Key": {key}}
 			body := []byte(`{"query":` + quote(apitest.CreateClientMutation) + `,"variables":{"input":{}}}`)
@@ -194,5 +195,34 @@ func TestFailuresOfOursAreNotReplayed(t *testing.T) {
 	env.Admin().Do(t, apitest.CreateClientMutation, vars, "Idempotency-Key", "retry-1").OK(t, nil)
 	if n := clientCount(t, env); n != 1 {
 		t.Fatalf("%d clients after the retry, want 1", n)
+	}
+}
+
+// Retries sent after the first request has finished are replays, however
+// many arrive at once: none may be told that the first is "still running"
+// because another retry holds the key's lock while it reads the record.
+func TestIdempotentRetriesAfterTheFirstFinishedAllReplay(t *testing.T) {
+	env := apitest.New(t)
+	vars := apitest.Vars{"input": apitest.ClientInput("Replayed AB")}
+	first := env.Admin().Do(t, apitest.CreateClientMutation, vars, "Idempotency-Key", "after-1")
+	first.OK(t, nil)
+	const n = 20
+	var wg sync.WaitGroup
+	answers := make([]*apitest.Response, n)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			answers[i] = env.Admin().Do(t, apitest.CreateClientMutation, vars, "Idempotency-Key", "after-1")
+		}()
+	}
+	wg.Wait()
+	for i, r := range answers {
+		if r.Status != first.Status || !bytes.Equal(r.Body, first.Body) {
+			t.Errorf("retry %d answered %d %s, not the first response %d %s", i, r.Status, r.Body, first.Status, first.Body)
+		}
+	}
+	if c := clientCount(t, env); c != 1 {
+		t.Fatalf("the retries created %d clients", c)
 	}
 }

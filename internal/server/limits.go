@@ -21,7 +21,8 @@ import (
 // work than any screen needs (the OWASP GraphQL cheat sheet). Each is
 // refused as a request error: HTTP 400, no data, and its own code.
 type Limits struct {
-	// MaxDepth is how deeply fields may nest (introspection not counted).
+	// MaxDepth is how deeply fields may nest (introspection's ofType
+	// chains not counted).
 	MaxDepth int
 	// MaxComplexity bounds a query's cost, where every list field is
 	// weighted by the rows it may return (see graph.Complexity).
@@ -30,9 +31,21 @@ type Limits struct {
 	MaxRootFields int
 	// MaxDocumentBytes bounds the size of the query document.
 	MaxDocumentBytes int
+	// MaxResponseFields and MaxResponseBytes bound what an operation's
+	// answer may hold: the fields resolved (every object's and list
+	// element's fields, introspection included) and the bytes of its data
+	// (see budget.go).
+	MaxResponseFields int
+	MaxResponseBytes  int
 	// RatePerSecond and RateBurst size the token bucket of each API key.
 	RatePerSecond float64
 	RateBurst     int
+	// AuthFailuresPerSecond and AuthFailureBurst size the token bucket of
+	// failed authentications per client address: each refused key takes a
+	// token, and while none is left, requests from that address whose key
+	// the key cache does not know are answered 429 without looking it up.
+	AuthFailuresPerSecond float64
+	AuthFailureBurst      int
 	// RequestTimeout is each GraphQL request's deadline; its SQL is
 	// cancelled when it passes.
 	RequestTimeout time.Duration
@@ -45,19 +58,29 @@ var DefaultLimits = Limits{
 	MaxComplexity:    250_000,
 	MaxRootFields:    20,
 	MaxDocumentBytes: 32 << 10,
-	RatePerSecond:    50,
-	RateBurst:        100,
-	RequestTimeout:   10 * time.Second,
+	// A page of 100 debts with 50 items each and ten fields apiece is
+	// 50,000 fields; 100,000 keep one answer's memory below 300 MiB
+	// (docs/reliability.md, the adversarial probes).
+	MaxResponseFields: 100_000,
+	MaxResponseBytes:  8 << 20,
+	RatePerSecond:     50,
+	RateBurst:         100,
+	// A person mistyping a key, or a deployment with an old one, fails a
+	// few times a second; guessing needs millions of tries.
+	AuthFailuresPerSecond: 5,
+	AuthFailureBurst:      30,
+	RequestTimeout:        10 * time.Second,
 }
 
 // The codes of the limits.
 const (
-	codeTooDeep       apierr.Code = "QUERY_TOO_DEEP"
-	codeTooComplex    apierr.Code = "QUERY_TOO_COMPLEX"
-	codeTooWide       apierr.Code = "TOO_MANY_ROOT_FIELDS"
-	codeTooLarge      apierr.Code = "DOCUMENT_TOO_LARGE"
-	codeRateLimited   apierr.Code = "RATE_LIMITED"
-	statusRateLimited             = http.StatusTooManyRequests
+	codeTooDeep        apierr.Code = "QUERY_TOO_DEEP"
+	codeTooComplex     apierr.Code = "QUERY_TOO_COMPLEX"
+	codeTooWide        apierr.Code = "TOO_MANY_ROOT_FIELDS"
+	codeTooLarge       apierr.Code = "DOCUMENT_TOO_LARGE"
+	codeRateLimited    apierr.Code = "RATE_LIMITED"
+	codeRequestTimeout apierr.Code = "REQUEST_TIMEOUT"
+	statusRateLimited              = http.StatusTooManyRequests
 )
 
 // limitsExtension checks an operation's shape before it runs.
@@ -82,7 +105,11 @@ func (l *limitsExtension) MutateOperationContext(ctx context.Context, opCtx *gra
 		return limitError(codeTooDeep, "the query nests %d levels deep; at most %d are allowed", d, l.limits.MaxDepth)
 	}
 	if l.limits.MaxComplexity > 0 {
-		if c := complexity.Calculate(ctx, l.schema, op, opCtx.Variables); c > l.limits.MaxComplexity {
+		c := complexity.Calculate(ctx, l.schema, op, opCtx.Variables)
+		if c <= l.limits.MaxComplexity {
+			c += introspectionCost(opCtx, l.schema.Schema(), l.limits.MaxComplexity-c)
+		}
+		if c > l.limits.MaxComplexity {
 			return limitError(codeTooComplex, "the query could load about %d rows (its complexity, with each list weighted by its page size); at most %d are allowed: ask for smaller pages or fewer nested lists", c, l.limits.MaxComplexity)
 		}
 	}
@@ -96,17 +123,20 @@ func limitError(code apierr.Code, format string, args ...any) *gqlerror.Error {
 }
 
 // depth is how deeply a selection set nests, following fragments.
-// Introspection fields are not counted: their shape is fixed.
+// Introspection fields count like any other, except the ofType chain of a
+// type reference: its length is the type's wrappers (at most three in this
+// schema: [T!]!), its cost is counted by introspectionCost, and the
+// introspection query of GraphiQL and other tools nests it nine deep.
 func depth(doc *ast.QueryDocument, set ast.SelectionSet, seen map[string]bool) int {
 	deepest := 0
 	for _, sel := range set {
 		d := 0
 		switch sel := sel.(type) {
 		case *ast.Field:
-			if len(sel.Name) > 1 && sel.Name[:2] == "__" {
-				continue
+			d = depth(doc, sel.SelectionSet, seen)
+			if sel.Name != "ofType" || sel.ObjectDefinition == nil || sel.ObjectDefinition.Name != "__Type" {
+				d++
 			}
-			d = 1 + depth(doc, sel.SelectionSet, seen)
 		case *ast.InlineFragment:
 			d = depth(doc, sel.SelectionSet, seen)
 		case *ast.FragmentSpread:
@@ -124,7 +154,7 @@ func depth(doc *ast.QueryDocument, set ast.SelectionSet, seen map[string]bool) i
 	return deepest
 }
 
-// rateLimiter keeps a token bucket per API key.
+// rateLimiter keeps a token bucket per name (an API key, or an address).
 type rateLimiter struct {
 	perSecond rate.Limit
 	burst     int
@@ -144,19 +174,56 @@ func (r *rateLimiter) allow(key string) (bool, time.Duration) {
 	if r == nil {
 		return true, 0
 	}
-	r.mu.Lock()
-	b, ok := r.buckets[key]
-	if !ok {
-		b = rate.NewLimiter(r.perSecond, r.burst)
-		r.buckets[key] = b
-	}
-	r.mu.Unlock()
-	res := b.Reserve()
+	res := r.bucket(key).Reserve()
 	if d := res.Delay(); d > 0 {
 		res.Cancel()
 		return false, d
 	}
 	return true, 0
+}
+
+// maxBuckets bounds the buckets a limiter keeps: beyond it, the full ones
+// (which behave as new ones) are dropped, so that many names (addresses)
+// cannot grow the map without end.
+const maxBuckets = 10_000
+
+func (r *rateLimiter) bucket(key string) *rate.Limiter {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	b, ok := r.buckets[key]
+	if !ok {
+		if len(r.buckets) >= maxBuckets {
+			now := time.Now()
+			for k, old := range r.buckets {
+				if old.TokensAt(now) >= float64(r.burst) {
+					delete(r.buckets, k)
+				}
+			}
+		}
+		b = rate.NewLimiter(r.perSecond, r.burst)
+		r.buckets[key] = b
+	}
+	return b
+}
+
+// exhausted reports whether key's bucket has no token left, without taking
+// one, and how long until it has.
+func (r *rateLimiter) exhausted(key string) (bool, time.Duration) {
+	if r == nil {
+		return false, 0
+	}
+	b := r.bucket(key)
+	if tokens := b.Tokens(); tokens < 1 {
+		return true, time.Duration((1 - tokens) / float64(r.perSecond) * float64(time.Second))
+	}
+	return false, 0
+}
+
+// take takes a token of key's bucket, if one is left.
+func (r *rateLimiter) take(key string) {
+	if r != nil {
+		r.bucket(key).Allow()
+	}
 }
 
 // retryAfter is a Retry-After value: whole seconds, at least 1.

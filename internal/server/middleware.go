@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"log/slog"
+	"net"
 	"net/http"
 	"time"
 
@@ -195,11 +196,22 @@ func (s *Server) withDeadline(next http.Handler) http.Handler {
 		return next
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ctx, cancel := context.WithTimeout(r.Context(), t)
+		deadline := time.Now().Add(t)
+		ctx, cancel := context.WithDeadline(r.Context(), deadline)
 		defer cancel()
+		// The connection keeps the deadline too: a body trickled in
+		// slowly is cut at it (408), and an answer still being written
+		// past it, plus the time to write a refusal, is cut off.
+		rc := http.NewResponseController(w)
+		_ = rc.SetReadDeadline(deadline)
+		_ = rc.SetWriteDeadline(deadline.Add(writeGrace))
 		next.ServeHTTP(w, r.WithContext(ctx))
 	})
 }
+
+// writeGrace is how long after the request's deadline its answer may still
+// be written: enough for the 503 that reports the deadline.
+const writeGrace = 5 * time.Second
 
 // limitBody refuses bodies beyond max bytes (413).
 func (s *Server) limitBody(max int64, next http.Handler) http.Handler {
@@ -213,10 +225,30 @@ func (s *Server) limitBody(max int64, next http.Handler) http.Handler {
 // answers 401 with WWW-Authenticate and no data.
 func (s *Server) authenticate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		v, err := s.keys.Authenticate(r.Context(), s.db.Client, r.Header.Get("Authorization"))
+		addr := clientAddress(r)
+		var wait time.Duration
+		looked := false // only a key looked up and refused spends a token
+		mayLookUp := func() error {
+			var spent bool
+			if spent, wait = s.authFailures.exhausted(addr); spent {
+				return errTooManyFailures
+			}
+			looked = true
+			return nil
+		}
+		v, err := s.keys.Authenticate(r.Context(), s.db.Client, r.Header.Get("Authorization"), mayLookUp)
 		if err != nil {
+			if errors.Is(err, errTooManyFailures) {
+				w.Header().Set("Retry-After", retryAfter(wait))
+				writeErrors(w, r, statusRateLimited,
+					apierr.New(codeRateLimited, "too many requests with an invalid API key from this address; retry after %s seconds", retryAfter(wait)))
+				return
+			}
 			var ae *apierr.Error
 			if errors.As(err, &ae) {
+				if looked {
+					s.authFailures.take(addr)
+				}
 				w.Header().Set("WWW-Authenticate", `Bearer realm="debtql"`)
 				writeErrors(w, r, statusOf(ae.Code), ae)
 				return
@@ -238,6 +270,20 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r.WithContext(auth.WithViewer(r.Context(), v)))
 	})
+}
+
+// errTooManyFailures stops a key lookup for an address that has failed
+// authentication too often (Limits.AuthFailuresPerSecond).
+var errTooManyFailures = errors.New("too many failed authentications from this address")
+
+// clientAddress is the address a request came from: the peer of its
+// connection (a proxy's, behind one; see docs/reliability.md).
+func clientAddress(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
 }
 
 // writeErrors answers r with errors alone, in the media type its Accept

@@ -73,7 +73,9 @@ type Server struct {
 	replays atomic.Int64
 	limits  Limits
 	rate    *rateLimiter
-	metrics *metrics
+	// authFailures limits failed authentications per client address.
+	authFailures *rateLimiter
+	metrics      *metrics
 	// tracer is nil when tracing is off.
 	tracer trace.Tracer
 	// keys caches the API keys requests use, while its listener is live
@@ -96,7 +98,8 @@ func New(opts Options) *Server {
 	if opts.Limits != nil {
 		limits = *opts.Limits
 	}
-	s := &Server{db: opts.DB, log: opts.Logger, limits: limits, rate: newRateLimiter(limits.RatePerSecond, limits.RateBurst)}
+	s := &Server{db: opts.DB, log: opts.Logger, limits: limits, rate: newRateLimiter(limits.RatePerSecond, limits.RateBurst),
+		authFailures: newRateLimiter(limits.AuthFailuresPerSecond, limits.AuthFailureBurst)}
 	auth.RegisterTenancy(opts.DB.Client)
 	s.keys = auth.NewKeyCache()
 	s.keys.Watch(opts.DB.Client)
@@ -115,7 +118,8 @@ func New(opts Options) *Server {
 	resolver := graph.NewResolver(opts.DB.Client, graph.Clock{Now: opts.Now, Location: opts.Location}, opts.DB)
 	resolver.UseRequestIDs(RequestID)
 	exec := executor.New(graph.PlannedSchema(graph.Config{Resolvers: resolver, Complexity: graph.Complexity()},
-		graph.PlannedOptions{Check: opts.CheckPlanned, Observe: s.metrics.observePlanned}))
+		graph.PlannedOptions{Check: opts.CheckPlanned, Observe: s.metrics.observePlanned,
+			MaxBytes: limits.MaxResponseBytes, TooLarge: tooLargeError(limits)}))
 	exec.SetQueryCache(lru.New[*ast.QueryDocument](1000))
 	exec.SetErrorPresenter(s.presenter)
 	exec.SetRecoverFunc(s.recoverFunc)
@@ -129,10 +133,13 @@ func New(opts Options) *Server {
 		exec.Use(extension.Introspection{})
 	}
 	// Automatic persisted queries (Apollo's protocol): clients send a hash
-	// instead of a known document.
-	exec.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](persistedQueries)})
+	// instead of a known document, which their own API key registered.
+	exec.Use(extension.AutomaticPersistedQuery{Cache: perKeyCache{lru.New[string](persistedQueries)}})
 	exec.Use(&limitsExtension{limits: limits})
 	exec.Use(txn{s: s})
+	// Inside the transaction, so that a mutation whose answer is refused
+	// as too large is rolled back.
+	exec.Use(responseLimit{limits: limits})
 	// Loaders batch the fields nested under lists. A query's root fields
 	// share one set. The root fields of a mutation run one after the other,
 	// each writing, so each gets a set of its own and answers from the
@@ -153,7 +160,7 @@ func New(opts Options) *Server {
 		}
 		return next(ctx)
 	})
-	exec.AroundFields(listErrors)
+	exec.AroundFields(resolveField)
 
 	gql := &graphqlHandler{exec: exec, s: s}
 	mux := http.NewServeMux()
@@ -171,6 +178,32 @@ func New(opts Options) *Server {
 	}
 	s.handler = s.withRequestID(inner)
 	return s
+}
+
+// perKeyCache keeps each API key's persisted queries apart: a hash that
+// another key registered is unknown, so that a hash-only request cannot
+// tell whether anyone else sent that document. The keys share the bound.
+type perKeyCache struct{ docs graphql.Cache[string] }
+
+func (c perKeyCache) scoped(ctx context.Context, hash string) (string, bool) {
+	v := auth.ViewerFrom(ctx)
+	if v == nil {
+		return "", false
+	}
+	return v.Key.ID + "\x00" + hash, true
+}
+
+func (c perKeyCache) Get(ctx context.Context, hash string) (string, bool) {
+	if k, ok := c.scoped(ctx, hash); ok {
+		return c.docs.Get(ctx, k)
+	}
+	return "", false
+}
+
+func (c perKeyCache) Add(ctx context.Context, hash, doc string) {
+	if k, ok := c.scoped(ctx, hash); ok {
+		c.docs.Add(ctx, k, doc)
+	}
 }
 
 // KeyCacheLive reports whether API keys are answered from the cache (its

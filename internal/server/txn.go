@@ -73,7 +73,10 @@ func (t txn) InterceptResponse(ctx context.Context, next graphql.ResponseHandler
 		// One statement that commits on its own, and an answer that
 		// cannot fail after it (graph.SingleStatement): no BEGIN, no
 		// COMMIT. A refused payment's statement wrote nothing.
-		resp := next(graph.WithSingleStatement(ctx))
+		// Nothing may refuse the answer once the statement has committed:
+		// no budget (the answer is one payment's row, with its debt and
+		// item, and short).
+		resp := next(graph.WithSingleStatement(withoutBudget(ctx)))
 		if len(resp.Errors) > 0 {
 			return &graphql.Response{Errors: resp.Errors, Extensions: resp.Extensions}
 		}
@@ -176,10 +179,19 @@ func (t txn) fail(ctx context.Context, err error) *graphql.Response {
 
 // idempotencyBegin claims the request's key for this transaction and returns
 // the stored response when the key has been answered before.
+//
+// The lock is only taken for a key without an answer: retries of a finished
+// request read its record and replay it side by side, so that one of them
+// holding the lock while it reads never tells the others that the first is
+// "still running". A key that is locked and has no committed record is a
+// request still at work.
 func (s *Server) idempotencyBegin(ctx context.Context, tx *ent.Tx, ex *exchange) (*rendered, error) {
 	v := auth.ViewerFrom(ctx)
 	if v == nil {
 		return nil, apierr.New(apierr.Unauthenticated, "an API key is required")
+	}
+	if replay, answered, err := s.idempotencyReplay(ctx, tx, v.Key.ID, ex, false); answered || err != nil {
+		return replay, err
 	}
 	locked, err := s.db.TryLock(ctx, tx, lockKey(v.Key.ID, ex.idempotencyKey))
 	if err != nil {
@@ -188,25 +200,38 @@ func (s *Server) idempotencyBegin(ctx context.Context, tx *ent.Tx, ex *exchange)
 	if !locked {
 		return nil, apierr.New(apierr.Conflict, "a request with this Idempotency-Key is still running; retry when it has finished")
 	}
+	// The first request may have committed between the read and the lock.
+	replay, _, err := s.idempotencyReplay(ctx, tx, v.Key.ID, ex, true)
+	return replay, err
+}
+
+// idempotencyReplay reads the key's record: answered is true when the key
+// has a live answer, which replay holds (or err, when the record is of
+// another request). An expired record reads as no answer; it is deleted
+// only by a caller that holds the key's lock (locked).
+func (s *Server) idempotencyReplay(ctx context.Context, tx *ent.Tx, apiKeyID string, ex *exchange, locked bool) (replay *rendered, answered bool, err error) {
 	sys := auth.System(ctx)
 	rec, err := tx.IdempotencyRecord.Query().
-		Where(idempotencyrecord.APIKeyID(v.Key.ID), idempotencyrecord.Key(ex.idempotencyKey)).
+		Where(idempotencyrecord.APIKeyID(apiKeyID), idempotencyrecord.Key(ex.idempotencyKey)).
 		Only(sys)
 	switch {
 	case ent.IsNotFound(err):
-		return nil, nil
+		return nil, false, nil
 	case err != nil:
-		return nil, fmt.Errorf("reading idempotency record: %w", err)
+		return nil, false, fmt.Errorf("reading idempotency record: %w", err)
 	case time.Since(rec.CreatedAt) > idempotencyWindow:
-		if err := tx.IdempotencyRecord.DeleteOne(rec).Exec(sys); err != nil {
-			return nil, fmt.Errorf("expiring idempotency record: %w", err)
+		if !locked {
+			return nil, false, nil
 		}
-		return nil, nil
+		if err := tx.IdempotencyRecord.DeleteOne(rec).Exec(sys); err != nil {
+			return nil, false, fmt.Errorf("expiring idempotency record: %w", err)
+		}
+		return nil, false, nil
 	case rec.RequestHash != ex.requestHash:
-		return nil, apierr.New(apierr.Conflict, "this Idempotency-Key was already used with a different request")
+		return nil, true, apierr.New(apierr.Conflict, "this Idempotency-Key was already used with a different request")
 	}
 	s.replays.Add(1)
-	return &rendered{status: rec.Status, contentType: rec.ContentType, body: rec.Body}, nil
+	return &rendered{status: rec.Status, contentType: rec.ContentType, body: rec.Body}, true, nil
 }
 
 // idempotencyRecord stores the response to a keyed mutation.
