@@ -7,12 +7,15 @@
 //
 //	driver kill      --server-bin BIN --dsn URL [--cycles 5]   kill -9 of the server mid-stream
 //	driver pgrestart --server-bin BIN --dsn URL --pg-ctl CMD   PostgreSQL stopped and started under load
+//	driver probe     --server-bin BIN --dsn URL --introspection FILE   adversarial requests, peak RSS of each
 //
-// It exits 1 when a guarantee is broken, after printing what it found.
+// It exits 1 when a guarantee is broken, after printing what it found, and
+// 2 when a run could not be made (probe only: set-up failed).
 package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -45,7 +48,7 @@ func (c *common) register(fs *flag.FlagSet) {
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: driver kill|pgrestart [flags]")
+		fmt.Fprintln(os.Stderr, "usage: driver kill|pgrestart|probe [flags]")
 		os.Exit(2)
 	}
 	var (
@@ -69,8 +72,17 @@ func main() {
 		fs.DurationVar(&p.down, "down", 3*time.Second, "how long the database stays down")
 		fs.DurationVar(&p.maxRecovery, "max-recovery", 5*time.Second, "longest allowed time from the database's return to the first success")
 		run = p.run
+	case "probe":
+		p := probeRun{common: &c}
+		fs.StringVar(&p.introspection, "introspection", "internal/server/testdata/introspection.graphql", "file with the full introspection query")
+		fs.Float64Var(&p.maxPeakMiB, "max-peak-mib", 300, "a peak RSS above this many MiB fails the run")
+		fs.IntVar(&p.debtsB, "debts", 100, "debts of --items items for the second client (the largest page)")
+		fs.IntVar(&p.items, "items", 1000, "items per debt")
+		fs.IntVar(&p.workers, "workers", 4, "concurrent createDebt calls while setting up")
+		fs.IntVar(&p.repeat, "repeat", 3, "runs of each probe, each on a fresh server process (the table shows the highest peak)")
+		run = p.run
 	default:
-		fmt.Fprintln(os.Stderr, "usage: driver kill|pgrestart [flags]")
+		fmt.Fprintln(os.Stderr, "usage: driver kill|pgrestart|probe [flags]")
 		os.Exit(2)
 	}
 	_ = fs.Parse(os.Args[2:])
@@ -83,9 +95,15 @@ func main() {
 	ctx, cancel := context.WithTimeout(ctx, c.limit)
 	defer cancel()
 	if err := run(ctx); err != nil {
-		fmt.Fprintln(os.Stderr, "FAILED:", err)
+		code := 1
+		if errors.As(err, new(couldNotRun)) {
+			fmt.Fprintln(os.Stderr, "COULD NOT RUN:", err)
+			code = 2
+		} else {
+			fmt.Fprintln(os.Stderr, "FAILED:", err)
+		}
 		cancel()
 		stop()
-		os.Exit(1)
+		os.Exit(code)
 	}
 }
