@@ -27,8 +27,9 @@
 #   7  NUL in a search term: debts(filter: {searchTerm: "a\u0000b"}), as a
 #      GraphQL escape in the document (7a) and in a variable (7b)
 #   8  aliases: as many aliased debt { id invoices { id } } root fields as
-#      32 KB hold (8a), then the 20 allowed, each with the items and the
-#      payments of the 1,000-item debt (8b)
+#      32 KB hold (8a); then 19 aliases, each with the items and the
+#      payments of the 1,000-item debt (8b, 95,057 fields: answered), and
+#      20 (8c, 100,060: beyond the response budget)
 #
 # Prints a table (probe, key, request bytes, status, the first error's
 # extensions.code, response bytes, seconds, idle and peak RSS in MiB, the
