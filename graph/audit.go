@@ -2,7 +2,6 @@ package graph
 
 import (
 	"context"
-	"errors"
 	"sort"
 	"strconv"
 	"strings"
@@ -15,124 +14,9 @@ import (
 	"github.com/debtql/debtql/ent/auditeventrecord"
 	"github.com/debtql/debtql/ent/predicate"
 	"github.com/debtql/debtql/internal/apierr"
-	"github.com/debtql/debtql/internal/audit"
 	"github.com/debtql/debtql/internal/auth"
 	"github.com/debtql/debtql/internal/scalar"
 )
-
-// auditRecord is a record a mutation touched, with its statuses before
-// and after where it has statuses.
-type auditRecord struct {
-	typ           auditeventrecord.RecordType
-	id            string
-	before, after *audit.Statuses
-}
-
-func touched(typ auditeventrecord.RecordType, id string) auditRecord {
-	return auditRecord{typ: typ, id: id}
-}
-
-func touchedInt(typ auditeventrecord.RecordType, id scalar.IntID) auditRecord {
-	return auditRecord{typ: typ, id: strconv.Itoa(int(id))}
-}
-
-// auditBatch bounds the rows of one insert of event records, below the
-// databases' parameter limits.
-const auditBatch = 1000
-
-// errNoAuditContext fails a mutation whose event cannot be written: a
-// change without its event must not commit.
-var errNoAuditContext = errors.New("audit: a change outside a mutation's transaction cannot be recorded")
-
-// audit appends the event of the mutation field being resolved, in the
-// mutation's transaction: the field's name is the operation, the viewer's
-// key the actor. clientID is the client whose data changed (nil for none),
-// debtID the debt whose timeline the event joins (nil for none). A
-// mutation that fails after this rolls the event back with its work.
-func (r *Resolver) audit(ctx context.Context, clientID *string, debtID *scalar.IntID, records ...auditRecord) error {
-	a, err := r.auditActor(ctx)
-	if err != nil {
-		return err
-	}
-	if ent.TxFromContext(ctx) == nil {
-		return errNoAuditContext
-	}
-	db := r.db(ctx)
-	event, err := db.AuditEvent.Create().
-		SetNillableClientID(clientID).
-		SetAPIKeyID(a.keyID).
-		SetAPIKeyName(a.keyName).
-		SetRole(a.role).
-		SetOperation(a.operation).
-		SetRequestID(a.requestID).
-		SetNillableDebtID(debtID).
-		Save(ctx)
-	if err != nil {
-		return err
-	}
-	for start := 0; start < len(records); start += auditBatch {
-		chunk := records[start:min(start+auditBatch, len(records))]
-		creates := make([]*ent.AuditEventRecordCreate, len(chunk))
-		for i, rec := range chunk {
-			c := db.AuditEventRecord.Create().
-				SetEventID(event.ID).
-				SetNillableClientID(clientID).
-				SetRecordType(rec.typ).
-				SetRecordID(rec.id)
-			if rec.before != nil {
-				c.SetBefore(rec.before)
-			}
-			if rec.after != nil {
-				c.SetAfter(rec.after)
-			}
-			creates[i] = c
-		}
-		if _, err := db.AuditEventRecord.CreateBulk(creates...).Save(ctx); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// auditActor is who and what an audit event records: the viewer's key,
-// its role, the mutation field being resolved and the request.
-type auditActor struct {
-	keyID, keyName, operation, requestID string
-	role                                 auditevent.Role
-}
-
-// auditActor is the actor of the mutation field being resolved, or
-// errNoAuditContext outside a mutation's transaction.
-func (r *Resolver) auditActor(ctx context.Context) (auditActor, error) {
-	fc := graphql.GetFieldContext(ctx)
-	v := auth.ViewerFrom(ctx)
-	if fc == nil || fc.Object != "Mutation" || v == nil || (ent.TxFromContext(ctx) == nil && !singleStatement(ctx)) {
-		return auditActor{}, errNoAuditContext
-	}
-	a := auditActor{keyID: v.Key.ID, keyName: v.Key.Name, role: auditevent.Role(v.Role()), operation: fc.Field.Name}
-	if r.requestID != nil {
-		a.requestID = r.requestID(ctx)
-	}
-	return a, nil
-}
-
-// auditResult appends the event of a mutation that returned v: the change
-// and its event commit together or not at all.
-func auditResult[T any](r *Resolver, ctx context.Context, v T, err error, clientID *string, debtID *scalar.IntID, records ...auditRecord) (T, error) {
-	if err != nil {
-		return v, err
-	}
-	if err := r.audit(ctx, clientID, debtID, records...); err != nil {
-		var zero T
-		return zero, err
-	}
-	return v, nil
-}
-
-// debtStatuses are a debt's statuses, as the API shows them now.
-func (r *Resolver) debtStatuses(d *ent.Debt) *audit.Statuses {
-	return audit.Debt(r.debtProjection(d), d.PaidAmount)
-}
 
 // auditEvents lists the audit trail, newest first (ADMIN).
 func (r *Resolver) auditEvents(ctx context.Context, filter *AuditEventFilter, args pageArgs) (*ent.AuditEventConnection, error) {

@@ -13,7 +13,6 @@ import (
 	"github.com/debtql/debtql/ent/debtinvoice"
 	"github.com/debtql/debtql/ent/debtor"
 	"github.com/debtql/debtql/ent/predicate"
-	"github.com/debtql/debtql/internal/apierr"
 	"github.com/debtql/debtql/internal/collection"
 	"github.com/debtql/debtql/internal/scalar"
 	"github.com/debtql/debtql/internal/store"
@@ -136,74 +135,6 @@ var debtorSearch = searchFields[predicate.Debtor]{
 	debtID: func(id scalar.IntID) predicate.Debtor { return debtor.HasDebtsWith(debt.ID(id)) },
 	or:     debtor.Or,
 }
-
-// debtorFields is what creating and updating a debtor have in common.
-type debtorFields interface {
-	SetIsCorporation(bool)
-	SetIdentificationNumber(string)
-	SetName(string)
-	SetAddress1(string)
-	SetAddress2(string)
-	ClearAddress2()
-	SetCareOf(string)
-	ClearCareOf()
-	SetZipCode(string)
-	SetCity(string)
-	SetCountryCode(string)
-	SetEmail(string)
-	ClearEmail()
-	SetPhone(string)
-	ClearPhone()
-}
-
-// setDebtor writes a normalised record onto a mutation; an optional field
-// that is not given is cleared (updateDebtor replaces the record).
-func setDebtor(m debtorFields, in collection.DebtorRecord) {
-	m.SetIsCorporation(in.IsCorporation)
-	m.SetIdentificationNumber(in.IdentificationNumber)
-	m.SetName(in.Name)
-	m.SetAddress1(in.Address.Address1)
-	setOrClear(in.Address.Address2, m.SetAddress2, m.ClearAddress2)
-	setOrClear(in.Address.CareOf, m.SetCareOf, m.ClearCareOf)
-	m.SetZipCode(in.Address.ZipCode)
-	m.SetCity(in.Address.City)
-	m.SetCountryCode(in.Address.CountryCode)
-	var email, phone *string
-	if ci := in.ContactInformation; ci != nil {
-		email, phone = ci.Email, ci.Phone
-	}
-	setOrClear(email, m.SetEmail, m.ClearEmail)
-	setOrClear(phone, m.SetPhone, m.ClearPhone)
-}
-
-func setOrClear(v *string, set func(string), clear func()) {
-	if v == nil {
-		clear()
-		return
-	}
-	set(*v)
-}
-
-// checkDebtorNumberFree refuses a second debtor of the client with the same
-// identification number (compared by digits).
-func (r *Resolver) checkDebtorNumberFree(ctx context.Context, clientID, number, exceptID string) error {
-	q := r.db(ctx).Debtor.Query().Where(debtor.ClientID(clientID), debtor.IdentificationKey(collection.IdentificationKey(number)))
-	if exceptID != "" {
-		q.Where(debtor.IDNEQ(exceptID))
-	}
-	taken, err := q.Exist(ctx)
-	if err != nil {
-		return err
-	}
-	if taken {
-		return errDebtorNumberTaken
-	}
-	return nil
-}
-
-// errDebtorNumberTaken refuses a second debtor with a client's number.
-var errDebtorNumberTaken = &apierr.Error{Code: apierr.Conflict, Field: "input.identificationNumber",
-	Message: "the client already has a debtor with this identification number"}
 
 // debtorProjection is the debtor's statuses over its debts.
 func (r *Resolver) debtorProjection(ctx context.Context, d *ent.Debtor) (collection.DebtorProjection, error) {

@@ -8,8 +8,8 @@ import (
 	"github.com/debtql/debtql/ent"
 	"github.com/debtql/debtql/ent/auditevent"
 	"github.com/debtql/debtql/ent/debt"
-	"github.com/debtql/debtql/ent/debtinvoice"
 	"github.com/debtql/debtql/internal/collection"
+	"github.com/debtql/debtql/internal/ledger"
 	"github.com/debtql/debtql/internal/scalar"
 )
 
@@ -82,7 +82,7 @@ func (b *batch[R, V]) get(ctx context.Context, r R) (V, error) {
 
 // loaders are the batches of one operation.
 type loaders struct {
-	invoiceFacts *batch[*ent.Invoice, invoiceDebtFacts]
+	invoiceFacts *batch[*ent.Invoice, ledger.InvoiceDebtFacts]
 	debtorDebts  *batch[*ent.Debtor, []collection.DebtFacts]
 	itemInvoice  *itemInvoices
 	// debtPages are the debts of the debtors of the operation's lists
@@ -128,66 +128,26 @@ func (r *Resolver) newLoaders() *loaders {
 	}
 }
 
-// invoiceDebtFacts are the facts of an invoice that live in debts: what was
-// paid on the debt items carrying its number, and the unwithdrawn debt that
-// holds it.
-type invoiceDebtFacts struct {
-	// paid sums the items of the invoice's number in all the client's
-	// debts, whose number has no bound: exact however large (Total).
-	paid    collection.Total
-	holding *collection.DebtFacts
-	// debt is the invoice's collection case: the unwithdrawn debt holding
-	// it, else the most recently created one (api.md §6).
-	debt *ent.Debt
-}
-
-func (r *Resolver) loadInvoiceFacts(ctx context.Context, invoices []*ent.Invoice) (map[string]invoiceDebtFacts, error) {
-	type clientNumber struct{ client, number string }
-	byNumber := map[clientNumber][]string{}
-	clients, numbers := map[string]bool{}, map[string]bool{}
-	for _, inv := range invoices {
-		k := clientNumber{inv.ClientID, inv.InvoiceNumber}
-		byNumber[k] = append(byNumber[k], inv.ID)
-		clients[inv.ClientID], numbers[inv.InvoiceNumber] = true, true
-	}
-	var collectErr error
-	items, err := r.db(ctx).DebtInvoice.Query().
-		Where(debtinvoice.ClientIDIn(keys(clients)...), debtinvoice.InvoiceNumberIn(keys(numbers)...)).
-		WithDebt(func(q *ent.DebtQuery) {
-			if f := r.loaders(ctx).invoiceDebt.get(); f != nil {
-				_, collectErr = q.CollectSelection(ctx, *f)
-			}
-		}).
-		All(ctx)
-	if err == nil {
-		err = collectErr
-	}
+// loadInvoiceFacts reads the debt facts of the operation's invoices at
+// once, eager-loading on their debts what Invoice.debt selects, and primes
+// the loaders of those debts.
+func (r *Resolver) loadInvoiceFacts(ctx context.Context, invoices []*ent.Invoice) (map[string]ledger.InvoiceDebtFacts, error) {
+	out, err := r.ledger.InvoiceFacts(ctx, invoices, func(q *ent.DebtQuery) error {
+		if f := r.loaders(ctx).invoiceDebt.get(); f != nil {
+			_, err := q.CollectSelection(ctx, *f)
+			return err
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	out := make(map[string]invoiceDebtFacts, len(invoices))
-	for _, it := range items {
-		if it.Edges.Debt != nil {
-			r.loaders(ctx).debtEvents.prime(it.Edges.Debt)
-		}
-		for _, id := range byNumber[clientNumber{it.ClientID, it.InvoiceNumber}] {
-			f := out[id]
-			f.paid = f.paid.Plus(it.PaidAmount)
-			if d := it.Edges.Debt; d != nil {
-				if d.WithdrawnAt == nil {
-					f.holding, f.debt = debtFacts(d), d
-				} else if f.holding == nil && (f.debt == nil || later(d, f.debt)) {
-					f.debt = d
-				}
-			}
-			out[id] = f
-		}
-	}
 	// The fields under Invoice.debt (its debtor's statuses and debts, its
-	// items' invoices) load for every invoice's debt at once.
+	// items' invoices, its events) load for every invoice's debt at once.
 	for _, f := range out {
-		if f.debt != nil {
-			r.primeDebts(ctx, f.debt.ClientID, []*ent.Debt{f.debt})
+		if f.Debt != nil {
+			r.loaders(ctx).debtEvents.prime(f.Debt)
+			r.primeDebts(ctx, f.Debt.ClientID, []*ent.Debt{f.Debt})
 		}
 	}
 	return out, nil
@@ -207,33 +167,9 @@ func (r *Resolver) loadDebtorDebts(ctx context.Context, debtors []*ent.Debtor) (
 	}
 	out := make(map[string][]collection.DebtFacts, len(debtors))
 	for _, d := range debts {
-		out[d.DebtorID] = append(out[d.DebtorID], *debtFacts(d))
+		out[d.DebtorID] = append(out[d.DebtorID], *ledger.DebtFacts(d))
 	}
 	return out, nil
-}
-
-// debtFacts are the facts of a debt row.
-func debtFacts(d *ent.Debt) *collection.DebtFacts {
-	return &collection.DebtFacts{
-		ID:        int(d.ID),
-		Original:  d.OriginalAmount,
-		Paid:      d.PaidAmount,
-		Withdrawn: d.WithdrawnAt != nil,
-		CreatedAt: d.CreatedAt,
-	}
-}
-
-func keys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	return out
-}
-
-// later reports whether debt a was created after b (ties: the higher id).
-func later(a, b *ent.Debt) bool {
-	return a.CreatedAt.After(b.CreatedAt) || (a.CreatedAt.Equal(b.CreatedAt) && a.ID > b.ID)
 }
 
 // loadDebtEvents reads the timelines of debts, with their records.

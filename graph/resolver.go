@@ -6,71 +6,40 @@ package graph
 import (
 	"context"
 
-	"entgo.io/ent/dialect/sql"
-
-	"github.com/debtql/debtql/ent/creditor"
-	"github.com/debtql/debtql/internal/apierr"
-	"github.com/debtql/debtql/internal/auth"
-	"time"
-
 	"github.com/debtql/debtql/ent"
-	"github.com/debtql/debtql/internal/collection"
-	"github.com/debtql/debtql/internal/scalar"
+	"github.com/debtql/debtql/internal/auth"
+	"github.com/debtql/debtql/internal/ledger"
 )
-
-// Clock tells the resolvers what time it is, and in which zone "today" is,
-// since statuses are evaluated at the current date (api.md §8). Tests set
-// Now to a fixed instant.
-type Clock struct {
-	Now      func() time.Time
-	Location *time.Location
-}
-
-// At is the moment statuses are evaluated at: today in the service's time
-// zone.
-func (c Clock) At() collection.Now {
-	now := time.Now
-	if c.Now != nil {
-		now = c.Now
-	}
-	loc := c.Location
-	if loc == nil {
-		loc = time.Local
-	}
-	return collection.Now{Today: scalar.DateOf(now().In(loc)), Location: loc}
-}
-
-// Locker serialises work that must not run twice at once (such as handing
-// out the next client number) within the current transaction.
-type Locker interface {
-	Lock(ctx context.Context, tx *ent.Tx, key int64) error
-	// LockRows makes a query lock the rows it reads for the rest of the
-	// transaction (SELECT ... FOR UPDATE where the database has it).
-	LockRows(s *sql.Selector)
-}
 
 // Resolver holds the dependencies of the resolvers. It is built once in
 // main and carries no request state.
 type Resolver struct {
 	client *ent.Client
-	clock  Clock
-	locker Locker
+	// ledger runs the use cases the mutations call.
+	ledger *ledger.Service
+	clock  ledger.Clock
 	// requestID names the request of a context, for the audit trail.
 	requestID func(context.Context) string
-	// payments books together the payments on one debt that arrive while
-	// one is being booked (PostgreSQL, without a transaction).
-	payments *paymentQueues
 }
 
 // NewResolver returns the root resolver.
-func NewResolver(client *ent.Client, clock Clock, locker Locker) *Resolver {
-	return &Resolver{client: client, clock: clock, locker: locker, payments: &paymentQueues{}}
+func NewResolver(client *ent.Client, svc *ledger.Service) *Resolver {
+	return &Resolver{client: client, ledger: svc, clock: svc.Clock()}
 }
 
 // UseRequestIDs tells the resolver how to find a request's id (the
 // X-Request-Id the server gives it), which audit events record.
 func (r *Resolver) UseRequestIDs(requestID func(context.Context) string) {
 	r.requestID = requestID
+}
+
+// actor is the caller of the request, for the use cases.
+func (r *Resolver) actor(ctx context.Context) ledger.Actor {
+	var id string
+	if r.requestID != nil {
+		id = r.requestID(ctx)
+	}
+	return ledger.ActorOf(auth.ViewerFrom(ctx), id)
 }
 
 // db is the ent client of the request: the mutation's transaction when there
@@ -86,14 +55,7 @@ func (r *Resolver) db(ctx context.Context) *ent.Client {
 // §2: lists and lookups under an unknown client). Authorize first: a CLIENT
 // key naming another client is FORBIDDEN whether or not it exists.
 func (r *Resolver) clientExists(ctx context.Context, clientID string) error {
-	ok, err := r.db(ctx).Creditor.Query().Where(creditor.ID(clientID)).Exist(ctx)
-	if err != nil {
-		return err
-	}
-	if !ok {
-		return apierr.New(apierr.NotFound, "client %s does not exist", clientID)
-	}
-	return nil
+	return r.ledger.ClientExists(ctx, clientID)
 }
 
 // forClient authorizes the viewer for clientID and checks that it exists.

@@ -10,17 +10,17 @@ import (
 	"strings"
 
 	"entgo.io/contrib/entgql"
+
 	"github.com/debtql/debtql/ent"
 	"github.com/debtql/debtql/ent/apikey"
-	"github.com/debtql/debtql/ent/auditeventrecord"
 	"github.com/debtql/debtql/ent/creditor"
 	"github.com/debtql/debtql/ent/debt"
 	"github.com/debtql/debtql/ent/debtor"
 	"github.com/debtql/debtql/ent/invoice"
 	"github.com/debtql/debtql/internal/apierr"
-	"github.com/debtql/debtql/internal/audit"
 	"github.com/debtql/debtql/internal/auth"
 	"github.com/debtql/debtql/internal/collection"
+	"github.com/debtql/debtql/internal/ledger"
 	"github.com/debtql/debtql/internal/scalar"
 )
 
@@ -170,7 +170,7 @@ func (r *invoiceResolver) RemainingAmount(ctx context.Context, obj *ent.Invoice)
 // Debt is the resolver for the debt field.
 func (r *invoiceResolver) Debt(ctx context.Context, obj *ent.Invoice) (*ent.Debt, error) {
 	facts, err := r.loaders(ctx).invoiceFacts.get(ctx, obj)
-	return facts.debt, err
+	return facts.Debt, err
 }
 
 // Status is the resolver for the status field.
@@ -217,133 +217,37 @@ func (r *invoiceResolver) IsCompleted(ctx context.Context, obj *ent.Invoice) (bo
 
 // CreateClient is the resolver for the createClient field.
 func (r *mutationResolver) CreateClient(ctx context.Context, input collection.ClientRecord) (*ent.Creditor, error) {
-	if err := auth.RequireAdmin(ctx); err != nil {
-		return nil, err
-	}
-	if err := input.Normalize(); err != nil {
-		return nil, apierr.Prefix(err, "input")
-	}
-	number, err := r.nextClientNumber(ctx)
-	if err != nil {
-		return nil, err
-	}
-	create := r.db(ctx).Creditor.Create().SetClientNumber(number)
-	setClient(create.Mutation(), input)
-	c, err := create.Save(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return auditResult(r.Resolver, ctx, c, nil, &c.ID, nil, touched(auditeventrecord.RecordTypeCLIENT, c.ID))
+	return r.ledger.CreateClient(ctx, r.actor(ctx), input)
 }
 
 // UpdateClient is the resolver for the updateClient field.
 func (r *mutationResolver) UpdateClient(ctx context.Context, id string, input collection.ClientRecord) (*ent.Creditor, error) {
-	if err := auth.AuthorizeClient(ctx, id); err != nil {
-		return nil, err
-	}
-	if err := input.Normalize(); err != nil {
-		return nil, apierr.Prefix(err, "input")
-	}
-	update := r.db(ctx).Creditor.UpdateOneID(id)
-	setClient(update.Mutation(), input)
-	c, err := update.Save(ctx)
-	if ent.IsNotFound(err) {
-		return nil, apierr.New(apierr.NotFound, "client %s does not exist", id)
-	}
-	return auditResult(r.Resolver, ctx, c, err, &id, nil, touched(auditeventrecord.RecordTypeCLIENT, id))
+	return r.ledger.UpdateClient(ctx, r.actor(ctx), id, input)
 }
 
 // CreateDebtor is the resolver for the createDebtor field.
 func (r *mutationResolver) CreateDebtor(ctx context.Context, clientID string, input collection.DebtorRecord) (*ent.Debtor, error) {
-	if err := r.forClient(ctx, clientID); err != nil {
-		return nil, err
-	}
-	if err := input.Normalize(); err != nil {
-		return nil, apierr.Prefix(err, "input")
-	}
-	if err := r.checkDebtorNumberFree(ctx, clientID, input.IdentificationNumber, ""); err != nil {
-		return nil, err
-	}
-	create := r.db(ctx).Debtor.Create().SetClientID(clientID)
-	setDebtor(create.Mutation(), input)
-	d, err := create.Save(ctx)
-	if ent.IsConstraintError(err) { // a concurrent createDebtor took the number
-		return nil, errDebtorNumberTaken
-	}
-	if err != nil {
-		return nil, err
-	}
-	return auditResult(r.Resolver, ctx, d, nil, &clientID, nil, touched(auditeventrecord.RecordTypeDEBTOR, d.ID))
+	return r.ledger.CreateDebtor(ctx, r.actor(ctx), clientID, input)
 }
 
 // UpdateDebtor is the resolver for the updateDebtor field.
 func (r *mutationResolver) UpdateDebtor(ctx context.Context, clientID string, id string, input collection.DebtorRecord) (*ent.Debtor, error) {
-	if err := r.forClient(ctx, clientID); err != nil {
-		return nil, err
-	}
-	if err := input.Normalize(); err != nil {
-		return nil, apierr.Prefix(err, "input")
-	}
-	exists, err := r.db(ctx).Debtor.Query().Where(debtor.ClientID(clientID), debtor.ID(id)).Exist(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if !exists {
-		return nil, apierr.New(apierr.NotFound, "debtor %s does not exist", id)
-	}
-	if err := r.checkDebtorNumberFree(ctx, clientID, input.IdentificationNumber, id); err != nil {
-		return nil, err
-	}
-	update := r.db(ctx).Debtor.UpdateOneID(id).Where(debtor.ClientID(clientID))
-	setDebtor(update.Mutation(), input)
-	d, err := update.Save(ctx)
-	switch {
-	case ent.IsNotFound(err):
-		return nil, apierr.New(apierr.NotFound, "debtor %s does not exist", id)
-	case ent.IsConstraintError(err):
-		return nil, errDebtorNumberTaken
-	}
-	return auditResult(r.Resolver, ctx, d, err, &clientID, nil, touched(auditeventrecord.RecordTypeDEBTOR, id))
+	return r.ledger.UpdateDebtor(ctx, r.actor(ctx), clientID, id, input)
 }
 
 // CreateInvoice is the resolver for the createInvoice field.
 func (r *mutationResolver) CreateInvoice(ctx context.Context, clientID string, input collection.InvoiceRecord) (*ent.Invoice, error) {
-	if err := r.forClient(ctx, clientID); err != nil {
-		return nil, err
-	}
-	if err := input.Normalize(); err != nil {
-		return nil, apierr.Prefix(err, "input")
-	}
-	if err := r.checkInvoiceNumberFree(ctx, clientID, input.InvoiceNumber); err != nil {
-		return nil, err
-	}
-	inv, err := r.createInvoice(ctx, clientID, input)
-	if err != nil {
-		return nil, err
-	}
-	p, err := r.invoiceProjection(ctx, inv)
-	if err != nil {
-		return nil, err
-	}
-	rec := touched(auditeventrecord.RecordTypeINVOICE, inv.ID)
-	rec.after = audit.Invoice(p)
-	return auditResult(r.Resolver, ctx, inv, nil, &clientID, nil, rec)
+	return r.ledger.CreateInvoice(ctx, r.actor(ctx), clientID, input)
 }
 
 // WithdrawInvoice is the resolver for the withdrawInvoice field.
 func (r *mutationResolver) WithdrawInvoice(ctx context.Context, clientID string, id string, comment *string) (*ent.Invoice, error) {
-	if err := r.forClient(ctx, clientID); err != nil {
-		return nil, err
-	}
-	return r.withdrawInvoice(ctx, clientID, id, comment)
+	return r.ledger.WithdrawInvoice(ctx, r.actor(ctx), clientID, id, comment)
 }
 
 // CreateDebt is the resolver for the createDebt field.
 func (r *mutationResolver) CreateDebt(ctx context.Context, clientID string, input collection.DebtorWithDebtsRecord) (*ent.Debt, error) {
-	if err := r.forClient(ctx, clientID); err != nil {
-		return nil, err
-	}
-	d, err := r.createDebt(ctx, clientID, input)
+	d, err := r.ledger.CreateDebt(ctx, r.actor(ctx), clientID, input)
 	if err != nil {
 		return nil, err
 	}
@@ -352,20 +256,12 @@ func (r *mutationResolver) CreateDebt(ctx context.Context, clientID string, inpu
 
 // AddDebtPayment is the resolver for the addDebtPayment field.
 func (r *mutationResolver) AddDebtPayment(ctx context.Context, clientID string, input collection.PaymentRecord) (*ent.Payment, error) {
-	// addDebtPayment checks that the client exists only when the payment
-	// cannot be booked (a debt of the client proves it exists).
-	if err := auth.AuthorizeClient(ctx, clientID); err != nil {
-		return nil, err
-	}
-	return r.addDebtPayment(ctx, clientID, input)
+	return r.ledger.AddDebtPayment(ctx, r.actor(ctx), clientID, input)
 }
 
 // WithdrawDebt is the resolver for the withdrawDebt field.
 func (r *mutationResolver) WithdrawDebt(ctx context.Context, clientID string, input WithdrawDebtInput) (*ent.Debt, error) {
-	if err := r.forClient(ctx, clientID); err != nil {
-		return nil, err
-	}
-	d, err := r.withdrawDebt(ctx, clientID, input)
+	d, err := r.ledger.WithdrawDebt(ctx, r.actor(ctx), clientID, ledger.WithdrawDebtRecord{ID: scalar.IntID(input.ID), ClientID: input.ClientID, Comment: input.Comment})
 	if err != nil {
 		return nil, err
 	}
@@ -374,31 +270,16 @@ func (r *mutationResolver) WithdrawDebt(ctx context.Context, clientID string, in
 
 // CreateAPIKey is the resolver for the createApiKey field.
 func (r *mutationResolver) CreateAPIKey(ctx context.Context, input CreateAPIKeyInput) (*CreatedAPIKey, error) {
-	if err := auth.RequireAdmin(ctx); err != nil {
+	key, secret, err := r.ledger.CreateAPIKey(ctx, r.actor(ctx), auth.KeyInput{Name: input.Name, Role: input.Role, ClientID: input.ClientID})
+	if err != nil {
 		return nil, err
 	}
-	key, secret, err := auth.CreateKey(ctx, r.db(ctx), auth.KeyInput{Name: input.Name, Role: input.Role, ClientID: input.ClientID})
-	if err != nil {
-		return nil, apierr.Prefix(err, "input")
-	}
-	// The event names the key, never its secret.
-	rec := touched(auditeventrecord.RecordTypeAPI_KEY, key.ID)
-	rec.after = audit.Key(false)
-	return auditResult(r.Resolver, ctx, &CreatedAPIKey{Secret: secret, APIKey: key}, nil, key.ClientID, nil, rec)
+	return &CreatedAPIKey{Secret: secret, APIKey: key}, nil
 }
 
 // RevokeAPIKey is the resolver for the revokeApiKey field.
 func (r *mutationResolver) RevokeAPIKey(ctx context.Context, id string) (*ent.APIKey, error) {
-	if err := auth.RequireAdmin(ctx); err != nil {
-		return nil, err
-	}
-	key, err := auth.RevokeKey(ctx, r.db(ctx), id)
-	if err != nil {
-		return nil, err
-	}
-	rec := touched(auditeventrecord.RecordTypeAPI_KEY, key.ID)
-	rec.before, rec.after = audit.Key(false), audit.Key(true)
-	return auditResult(r.Resolver, ctx, key, nil, key.ClientID, nil, rec)
+	return r.ledger.RevokeAPIKey(ctx, r.actor(ctx), id)
 }
 
 // Viewer is the resolver for the viewer field.

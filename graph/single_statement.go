@@ -1,8 +1,6 @@
 package graph
 
 import (
-	"context"
-
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2/ast"
 )
@@ -36,7 +34,7 @@ func fieldSet(names ...string) map[string]bool {
 // event, or nothing), and the answer selects only what that statement
 // returns (loadedPaymentFields), so that nothing can fail once it has
 // committed. The server runs such an operation without BEGIN and COMMIT
-// (with WithSingleStatement), unless it carries an Idempotency-Key, whose
+// (ledger.Alone), unless it carries an Idempotency-Key, whose
 // record must commit with the payment. This saves two round trips per
 // payment, one of them inside the debt row's lock (docs/performance.md).
 func SingleStatement(opCtx *graphql.OperationContext) bool {
@@ -75,19 +73,4 @@ func selectsOnly(opCtx *graphql.OperationContext, set ast.SelectionSet, object s
 		}
 	}
 	return true
-}
-
-type singleStatementKey struct{}
-
-// WithSingleStatement marks the context of an operation that the server
-// runs without a transaction, as SingleStatement allowed.
-func WithSingleStatement(ctx context.Context) context.Context {
-	return context.WithValue(ctx, singleStatementKey{}, true)
-}
-
-// singleStatement reports whether ctx is an operation's that runs without a
-// transaction.
-func singleStatement(ctx context.Context) bool {
-	v, _ := ctx.Value(singleStatementKey{}).(bool)
-	return v
 }

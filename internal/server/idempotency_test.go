@@ -5,12 +5,13 @@ import (
 	"time"
 
 	"bytes"
-	"github.com/debtql/debtql/ent/apikey"
-	"github.com/debtql/debtql/internal/auth"
 	"net/http"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/debtql/debtql/ent/apikey"
+	"github.com/debtql/debtql/internal/auth"
 
 	"github.com/debtql/debtql/internal/apitest"
 )

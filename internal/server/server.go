@@ -22,6 +22,7 @@ import (
 
 	"github.com/debtql/debtql/graph"
 	"github.com/debtql/debtql/internal/auth"
+	"github.com/debtql/debtql/internal/ledger"
 	"github.com/debtql/debtql/internal/server/graphiql"
 	"github.com/debtql/debtql/internal/store"
 )
@@ -72,7 +73,10 @@ type Server struct {
 	// replays counts idempotent replays (debtql_idempotent_replays_total).
 	replays atomic.Int64
 	limits  Limits
-	rate    *rateLimiter
+	// ledger runs the use cases (the mutations' transactions ask it
+	// whether a payment may run alone).
+	ledger *ledger.Service
+	rate   *rateLimiter
 	// authFailures limits failed authentications per client address.
 	authFailures *rateLimiter
 	metrics      *metrics
@@ -115,7 +119,8 @@ func New(opts Options) *Server {
 	}
 	s.metrics = newMetrics(s, opts.DB.SQL)
 
-	resolver := graph.NewResolver(opts.DB.Client, graph.Clock{Now: opts.Now, Location: opts.Location}, opts.DB)
+	s.ledger = ledger.New(opts.DB, ledger.Clock{Now: opts.Now, Location: opts.Location})
+	resolver := graph.NewResolver(opts.DB.Client, s.ledger)
 	resolver.UseRequestIDs(RequestID)
 	exec := executor.New(graph.PlannedSchema(graph.Config{Resolvers: resolver, Complexity: graph.Complexity()},
 		graph.PlannedOptions{Check: opts.CheckPlanned, Observe: s.metrics.observePlanned,

@@ -19,6 +19,7 @@ import (
 	"github.com/debtql/debtql/graph"
 	"github.com/debtql/debtql/internal/apierr"
 	"github.com/debtql/debtql/internal/auth"
+	"github.com/debtql/debtql/internal/ledger"
 )
 
 // idempotencyWindow is how long a response is replayed for its key.
@@ -69,14 +70,14 @@ func (t txn) InterceptResponse(ctx context.Context, next graphql.ResponseHandler
 	}
 	ex := exchangeFrom(ctx)
 	keyed := ex != nil && ex.idempotencyKey != ""
-	if !keyed && t.s.db.IsPostgres() && graph.SingleStatement(opCtx) {
+	if !keyed && graph.SingleStatement(opCtx) && t.s.ledger.PaymentsBookAlone() {
 		// One statement that commits on its own, and an answer that
 		// cannot fail after it (graph.SingleStatement): no BEGIN, no
 		// COMMIT. A refused payment's statement wrote nothing.
 		// Nothing may refuse the answer once the statement has committed:
 		// no budget (the answer is one payment's row, with its debt and
 		// item, and short).
-		resp := next(graph.WithSingleStatement(withoutBudget(ctx)))
+		resp := next(ledger.Alone(withoutBudget(ctx)))
 		if len(resp.Errors) > 0 {
 			return &graphql.Response{Errors: resp.Errors, Extensions: resp.Extensions}
 		}

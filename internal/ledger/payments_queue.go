@@ -1,4 +1,4 @@
-package graph
+package ledger
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/debtql/debtql/ent"
+	"github.com/debtql/debtql/internal/collection"
 	"github.com/debtql/debtql/internal/scalar"
 )
 
@@ -60,8 +62,8 @@ const maxPaymentBooking = 30 * time.Second
 // the running one to end. m.p is the payment booked, nil when none was.
 // When ctx ends before a booking took m, nothing is booked and ctx's error
 // returned; once taken, m is answered by the booking's outcome.
-func (r *Resolver) bookQueued(ctx context.Context, clientID string, m *paymentMember) error {
-	qs := r.payments
+func (s *Service) bookQueued(ctx context.Context, clientID string, m *paymentMember) error {
+	qs := s.payments
 	k := paymentQueueKey{clientID: clientID, debtID: m.in.DebtID}
 	q := &queuedPayment{m: m, ctx: ctx, done: make(chan error, 1)}
 	qs.mu.Lock()
@@ -88,15 +90,15 @@ func (r *Resolver) bookQueued(ctx context.Context, clientID string, m *paymentMe
 	qs.waiting[k] = nil
 	q.taken = true
 	qs.mu.Unlock()
-	r.runPaymentBookings(k, []*queuedPayment{q})
+	s.runPaymentBookings(k, []*queuedPayment{q})
 	return <-q.done
 }
 
 // runPaymentBookings books batch, then hands the payments that waited
 // meanwhile to a new booking, or ends the debt's run when none did.
-func (r *Resolver) runPaymentBookings(k paymentQueueKey, batch []*queuedPayment) {
-	r.bookBatch(k, batch)
-	qs := r.payments
+func (s *Service) runPaymentBookings(k paymentQueueKey, batch []*queuedPayment) {
+	s.bookBatch(k, batch)
+	qs := s.payments
 	qs.mu.Lock()
 	var next []*queuedPayment
 	for len(next) == 0 {
@@ -118,7 +120,7 @@ func (r *Resolver) runPaymentBookings(k paymentQueueKey, batch []*queuedPayment)
 		}
 	}
 	qs.mu.Unlock()
-	go r.runPaymentBookings(k, next)
+	go s.runPaymentBookings(k, next)
 }
 
 // bookBatch books the payments of batch with one statement and answers
@@ -130,7 +132,7 @@ func (r *Resolver) runPaymentBookings(k paymentQueueKey, batch []*queuedPayment)
 // ceiling, though some of them may fit), each is booked on its own, in
 // order, as if it had come alone: those that fit are booked and the others
 // refused one by one.
-func (r *Resolver) bookBatch(k paymentQueueKey, batch []*queuedPayment) {
+func (s *Service) bookBatch(k paymentQueueKey, batch []*queuedPayment) {
 	first := batch[0].ctx
 	deadline, ok := first.Deadline()
 	if !ok {
@@ -147,10 +149,10 @@ func (r *Resolver) bookBatch(k paymentQueueKey, batch []*queuedPayment) {
 		// goroutine of its own) or leave the batch's requests waiting.
 		defer func() {
 			if p := recover(); p != nil {
-				err = fmt.Errorf("graph: booking payments: panic: %v", p)
+				err = fmt.Errorf("ledger: booking payments: panic: %v", p)
 			}
 		}()
-		return r.bookPayments(ctx, r.client, k.clientID, k.debtID, members)
+		return s.bookPayments(ctx, s.client, k.clientID, k.debtID, members)
 	}
 	errs := make([]error, len(batch))
 	err := book(members)
@@ -165,4 +167,20 @@ func (r *Resolver) bookBatch(k paymentQueueKey, batch []*queuedPayment) {
 	for i, q := range batch {
 		q.done <- errs[i] // with an error, the caller does not look at q.m.p
 	}
+}
+
+// queuedBooker decorates the PostgreSQL booker with group commit: a
+// payment booked alone (no transaction) joins its debt's queue (bookQueued);
+// one in a transaction is booked by the statement on its own.
+type queuedBooker struct{ pgBooker }
+
+func (b queuedBooker) book(ctx context.Context, e event, clientID string, in collection.PaymentRecord) (*ent.Payment, error) {
+	if ent.TxFromContext(ctx) != nil {
+		return b.pgBooker.book(ctx, e, clientID, in)
+	}
+	m := &paymentMember{in: in, event: e}
+	if err := b.s.bookQueued(ctx, clientID, m); err != nil {
+		return nil, err
+	}
+	return b.s.booked(ctx, clientID, m)
 }

@@ -1,4 +1,4 @@
-package graph
+package ledger
 
 import (
 	"context"
@@ -28,7 +28,7 @@ import (
 // caller says which).
 type paymentMember struct {
 	in    collection.PaymentRecord
-	actor auditActor
+	event event
 	p     *ent.Payment
 }
 
@@ -62,18 +62,18 @@ type paymentMember struct {
 // updates still add to the newest committed amounts, and the conditions
 // are checked on them, since PostgreSQL re-reads a row that changed while
 // it waited (READ COMMITTED).
-func (r *Resolver) bookPayments(ctx context.Context, tx querier, clientID string, debtID scalar.IntID, members []*paymentMember) error {
+func (s *Service) bookPayments(ctx context.Context, tx querier, clientID string, debtID scalar.IntID, members []*paymentMember) error {
 	now := time.Now().UTC().Truncate(time.Microsecond)
-	at := r.clock.At()
+	at := s.clock.At()
 	n := len(members)
 	amounts, items := make([]int64, n), make([]int64, n)
 	dates, keyIDs, keyNames, roles, operations, requestIDs := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 	for i, m := range members {
 		if m.in.DebtID != debtID {
-			return fmt.Errorf("graph: a payment on debt %d in a booking of debt %d", m.in.DebtID, debtID)
+			return fmt.Errorf("ledger: a payment on debt %d in a booking of debt %d", m.in.DebtID, debtID)
 		}
 		amounts[i], items[i], dates[i] = int64(m.in.Amount), int64(m.in.InvoiceID), m.in.TransactionDate.String()
-		keyIDs[i], keyNames[i], roles[i], operations[i], requestIDs[i] = m.actor.keyID, m.actor.keyName, m.actor.role.String(), m.actor.operation, m.actor.requestID
+		keyIDs[i], keyNames[i], roles[i], operations[i], requestIDs[i] = m.event.KeyID, m.event.KeyName, m.event.Role.String(), m.event.operation, m.event.RequestID
 		m.p = nil
 	}
 	// The arguments, each once ($1 … $11), then the statuses' (DebtSQL).
@@ -95,7 +95,7 @@ func (r *Resolver) bookPayments(ctx context.Context, tx querier, clientID string
 			case collection.Expr:
 				p(b)
 			default:
-				panic("graph: bad part of the payment statement")
+				panic("ledger: bad part of the payment statement")
 			}
 		}
 	}
@@ -144,7 +144,7 @@ func (r *Resolver) bookPayments(ctx context.Context, tx querier, clientID string
 		return err
 	}
 	defer rows.Close()
-	db := r.db(ctx)
+	db := s.db(ctx)
 	for rows.Next() {
 		var row ent.RowScanner
 		var k, paid, itemPaid int64
@@ -168,7 +168,7 @@ func (r *Resolver) bookPayments(ctx context.Context, tx querier, clientID string
 			return err
 		}
 		if k < 1 || k > int64(n) || members[k-1].p != nil {
-			return fmt.Errorf("graph: the payment statement answered for member %d of %d twice or out of range", k, n)
+			return fmt.Errorf("ledger: the payment statement answered for member %d of %d twice or out of range", k, n)
 		}
 		d.PaidAmount, item.PaidAmount = collection.Money(paid), collection.Money(itemPaid)
 		p.SetLoadedEdges(d, item)

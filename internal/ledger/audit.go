@@ -1,0 +1,133 @@
+package ledger
+
+import (
+	"context"
+	"errors"
+	"strconv"
+
+	"github.com/debtql/debtql/ent"
+	"github.com/debtql/debtql/ent/auditevent"
+	"github.com/debtql/debtql/ent/auditeventrecord"
+	"github.com/debtql/debtql/internal/audit"
+	"github.com/debtql/debtql/internal/collection"
+	"github.com/debtql/debtql/internal/scalar"
+)
+
+// The operations of the audit trail: the use cases that change data, named
+// as the API names them.
+const (
+	OpCreateClient    = "createClient"
+	OpUpdateClient    = "updateClient"
+	OpCreateDebtor    = "createDebtor"
+	OpUpdateDebtor    = "updateDebtor"
+	OpCreateInvoice   = "createInvoice"
+	OpWithdrawInvoice = "withdrawInvoice"
+	OpCreateDebt      = "createDebt"
+	OpAddDebtPayment  = "addDebtPayment"
+	OpWithdrawDebt    = "withdrawDebt"
+	OpCreateAPIKey    = "createApiKey"
+	OpRevokeAPIKey    = "revokeApiKey"
+)
+
+// auditRecord is a record a use case touched, with its statuses before
+// and after where it has statuses.
+type auditRecord struct {
+	typ           auditeventrecord.RecordType
+	id            string
+	before, after *audit.Statuses
+}
+
+func touched(typ auditeventrecord.RecordType, id string) auditRecord {
+	return auditRecord{typ: typ, id: id}
+}
+
+func touchedInt(typ auditeventrecord.RecordType, id scalar.IntID) auditRecord {
+	return auditRecord{typ: typ, id: strconv.Itoa(int(id))}
+}
+
+// auditBatch bounds the rows of one insert of event records, below the
+// databases' parameter limits.
+const auditBatch = 1000
+
+// errNoTransaction fails a change whose event cannot be written: a change
+// without its event must not commit.
+var errNoTransaction = errors.New("ledger: a change outside a transaction cannot be recorded")
+
+// event is what an audit event records besides its records: the actor and
+// the operation.
+type event struct {
+	Actor
+	operation string
+}
+
+// record appends the event of op by a, in the use case's transaction.
+// clientID is the client whose data changed (nil for none), debtID the
+// debt whose timeline the event joins (nil for none). A use case that fails
+// after this rolls the event back with its work.
+func (s *Service) record(ctx context.Context, e event, clientID *string, debtID *scalar.IntID, records ...auditRecord) error {
+	if ent.TxFromContext(ctx) == nil {
+		return errNoTransaction
+	}
+	db := s.db(ctx)
+	created, err := db.AuditEvent.Create().
+		SetNillableClientID(clientID).
+		SetAPIKeyID(e.KeyID).
+		SetAPIKeyName(e.KeyName).
+		SetRole(auditevent.Role(e.Role)).
+		SetOperation(e.operation).
+		SetRequestID(e.RequestID).
+		SetNillableDebtID(debtID).
+		Save(ctx)
+	if err != nil {
+		return err
+	}
+	for start := 0; start < len(records); start += auditBatch {
+		chunk := records[start:min(start+auditBatch, len(records))]
+		creates := make([]*ent.AuditEventRecordCreate, len(chunk))
+		for i, rec := range chunk {
+			c := db.AuditEventRecord.Create().
+				SetEventID(created.ID).
+				SetNillableClientID(clientID).
+				SetRecordType(rec.typ).
+				SetRecordID(rec.id)
+			if rec.before != nil {
+				c.SetBefore(rec.before)
+			}
+			if rec.after != nil {
+				c.SetAfter(rec.after)
+			}
+			creates[i] = c
+		}
+		if _, err := db.AuditEventRecord.CreateBulk(creates...).Save(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// recorded returns v once the event of its change is appended: the change
+// and its event commit together or not at all.
+func recorded[T any](s *Service, ctx context.Context, v T, e event, clientID *string, debtID *scalar.IntID, records ...auditRecord) (T, error) {
+	if err := s.record(ctx, e, clientID, debtID, records...); err != nil {
+		var zero T
+		return zero, err
+	}
+	return v, nil
+}
+
+// DebtFacts are the facts of a debt row that its statuses are computed
+// from.
+func DebtFacts(d *ent.Debt) *collection.DebtFacts {
+	return &collection.DebtFacts{
+		ID:        int(d.ID),
+		Original:  d.OriginalAmount,
+		Paid:      d.PaidAmount,
+		Withdrawn: d.WithdrawnAt != nil,
+		CreatedAt: d.CreatedAt,
+	}
+}
+
+// debtStatuses are a debt's statuses, as the API shows them now.
+func (s *Service) debtStatuses(d *ent.Debt) *audit.Statuses {
+	return audit.Debt(collection.ProjectDebt(*DebtFacts(d), s.clock.At()), d.PaidAmount)
+}

@@ -1,0 +1,199 @@
+// Package ledger holds DebtQL's use cases: creating and changing clients,
+// debtors, invoices, debts, payments and API keys. Each takes a plain Actor
+// and plain inputs, runs in a transaction of its own (or joins the one its
+// caller began), writes its audit event in it, and answers domain values
+// and typed errors (internal/apierr). It knows no GraphQL: the resolvers
+// translate arguments into calls and results into answers, and the command
+// line or a job can call the same functions.
+package ledger
+
+import (
+	"context"
+	"time"
+
+	"entgo.io/ent/dialect/sql"
+
+	"github.com/debtql/debtql/ent"
+	"github.com/debtql/debtql/ent/apikey"
+	"github.com/debtql/debtql/ent/creditor"
+	"github.com/debtql/debtql/internal/apierr"
+	"github.com/debtql/debtql/internal/auth"
+	"github.com/debtql/debtql/internal/collection"
+	"github.com/debtql/debtql/internal/scalar"
+	"github.com/debtql/debtql/internal/store"
+)
+
+// Actor is who does a use case: the API key and its role, the client of a
+// CLIENT key, and the request (for the audit trail).
+type Actor struct {
+	KeyID     string
+	KeyName   string
+	Role      apikey.Role
+	ClientID  string // a CLIENT key's client; "" for ADMIN
+	RequestID string
+}
+
+// ActorOf is the actor of a request's viewer.
+func ActorOf(v *auth.Viewer, requestID string) Actor {
+	if v == nil {
+		return Actor{RequestID: requestID}
+	}
+	return Actor{KeyID: v.Key.ID, KeyName: v.Key.Name, Role: v.Role(), ClientID: v.ClientID(), RequestID: requestID}
+}
+
+// scope returns ctx acting as a: the tenant filter under every query and
+// the authorization checks read the actor from it.
+func (a Actor) scope(ctx context.Context) context.Context {
+	if v := auth.ViewerFrom(ctx); v != nil && v.Key.ID == a.KeyID {
+		return ctx
+	}
+	key := &ent.APIKey{ID: a.KeyID, Name: a.KeyName, Role: a.Role}
+	if a.ClientID != "" {
+		id := a.ClientID
+		key.ClientID = &id
+	}
+	return auth.WithViewer(ctx, &auth.Viewer{Key: key})
+}
+
+// Clock tells the use cases what time it is, and in which zone "today" is,
+// since statuses are evaluated at the current date. Tests set Now to a
+// fixed instant.
+type Clock struct {
+	Now      func() time.Time
+	Location *time.Location
+}
+
+// At is the moment statuses are evaluated at: today in the service's time
+// zone.
+func (c Clock) At() collection.Now {
+	now := time.Now
+	if c.Now != nil {
+		now = c.Now
+	}
+	loc := c.Location
+	if loc == nil {
+		loc = time.Local
+	}
+	return collection.Now{Today: scalar.DateOf(now().In(loc)), Location: loc}
+}
+
+// Locker serialises work that must not run twice at once (such as handing
+// out the next client number) within the current transaction.
+type Locker interface {
+	Lock(ctx context.Context, tx *ent.Tx, key int64) error
+	// LockRows makes a query lock the rows it reads for the rest of the
+	// transaction (SELECT ... FOR UPDATE where the database has it).
+	LockRows(s *sql.Selector)
+}
+
+// Service runs the use cases. It is built once and carries no request
+// state.
+type Service struct {
+	client *ent.Client
+	clock  Clock
+	locker Locker
+	// booker books payments: with one statement on PostgreSQL, grouped
+	// when they run alone; with ent's statements on SQLite.
+	booker booker
+	// payments books together the payments on one debt that arrive while
+	// one is being booked (queuedBooker).
+	payments *paymentQueues
+}
+
+// New returns the service over the database. Its dialect picks the
+// payment booker, here and nowhere else.
+func New(db *store.DB, clock Clock) *Service {
+	s := &Service{client: db.Client, clock: clock, locker: db, payments: &paymentQueues{}}
+	if db.IsPostgres() {
+		s.booker = queuedBooker{pgBooker{s}}
+	} else {
+		s.booker = plainBooker{s}
+	}
+	return s
+}
+
+// Clock is the service's clock.
+func (s *Service) Clock() Clock { return s.clock }
+
+// db is the ent client of the use case: its transaction when there is one,
+// else the shared client.
+func (s *Service) db(ctx context.Context) *ent.Client {
+	if c := ent.FromContext(ctx); c != nil {
+		return c
+	}
+	return s.client
+}
+
+// ClientExists answers NOT_FOUND for a client id that does not exist: an
+// operation under an unknown client is NOT_FOUND. Authorize first: a
+// CLIENT key naming another client is FORBIDDEN whether or not it exists.
+func (s *Service) ClientExists(ctx context.Context, clientID string) error {
+	ok, err := s.db(ctx).Creditor.Query().Where(creditor.ID(clientID)).Exist(ctx)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return apierr.New(apierr.NotFound, "client %s does not exist", clientID)
+	}
+	return nil
+}
+
+// forClient authorizes the actor of ctx for clientID and checks that the
+// client exists.
+func (s *Service) forClient(ctx context.Context, clientID string) error {
+	if err := auth.AuthorizeClient(ctx, clientID); err != nil {
+		return err
+	}
+	return s.ClientExists(ctx, clientID)
+}
+
+// inTx runs work in the transaction of ctx when its caller began one (the
+// server does, for a mutation operation and its idempotency record), else
+// in a transaction of its own, committed when work succeeds and rolled
+// back when it fails.
+func inTx[T any](ctx context.Context, s *Service, work func(ctx context.Context) (T, error)) (T, error) {
+	if ent.TxFromContext(ctx) != nil {
+		return work(ctx)
+	}
+	var zero T
+	tx, err := s.client.Tx(ctx)
+	if err != nil {
+		return zero, err
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			_ = tx.Rollback()
+			panic(p)
+		}
+	}()
+	v, err := work(ent.NewTxContext(ent.NewContext(ctx, tx.Client()), tx))
+	if err != nil {
+		_ = tx.Rollback()
+		return zero, err
+	}
+	if err := tx.Commit(); err != nil {
+		return zero, err
+	}
+	// An entity read or written in the transaction would send its later
+	// queries (its edges) to the closed transaction: hand it back bound to
+	// the client.
+	if u, ok := any(v).(interface{ Unwrap() T }); ok {
+		v = u.Unwrap()
+	}
+	return v, nil
+}
+
+type aloneKey struct{}
+
+// Alone marks the context of a use case that its caller runs without a
+// transaction because one statement does all its work (SingleStatement
+// decides which): addDebtPayment then books on PostgreSQL with one
+// statement that commits by itself.
+func Alone(ctx context.Context) context.Context {
+	return context.WithValue(ctx, aloneKey{}, true)
+}
+
+func alone(ctx context.Context) bool {
+	v, _ := ctx.Value(aloneKey{}).(bool)
+	return v
+}

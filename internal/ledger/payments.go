@@ -1,0 +1,259 @@
+package ledger
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"entgo.io/ent/dialect/sql"
+
+	"github.com/debtql/debtql/ent"
+	"github.com/debtql/debtql/ent/auditeventrecord"
+	"github.com/debtql/debtql/ent/debt"
+	"github.com/debtql/debtql/ent/debtinvoice"
+	"github.com/debtql/debtql/ent/payment"
+	"github.com/debtql/debtql/internal/apierr"
+	"github.com/debtql/debtql/internal/auth"
+	"github.com/debtql/debtql/internal/collection"
+	"github.com/debtql/debtql/internal/scalar"
+)
+
+// AddDebtPayment records a payment on a debt item.
+//
+// Every payment on a debt updates the debt's row and its item's, whose row
+// locks are held until COMMIT, so payments on one debt queue behind one
+// another for as long as those locks are held. The booking is the
+// booker's (one per database, chosen in New): on PostgreSQL one statement
+// takes the locks, inserts the payment and writes the audit event
+// (bookPayments), and when the caller runs the use case alone (Alone: no
+// transaction, the answer needs nothing more), payments on one debt that
+// arrive while one is being booked are booked together by one such
+// statement (queuedBooker). On SQLite, which runs one write transaction at
+// a time, the checks, the reads and the insert come first, the two updates
+// last, each one statement that returns the new amount; then the audit
+// event (whose statuses come from those amounts). The debt's update
+// re-checks that it is not withdrawn, so a withdrawal that commits in
+// between still refuses the payment, and that the payment keeps its paid
+// amount within the money ceiling (collection.MaxAmount), so that
+// concurrent payments cannot pass it together: on every path the check
+// holds under the row lock, and a payment refused by it writes nothing
+// (BAD_USER_INPUT on input.amount).
+func (s *Service) AddDebtPayment(ctx context.Context, a Actor, clientID string, in collection.PaymentRecord) (*ent.Payment, error) {
+	ctx = a.scope(ctx)
+	// Whether the client exists is asked only when the payment cannot be
+	// booked (a debt of the client proves it exists).
+	if err := auth.AuthorizeClient(ctx, clientID); err != nil {
+		return nil, err
+	}
+	if err := in.Check(s.clock.At()); err != nil {
+		// An unknown client is NOT_FOUND before its input is looked at.
+		if err := s.ClientExists(ctx, clientID); err != nil {
+			return nil, err
+		}
+		return nil, apierr.Prefix(err, "input")
+	}
+	e := event{a, OpAddDebtPayment}
+	if s.BooksAlone(ctx) {
+		return s.booker.book(ctx, e, clientID, in)
+	}
+	return inTx(ctx, s, func(ctx context.Context) (*ent.Payment, error) {
+		return s.booker.book(ctx, e, clientID, in)
+	})
+}
+
+// BooksAlone reports whether a payment of ctx is booked without a
+// transaction: its caller runs it alone (Alone) and the database books a
+// payment with one statement that commits by itself (PaymentsBookAlone).
+// This is the one place that decides whether a payment needs a
+// transaction.
+func (s *Service) BooksAlone(ctx context.Context) bool {
+	return alone(ctx) && ent.TxFromContext(ctx) == nil && s.PaymentsBookAlone()
+}
+
+// PaymentsBookAlone reports whether the database books a payment with one
+// statement that commits by itself, so that a caller whose answer needs
+// nothing more may run addDebtPayment without a transaction (Alone).
+func (s *Service) PaymentsBookAlone() bool { return s.booker.alone() }
+
+// booker books one payment, or answers why not; a transaction of ctx, when
+// there is one, holds its work.
+type booker interface {
+	book(ctx context.Context, e event, clientID string, in collection.PaymentRecord) (*ent.Payment, error)
+	// alone reports whether book may run without a transaction.
+	alone() bool
+}
+
+// pgBooker books with one statement (bookPayments), in the transaction of
+// ctx or, alone, on its own.
+type pgBooker struct{ s *Service }
+
+func (b pgBooker) alone() bool { return true }
+
+func (b pgBooker) book(ctx context.Context, e event, clientID string, in collection.PaymentRecord) (*ent.Payment, error) {
+	var q querier = b.s.client
+	if tx := ent.TxFromContext(ctx); tx != nil {
+		q = tx
+	}
+	m := &paymentMember{in: in, event: e}
+	if err := b.s.bookPayments(ctx, q, clientID, in.DebtID, []*paymentMember{m}); err != nil {
+		return nil, err
+	}
+	return b.s.booked(ctx, clientID, m)
+}
+
+// booked is the payment booked for m, or why none was.
+func (s *Service) booked(ctx context.Context, clientID string, m *paymentMember) (*ent.Payment, error) {
+	if m.p != nil {
+		return m.p, nil
+	}
+	return nil, s.unpayable(ctx, clientID, m.in)
+}
+
+// plainBooker books with ent's statements in a transaction: the path every
+// database can take (SQLite's).
+type plainBooker struct{ s *Service }
+
+func (b plainBooker) alone() bool { return false }
+
+func (pb plainBooker) book(ctx context.Context, e event, clientID string, in collection.PaymentRecord) (*ent.Payment, error) {
+	s := pb.s
+	tx := ent.TxFromContext(ctx)
+	if tx == nil {
+		return nil, errNoTransaction
+	}
+	d, item, err := s.payableDebt(ctx, clientID, in)
+	if err != nil {
+		return nil, err
+	}
+	if !collection.PaidWithin(d.PaidAmount, in.Amount) {
+		return nil, apierr.Prefix(collection.ErrPaidAboveCeiling(d.PaidAmount), "input")
+	}
+	db := s.db(ctx)
+	p, err := db.Payment.Create().
+		SetClientID(clientID).
+		SetDebtID(d.ID).
+		SetDebtInvoiceID(item.ID).
+		SetAmount(in.Amount).
+		SetTransactionDate(in.TransactionDate).
+		SetSource(payment.SourceREPORTED).
+		Save(ctx)
+	if err != nil {
+		return nil, err
+	}
+	// The locks, last.
+	now := time.Now().UTC().Truncate(time.Microsecond)
+	b := sql.Dialect(tx.Dialect())
+	paid, ok, err := addReturning(ctx, tx, b.Update(debt.Table).
+		Add(debt.FieldPaidAmount, int64(in.Amount)).
+		Set(debt.FieldUpdatedAt, now).
+		Where(sql.And(sql.EQ(debt.FieldID, d.ID), sql.EQ(debt.FieldClientID, clientID), sql.IsNull(debt.FieldWithdrawnAt),
+			// The ceiling, without an overflow: in.Amount is within it.
+			sql.LTE(debt.FieldPaidAmount, int64(collection.MaxAmount-in.Amount)))).
+		Returning(debt.FieldPaidAmount))
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		// Withdrawn, or paid up to the ceiling, since it was read; the
+		// transaction rolls back.
+		return nil, s.unpayable(ctx, clientID, in)
+	}
+	d.PaidAmount, d.UpdatedAt = paid, now
+	itemPaid, ok, err := addReturning(ctx, tx, b.Update(debtinvoice.Table).
+		Add(debtinvoice.FieldPaidAmount, int64(in.Amount)).
+		Where(sql.EQ(debtinvoice.FieldID, item.ID)).
+		Returning(debtinvoice.FieldPaidAmount))
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, fmt.Errorf("debt item %d vanished while paying it", item.ID)
+	}
+	item.PaidAmount = itemPaid
+	// The debt's statuses around the payment, from the sum its update
+	// returned under the row lock: exact even when payments race. (Written
+	// after the updates, so it lengthens the lock's hold by the event's
+	// inserts; an event with a guessed "before" would be wrong.)
+	debtRecord := touchedInt(auditeventrecord.RecordTypeDEBT, d.ID)
+	before := *d
+	before.PaidAmount = paid - in.Amount
+	debtRecord.before = s.debtStatuses(&before)
+	debtRecord.after = s.debtStatuses(d)
+	if err := s.record(ctx, e, &clientID, &d.ID,
+		touchedInt(auditeventrecord.RecordTypePAYMENT, p.ID),
+		debtRecord,
+		touchedInt(auditeventrecord.RecordTypeDEBT_INVOICE, item.ID)); err != nil {
+		return nil, err
+	}
+	// d has only this item loaded: hand out a copy without edges, whose
+	// invoices (and the rest) load when asked for.
+	paidDebt := *d
+	paidDebt.Edges = ent.DebtEdges{}
+	p.SetLoadedEdges(&paidDebt, item)
+	return p, nil
+}
+
+// payableDebt reads the debt and the item a payment is for, without locks,
+// and checks that the client and the debt exist, that the debt is not
+// withdrawn and that the item is one of its own.
+func (s *Service) payableDebt(ctx context.Context, clientID string, in collection.PaymentRecord) (*ent.Debt, *ent.DebtInvoice, error) {
+	if err := s.ClientExists(ctx, clientID); err != nil {
+		return nil, nil, err
+	}
+	d, err := s.db(ctx).Debt.Query().
+		Where(debt.ClientID(clientID), debt.ID(in.DebtID)).
+		WithInvoices(func(q *ent.DebtInvoiceQuery) { q.Where(debtinvoice.ID(in.InvoiceID)) }).
+		Only(ctx)
+	if ent.IsNotFound(err) {
+		return nil, nil, apierr.New(apierr.NotFound, "debt %d does not exist", in.DebtID)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	if d.WithdrawnAt != nil {
+		return nil, nil, debtWithdrawn(d.ID)
+	}
+	if len(d.Edges.Invoices) != 1 {
+		return nil, nil, apierr.Invalid("input.invoiceId", "must be the id of an item (DebtInvoice) of debt %d", d.ID)
+	}
+	return d, d.Edges.Invoices[0], nil
+}
+
+// unpayable says why a payment was not booked: the debt or its item is
+// not there, the debt is withdrawn, or the payment would take its paid
+// amount above the ceiling (as they are read now); else the debt changed
+// meanwhile.
+func (s *Service) unpayable(ctx context.Context, clientID string, in collection.PaymentRecord) error {
+	d, _, err := s.payableDebt(ctx, clientID, in)
+	if err != nil {
+		return err
+	}
+	if !collection.PaidWithin(d.PaidAmount, in.Amount) {
+		return apierr.Prefix(collection.ErrPaidAboveCeiling(d.PaidAmount), "input")
+	}
+	return apierr.New(apierr.Conflict, "debt %d changed while the payment was being booked: retry", in.DebtID)
+}
+
+// debtWithdrawn refuses a payment on a withdrawn debt.
+func debtWithdrawn(id scalar.IntID) error {
+	return apierr.New(apierr.Conflict, "debt %d is withdrawn: payments cannot be added", id)
+}
+
+// addReturning runs an UPDATE that returns one amount, and reports whether
+// it updated a row.
+func addReturning(ctx context.Context, tx *ent.Tx, u *sql.UpdateBuilder) (collection.Money, bool, error) {
+	query, args := u.Query()
+	rows, err := tx.QueryContext(ctx, query, args...)
+	if err != nil {
+		return 0, false, err
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		return 0, false, rows.Err()
+	}
+	var v int64
+	if err := rows.Scan(&v); err != nil {
+		return 0, false, err
+	}
+	return collection.Money(v), true, rows.Close()
+}
