@@ -18,10 +18,14 @@ import (
 	"github.com/debtql/debtql/internal/scalar"
 )
 
-// auditEvents lists the audit trail, newest first (ADMIN).
+// auditEvents lists the audit trail, newest first: every client's for an
+// ADMIN key, its own client's for a CLIENT key (the tenant filter keeps
+// the rest out; a filter naming another client is FORBIDDEN).
 func (r *Resolver) auditEvents(ctx context.Context, filter *AuditEventFilter, args pageArgs) (*ent.AuditEventConnection, error) {
-	if err := auth.RequireAdmin(ctx); err != nil {
-		return nil, err
+	if filter != nil && filter.ClientID != nil {
+		if err := auth.AuthorizeClient(ctx, *filter.ClientID); err != nil {
+			return nil, err
+		}
 	}
 	lo := newListOrder("auditEvents", "CREATED_AT", entgql.OrderDirectionDesc, timeValue, false)
 	p, err := args.paging(lo)

@@ -548,8 +548,36 @@ func TestAuditTenancy(t *testing.T) {
 	f := auditEveryMutation(t, env)
 	client := env.As(f.clientSecret)
 
-	client.Do(t, `{ auditEvents { totalCount } }`, nil).Refused(t, http.StatusForbidden, "FORBIDDEN", "")
-	client.Do(t, `{ auditEvents(filter: {clientId: "`+f.clientID+`"}) { nodes { id } } }`, nil).Refused(t, http.StatusForbidden, "FORBIDDEN", "")
+	// The trail lists its own client's events only (api.md §9a), with the
+	// keys of ADMIN events hidden; another client by filter is FORBIDDEN.
+	var own, all struct {
+		AuditEvents struct {
+			TotalCount int
+			Nodes      []struct {
+				ClientID   *string
+				Role       string
+				APIKeyID   *string
+				APIKeyName *string
+			}
+		}
+	}
+	client.Do(t, `{ auditEvents(rowsPerPage: 100) { totalCount nodes { clientId role apiKeyId apiKeyName } } }`, nil).OK(t, &own)
+	env.Admin().Do(t, `query($c: UUID!) { auditEvents(filter: {clientId: $c}, rowsPerPage: 100) { totalCount } }`,
+		apitest.Vars{"c": f.clientID}).OK(t, &all)
+	if own.AuditEvents.TotalCount == 0 || own.AuditEvents.TotalCount != all.AuditEvents.TotalCount || len(own.AuditEvents.Nodes) != own.AuditEvents.TotalCount {
+		t.Fatalf("a CLIENT key lists %d events (%d nodes), ADMIN lists %d of its client", own.AuditEvents.TotalCount, len(own.AuditEvents.Nodes), all.AuditEvents.TotalCount)
+	}
+	for _, e := range own.AuditEvents.Nodes {
+		if e.ClientID == nil || *e.ClientID != f.clientID {
+			t.Errorf("a CLIENT key lists an event of client %v", e.ClientID)
+		}
+		if e.Role == "ADMIN" && (e.APIKeyID != nil || e.APIKeyName != nil) {
+			t.Errorf("an ADMIN key's event shows the key to a CLIENT: %+v", e)
+		}
+	}
+	client.Do(t, `{ auditEvents(filter: {clientId: "`+f.clientID+`"}) { totalCount } }`, nil).OK(t, nil)
+	otherID, _ := env.NewClient(t, "Annan AB")
+	client.Do(t, `{ auditEvents(filter: {clientId: "`+otherID+`"}) { nodes { id } } }`, nil).Refused(t, http.StatusForbidden, "FORBIDDEN", "")
 
 	// Its own debt: created by ADMIN (key hidden), paid by itself (shown).
 	events := debtEvents(t, client, f.clientID, f.debtID)

@@ -2140,8 +2140,9 @@ type Query {
   ): ApiKeyConnection!
 
   """
-  The audit trail, newest first (ADMIN; a CLIENT key is FORBIDDEN): one
-  event per mutation that changed something. Page either with
+  The audit trail, newest first: one event per mutation that changed
+  something; every client's for an ADMIN key, its own client's for a CLIENT
+  key (a filter naming another client is FORBIDDEN). Page either with
   page/rowsPerPage or with cursors, not both.
   """
   auditEvents(

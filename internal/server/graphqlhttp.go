@@ -86,7 +86,7 @@ func (h *graphqlHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if keys := r.Header.Values(idempotencyHeader); len(keys) > 0 {
-		if len(keys) > 1 || keys[0] == "" || len(keys[0]) > maxIdempotencyKeyLength {
+		if len(keys) > 1 || keys[0] == "" || utf8.RuneCountInString(keys[0]) > maxIdempotencyKeyLength {
 			h.writeRefusal(w, r, ex, apierr.New(apierr.BadUserInput, "the %s header must hold one key of 1 to %d characters", idempotencyHeader, maxIdempotencyKeyLength))
 			return
 		}
