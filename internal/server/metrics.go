@@ -1,7 +1,6 @@
 package server
 
 import (
-	"database/sql"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -62,7 +61,7 @@ type metrics struct {
 	operations operationLabels
 }
 
-func newMetrics(s *Server, db *sql.DB) *metrics {
+func newMetrics(s *Server, pool prometheus.Collector) *metrics {
 	m := &metrics{
 		registry: prometheus.NewRegistry(),
 		gqlRequests: prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -93,11 +92,9 @@ func newMetrics(s *Server, db *sql.DB) *metrics {
 			Name: "debtql_idempotent_replays_total",
 			Help: "Mutations answered with the stored response of an earlier request with the same Idempotency-Key.",
 		}, func() float64 { return float64(s.replays.Load()) }),
-		// The pool's statistics (sql.DB.Stats), read at each scrape:
-		// go_sql_open_connections, go_sql_in_use_connections,
-		// go_sql_idle_connections, go_sql_wait_count_total,
-		// go_sql_wait_duration_seconds_total and more.
-		collectors.NewDBStatsCollector(db, "debtql"),
+		// The pool's statistics (store.DB.PoolCollector), read at each
+		// scrape.
+		pool,
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 	)

@@ -117,7 +117,7 @@ func New(opts Options) *Server {
 		}()
 		s.close = func() { cancel(); <-done }
 	}
-	s.metrics = newMetrics(s, opts.DB.SQL)
+	s.metrics = newMetrics(s, opts.DB.PoolCollector())
 
 	s.ledger = ledger.New(opts.DB, ledger.Clock{Now: opts.Now, Location: opts.Location})
 	resolver := graph.NewResolver(opts.DB.Client, s.ledger)

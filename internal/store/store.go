@@ -18,7 +18,9 @@ import (
 	entsql "entgo.io/ent/dialect/sql"
 	"github.com/jackc/pgx/v5"
 	_ "github.com/jackc/pgx/v5/stdlib" // PostgreSQL driver "pgx"
-	_ "modernc.org/sqlite"             // pure-Go SQLite driver "sqlite"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	_ "modernc.org/sqlite" // pure-Go SQLite driver "sqlite"
 
 	"github.com/debtql/debtql/ent"
 	"github.com/debtql/debtql/ent/migrate"
@@ -312,4 +314,12 @@ func (d *DB) LockRows(s *entsql.Selector) {
 	if d.IsPostgres() {
 		s.ForUpdate()
 	}
+}
+
+// PoolCollector reports the connection pool's statistics to Prometheus at
+// each scrape: go_sql_open_connections, go_sql_in_use_connections,
+// go_sql_idle_connections, go_sql_wait_count_total,
+// go_sql_wait_duration_seconds_total and more (label db_name="debtql").
+func (d *DB) PoolCollector() prometheus.Collector {
+	return collectors.NewDBStatsCollector(d.SQL, "debtql")
 }
