@@ -21,6 +21,7 @@ import (
 	"github.com/debtql/debtql/ent/payment"
 	"github.com/debtql/debtql/internal/audit"
 	"github.com/debtql/debtql/internal/collection"
+	"github.com/debtql/debtql/internal/ledger"
 	"github.com/debtql/debtql/internal/scalar"
 	gqlparser "github.com/vektah/gqlparser/v2"
 	"github.com/vektah/gqlparser/v2/ast"
@@ -135,11 +136,11 @@ type ComplexityRoot struct {
 		ContactPhone       func(childComplexity int) int
 		CountryCode        func(childComplexity int) int
 		CreatedAt          func(childComplexity int) int
-		Debtors            func(childComplexity int, filter *DebtorFilter, orderBy *ent.DebtorOrder, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) int
-		Debts              func(childComplexity int, filter *DebtFilter, orderBy *ent.DebtOrder, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) int
+		Debtors            func(childComplexity int, filter *ledger.DebtorFilter, orderBy *ent.DebtorOrder, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) int
+		Debts              func(childComplexity int, filter *ledger.DebtFilter, orderBy *ent.DebtOrder, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) int
 		Email              func(childComplexity int) int
 		ID                 func(childComplexity int) int
-		Invoices           func(childComplexity int, filter *InvoiceFilter, orderBy *ent.InvoiceOrder, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) int
+		Invoices           func(childComplexity int, filter *ledger.InvoiceFilter, orderBy *ent.InvoiceOrder, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) int
 		Name               func(childComplexity int) int
 		OrganizationNumber func(childComplexity int) int
 		UpdatedAt          func(childComplexity int) int
@@ -222,7 +223,7 @@ type ComplexityRoot struct {
 		Client               func(childComplexity int) int
 		ContactInformation   func(childComplexity int) int
 		CreatedAt            func(childComplexity int) int
-		Debts                func(childComplexity int, filter *DebtFilter, orderBy *ent.DebtOrder, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) int
+		Debts                func(childComplexity int, filter *ledger.DebtFilter, orderBy *ent.DebtOrder, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) int
 		ErrandProcessStatus  func(childComplexity int) int
 		ErrandStatus         func(childComplexity int) int
 		ID                   func(childComplexity int) int
@@ -322,15 +323,15 @@ type ComplexityRoot struct {
 
 	Query struct {
 		APIKeys     func(childComplexity int, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) int
-		AuditEvents func(childComplexity int, filter *AuditEventFilter, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) int
+		AuditEvents func(childComplexity int, filter *ledger.AuditEventFilter, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) int
 		Client      func(childComplexity int, id string) int
 		Clients     func(childComplexity int, search *string, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) int
 		Debt        func(childComplexity int, clientID string, id int) int
 		Debtor      func(childComplexity int, clientID string, id string) int
-		Debtors     func(childComplexity int, clientID string, filter *DebtorFilter, orderBy *ent.DebtorOrder, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) int
-		Debts       func(childComplexity int, clientID string, filter *DebtFilter, orderBy *ent.DebtOrder, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) int
+		Debtors     func(childComplexity int, clientID string, filter *ledger.DebtorFilter, orderBy *ent.DebtorOrder, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) int
+		Debts       func(childComplexity int, clientID string, filter *ledger.DebtFilter, orderBy *ent.DebtOrder, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) int
 		Invoice     func(childComplexity int, clientID string, id string) int
-		Invoices    func(childComplexity int, clientID string, filter *InvoiceFilter, orderBy *ent.InvoiceOrder, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) int
+		Invoices    func(childComplexity int, clientID string, filter *ledger.InvoiceFilter, orderBy *ent.InvoiceOrder, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) int
 		Viewer      func(childComplexity int) int
 	}
 
@@ -363,9 +364,9 @@ type AuditEventResolver interface {
 	Records(ctx context.Context, obj *ent.AuditEvent) ([]*ent.AuditEventRecord, error)
 }
 type ClientResolver interface {
-	Debtors(ctx context.Context, obj *ent.Creditor, filter *DebtorFilter, orderBy *ent.DebtorOrder, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) (*ent.DebtorConnection, error)
-	Debts(ctx context.Context, obj *ent.Creditor, filter *DebtFilter, orderBy *ent.DebtOrder, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) (*ent.DebtConnection, error)
-	Invoices(ctx context.Context, obj *ent.Creditor, filter *InvoiceFilter, orderBy *ent.InvoiceOrder, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) (*ent.InvoiceConnection, error)
+	Debtors(ctx context.Context, obj *ent.Creditor, filter *ledger.DebtorFilter, orderBy *ent.DebtorOrder, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) (*ent.DebtorConnection, error)
+	Debts(ctx context.Context, obj *ent.Creditor, filter *ledger.DebtFilter, orderBy *ent.DebtOrder, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) (*ent.DebtConnection, error)
+	Invoices(ctx context.Context, obj *ent.Creditor, filter *ledger.InvoiceFilter, orderBy *ent.InvoiceOrder, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) (*ent.InvoiceConnection, error)
 }
 type DebtResolver interface {
 	Invoices(ctx context.Context, obj *ent.Debt) ([]*ent.DebtInvoice, error)
@@ -387,7 +388,7 @@ type DebtorResolver interface {
 	ErrandStatus(ctx context.Context, obj *ent.Debtor) (*collection.CollectionStage, error)
 	ErrandProcessStatus(ctx context.Context, obj *ent.Debtor) (*collection.CollectionSubStatus, error)
 	IsCompleted(ctx context.Context, obj *ent.Debtor) (bool, error)
-	Debts(ctx context.Context, obj *ent.Debtor, filter *DebtFilter, orderBy *ent.DebtOrder, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) (*ent.DebtConnection, error)
+	Debts(ctx context.Context, obj *ent.Debtor, filter *ledger.DebtFilter, orderBy *ent.DebtOrder, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) (*ent.DebtConnection, error)
 }
 type InvoiceResolver interface {
 	Articles(ctx context.Context, obj *ent.Invoice) ([]*ent.InvoiceArticle, error)
@@ -420,13 +421,13 @@ type QueryResolver interface {
 	Client(ctx context.Context, id string) (*ent.Creditor, error)
 	Clients(ctx context.Context, search *string, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) (*ent.CreditorConnection, error)
 	Debtor(ctx context.Context, clientID string, id string) (*ent.Debtor, error)
-	Debtors(ctx context.Context, clientID string, filter *DebtorFilter, orderBy *ent.DebtorOrder, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) (*ent.DebtorConnection, error)
+	Debtors(ctx context.Context, clientID string, filter *ledger.DebtorFilter, orderBy *ent.DebtorOrder, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) (*ent.DebtorConnection, error)
 	Invoice(ctx context.Context, clientID string, id string) (*ent.Invoice, error)
-	Invoices(ctx context.Context, clientID string, filter *InvoiceFilter, orderBy *ent.InvoiceOrder, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) (*ent.InvoiceConnection, error)
+	Invoices(ctx context.Context, clientID string, filter *ledger.InvoiceFilter, orderBy *ent.InvoiceOrder, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) (*ent.InvoiceConnection, error)
 	Debt(ctx context.Context, clientID string, id int) (*ent.Debt, error)
-	Debts(ctx context.Context, clientID string, filter *DebtFilter, orderBy *ent.DebtOrder, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) (*ent.DebtConnection, error)
+	Debts(ctx context.Context, clientID string, filter *ledger.DebtFilter, orderBy *ent.DebtOrder, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) (*ent.DebtConnection, error)
 	APIKeys(ctx context.Context, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) (*ent.APIKeyConnection, error)
-	AuditEvents(ctx context.Context, filter *AuditEventFilter, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) (*ent.AuditEventConnection, error)
+	AuditEvents(ctx context.Context, filter *ledger.AuditEventFilter, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) (*ent.AuditEventConnection, error)
 }
 
 // endregion ************************** generated!.gotpl **************************
@@ -808,7 +809,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Client.Debtors(childComplexity, args["filter"].(*DebtorFilter), args["orderBy"].(*ent.DebtorOrder), args["page"].(*int), args["rowsPerPage"].(*int), args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string)), true
+		return e.ComplexityRoot.Client.Debtors(childComplexity, args["filter"].(*ledger.DebtorFilter), args["orderBy"].(*ent.DebtorOrder), args["page"].(*int), args["rowsPerPage"].(*int), args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string)), true
 	case "Client.debts":
 		if e.ComplexityRoot.Client.Debts == nil {
 			break
@@ -819,7 +820,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Client.Debts(childComplexity, args["filter"].(*DebtFilter), args["orderBy"].(*ent.DebtOrder), args["page"].(*int), args["rowsPerPage"].(*int), args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string)), true
+		return e.ComplexityRoot.Client.Debts(childComplexity, args["filter"].(*ledger.DebtFilter), args["orderBy"].(*ent.DebtOrder), args["page"].(*int), args["rowsPerPage"].(*int), args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string)), true
 	case "Client.email":
 		if e.ComplexityRoot.Client.Email == nil {
 			break
@@ -842,7 +843,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Client.Invoices(childComplexity, args["filter"].(*InvoiceFilter), args["orderBy"].(*ent.InvoiceOrder), args["page"].(*int), args["rowsPerPage"].(*int), args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string)), true
+		return e.ComplexityRoot.Client.Invoices(childComplexity, args["filter"].(*ledger.InvoiceFilter), args["orderBy"].(*ent.InvoiceOrder), args["page"].(*int), args["rowsPerPage"].(*int), args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string)), true
 	case "Client.name":
 		if e.ComplexityRoot.Client.Name == nil {
 			break
@@ -1192,7 +1193,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Debtor.Debts(childComplexity, args["filter"].(*DebtFilter), args["orderBy"].(*ent.DebtOrder), args["page"].(*int), args["rowsPerPage"].(*int), args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string)), true
+		return e.ComplexityRoot.Debtor.Debts(childComplexity, args["filter"].(*ledger.DebtFilter), args["orderBy"].(*ent.DebtOrder), args["page"].(*int), args["rowsPerPage"].(*int), args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string)), true
 	case "Debtor.errandProcessStatus":
 		if e.ComplexityRoot.Debtor.ErrandProcessStatus == nil {
 			break
@@ -1704,7 +1705,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.AuditEvents(childComplexity, args["filter"].(*AuditEventFilter), args["page"].(*int), args["rowsPerPage"].(*int), args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string)), true
+		return e.ComplexityRoot.Query.AuditEvents(childComplexity, args["filter"].(*ledger.AuditEventFilter), args["page"].(*int), args["rowsPerPage"].(*int), args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string)), true
 	case "Query.client":
 		if e.ComplexityRoot.Query.Client == nil {
 			break
@@ -1759,7 +1760,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.Debtors(childComplexity, args["clientId"].(string), args["filter"].(*DebtorFilter), args["orderBy"].(*ent.DebtorOrder), args["page"].(*int), args["rowsPerPage"].(*int), args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string)), true
+		return e.ComplexityRoot.Query.Debtors(childComplexity, args["clientId"].(string), args["filter"].(*ledger.DebtorFilter), args["orderBy"].(*ent.DebtorOrder), args["page"].(*int), args["rowsPerPage"].(*int), args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string)), true
 	case "Query.debts":
 		if e.ComplexityRoot.Query.Debts == nil {
 			break
@@ -1770,7 +1771,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.Debts(childComplexity, args["clientId"].(string), args["filter"].(*DebtFilter), args["orderBy"].(*ent.DebtOrder), args["page"].(*int), args["rowsPerPage"].(*int), args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string)), true
+		return e.ComplexityRoot.Query.Debts(childComplexity, args["clientId"].(string), args["filter"].(*ledger.DebtFilter), args["orderBy"].(*ent.DebtOrder), args["page"].(*int), args["rowsPerPage"].(*int), args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string)), true
 
 	case "Query.invoice":
 		if e.ComplexityRoot.Query.Invoice == nil {
@@ -1793,7 +1794,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.Invoices(childComplexity, args["clientId"].(string), args["filter"].(*InvoiceFilter), args["orderBy"].(*ent.InvoiceOrder), args["page"].(*int), args["rowsPerPage"].(*int), args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string)), true
+		return e.ComplexityRoot.Query.Invoices(childComplexity, args["clientId"].(string), args["filter"].(*ledger.InvoiceFilter), args["orderBy"].(*ent.InvoiceOrder), args["page"].(*int), args["rowsPerPage"].(*int), args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string)), true
 	case "Query.viewer":
 		if e.ComplexityRoot.Query.Viewer == nil {
 			break
@@ -4076,8 +4077,8 @@ func (ec *executionContext) field_Client_debtors_args(ctx context.Context, rawAr
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "filter",
-		func(ctx context.Context, v any) (*DebtorFilter, error) {
-			return ec.unmarshalODebtorFilter2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋgraphᚐDebtorFilter(ctx, v)
+		func(ctx context.Context, v any) (*ledger.DebtorFilter, error) {
+			return ec.unmarshalODebtorFilter2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋledgerᚐDebtorFilter(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -4146,8 +4147,8 @@ func (ec *executionContext) field_Client_debts_args(ctx context.Context, rawArgs
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "filter",
-		func(ctx context.Context, v any) (*DebtFilter, error) {
-			return ec.unmarshalODebtFilter2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋgraphᚐDebtFilter(ctx, v)
+		func(ctx context.Context, v any) (*ledger.DebtFilter, error) {
+			return ec.unmarshalODebtFilter2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋledgerᚐDebtFilter(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -4216,8 +4217,8 @@ func (ec *executionContext) field_Client_invoices_args(ctx context.Context, rawA
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "filter",
-		func(ctx context.Context, v any) (*InvoiceFilter, error) {
-			return ec.unmarshalOInvoiceFilter2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋgraphᚐInvoiceFilter(ctx, v)
+		func(ctx context.Context, v any) (*ledger.InvoiceFilter, error) {
+			return ec.unmarshalOInvoiceFilter2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋledgerᚐInvoiceFilter(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -4286,8 +4287,8 @@ func (ec *executionContext) field_Debtor_debts_args(ctx context.Context, rawArgs
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "filter",
-		func(ctx context.Context, v any) (*DebtFilter, error) {
-			return ec.unmarshalODebtFilter2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋgraphᚐDebtFilter(ctx, v)
+		func(ctx context.Context, v any) (*ledger.DebtFilter, error) {
+			return ec.unmarshalODebtFilter2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋledgerᚐDebtFilter(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -4658,8 +4659,8 @@ func (ec *executionContext) field_Query_auditEvents_args(ctx context.Context, ra
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "filter",
-		func(ctx context.Context, v any) (*AuditEventFilter, error) {
-			return ec.unmarshalOAuditEventFilter2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋgraphᚐAuditEventFilter(ctx, v)
+		func(ctx context.Context, v any) (*ledger.AuditEventFilter, error) {
+			return ec.unmarshalOAuditEventFilter2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋledgerᚐAuditEventFilter(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -4848,8 +4849,8 @@ func (ec *executionContext) field_Query_debtors_args(ctx context.Context, rawArg
 	}
 	args["clientId"] = arg0
 	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "filter",
-		func(ctx context.Context, v any) (*DebtorFilter, error) {
-			return ec.unmarshalODebtorFilter2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋgraphᚐDebtorFilter(ctx, v)
+		func(ctx context.Context, v any) (*ledger.DebtorFilter, error) {
+			return ec.unmarshalODebtorFilter2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋledgerᚐDebtorFilter(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -4926,8 +4927,8 @@ func (ec *executionContext) field_Query_debts_args(ctx context.Context, rawArgs 
 	}
 	args["clientId"] = arg0
 	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "filter",
-		func(ctx context.Context, v any) (*DebtFilter, error) {
-			return ec.unmarshalODebtFilter2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋgraphᚐDebtFilter(ctx, v)
+		func(ctx context.Context, v any) (*ledger.DebtFilter, error) {
+			return ec.unmarshalODebtFilter2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋledgerᚐDebtFilter(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -5026,8 +5027,8 @@ func (ec *executionContext) field_Query_invoices_args(ctx context.Context, rawAr
 	}
 	args["clientId"] = arg0
 	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "filter",
-		func(ctx context.Context, v any) (*InvoiceFilter, error) {
-			return ec.unmarshalOInvoiceFilter2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋgraphᚐInvoiceFilter(ctx, v)
+		func(ctx context.Context, v any) (*ledger.InvoiceFilter, error) {
+			return ec.unmarshalOInvoiceFilter2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋledgerᚐInvoiceFilter(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -6719,7 +6720,7 @@ func (ec *executionContext) _Client_debtors(ctx context.Context, field graphql.C
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Client().Debtors(ctx, obj, fc.Args["filter"].(*DebtorFilter), fc.Args["orderBy"].(*ent.DebtorOrder), fc.Args["page"].(*int), fc.Args["rowsPerPage"].(*int), fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["last"].(*int), fc.Args["before"].(*string))
+			return ec.Resolvers.Client().Debtors(ctx, obj, fc.Args["filter"].(*ledger.DebtorFilter), fc.Args["orderBy"].(*ent.DebtorOrder), fc.Args["page"].(*int), fc.Args["rowsPerPage"].(*int), fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["last"].(*int), fc.Args["before"].(*string))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *ent.DebtorConnection) graphql.Marshaler {
@@ -6763,7 +6764,7 @@ func (ec *executionContext) _Client_debts(ctx context.Context, field graphql.Col
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Client().Debts(ctx, obj, fc.Args["filter"].(*DebtFilter), fc.Args["orderBy"].(*ent.DebtOrder), fc.Args["page"].(*int), fc.Args["rowsPerPage"].(*int), fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["last"].(*int), fc.Args["before"].(*string))
+			return ec.Resolvers.Client().Debts(ctx, obj, fc.Args["filter"].(*ledger.DebtFilter), fc.Args["orderBy"].(*ent.DebtOrder), fc.Args["page"].(*int), fc.Args["rowsPerPage"].(*int), fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["last"].(*int), fc.Args["before"].(*string))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *ent.DebtConnection) graphql.Marshaler {
@@ -6807,7 +6808,7 @@ func (ec *executionContext) _Client_invoices(ctx context.Context, field graphql.
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Client().Invoices(ctx, obj, fc.Args["filter"].(*InvoiceFilter), fc.Args["orderBy"].(*ent.InvoiceOrder), fc.Args["page"].(*int), fc.Args["rowsPerPage"].(*int), fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["last"].(*int), fc.Args["before"].(*string))
+			return ec.Resolvers.Client().Invoices(ctx, obj, fc.Args["filter"].(*ledger.InvoiceFilter), fc.Args["orderBy"].(*ent.InvoiceOrder), fc.Args["page"].(*int), fc.Args["rowsPerPage"].(*int), fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["last"].(*int), fc.Args["before"].(*string))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *ent.InvoiceConnection) graphql.Marshaler {
@@ -8356,7 +8357,7 @@ func (ec *executionContext) _Debtor_debts(ctx context.Context, field graphql.Col
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Debtor().Debts(ctx, obj, fc.Args["filter"].(*DebtFilter), fc.Args["orderBy"].(*ent.DebtOrder), fc.Args["page"].(*int), fc.Args["rowsPerPage"].(*int), fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["last"].(*int), fc.Args["before"].(*string))
+			return ec.Resolvers.Debtor().Debts(ctx, obj, fc.Args["filter"].(*ledger.DebtFilter), fc.Args["orderBy"].(*ent.DebtOrder), fc.Args["page"].(*int), fc.Args["rowsPerPage"].(*int), fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["last"].(*int), fc.Args["before"].(*string))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *ent.DebtConnection) graphql.Marshaler {
@@ -10384,7 +10385,7 @@ func (ec *executionContext) _Query_debtors(ctx context.Context, field graphql.Co
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().Debtors(ctx, fc.Args["clientId"].(string), fc.Args["filter"].(*DebtorFilter), fc.Args["orderBy"].(*ent.DebtorOrder), fc.Args["page"].(*int), fc.Args["rowsPerPage"].(*int), fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["last"].(*int), fc.Args["before"].(*string))
+			return ec.Resolvers.Query().Debtors(ctx, fc.Args["clientId"].(string), fc.Args["filter"].(*ledger.DebtorFilter), fc.Args["orderBy"].(*ent.DebtorOrder), fc.Args["page"].(*int), fc.Args["rowsPerPage"].(*int), fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["last"].(*int), fc.Args["before"].(*string))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *ent.DebtorConnection) graphql.Marshaler {
@@ -10472,7 +10473,7 @@ func (ec *executionContext) _Query_invoices(ctx context.Context, field graphql.C
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().Invoices(ctx, fc.Args["clientId"].(string), fc.Args["filter"].(*InvoiceFilter), fc.Args["orderBy"].(*ent.InvoiceOrder), fc.Args["page"].(*int), fc.Args["rowsPerPage"].(*int), fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["last"].(*int), fc.Args["before"].(*string))
+			return ec.Resolvers.Query().Invoices(ctx, fc.Args["clientId"].(string), fc.Args["filter"].(*ledger.InvoiceFilter), fc.Args["orderBy"].(*ent.InvoiceOrder), fc.Args["page"].(*int), fc.Args["rowsPerPage"].(*int), fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["last"].(*int), fc.Args["before"].(*string))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *ent.InvoiceConnection) graphql.Marshaler {
@@ -10560,7 +10561,7 @@ func (ec *executionContext) _Query_debts(ctx context.Context, field graphql.Coll
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().Debts(ctx, fc.Args["clientId"].(string), fc.Args["filter"].(*DebtFilter), fc.Args["orderBy"].(*ent.DebtOrder), fc.Args["page"].(*int), fc.Args["rowsPerPage"].(*int), fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["last"].(*int), fc.Args["before"].(*string))
+			return ec.Resolvers.Query().Debts(ctx, fc.Args["clientId"].(string), fc.Args["filter"].(*ledger.DebtFilter), fc.Args["orderBy"].(*ent.DebtOrder), fc.Args["page"].(*int), fc.Args["rowsPerPage"].(*int), fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["last"].(*int), fc.Args["before"].(*string))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *ent.DebtConnection) graphql.Marshaler {
@@ -10648,7 +10649,7 @@ func (ec *executionContext) _Query_auditEvents(ctx context.Context, field graphq
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().AuditEvents(ctx, fc.Args["filter"].(*AuditEventFilter), fc.Args["page"].(*int), fc.Args["rowsPerPage"].(*int), fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["last"].(*int), fc.Args["before"].(*string))
+			return ec.Resolvers.Query().AuditEvents(ctx, fc.Args["filter"].(*ledger.AuditEventFilter), fc.Args["page"].(*int), fc.Args["rowsPerPage"].(*int), fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["last"].(*int), fc.Args["before"].(*string))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *ent.AuditEventConnection) graphql.Marshaler {
@@ -12216,8 +12217,8 @@ func (ec *executionContext) unmarshalInputArticleInput(ctx context.Context, obj 
 	return it, nil
 }
 
-func (ec *executionContext) unmarshalInputAuditEventFilter(ctx context.Context, obj any) (AuditEventFilter, error) {
-	var it AuditEventFilter
+func (ec *executionContext) unmarshalInputAuditEventFilter(ctx context.Context, obj any) (ledger.AuditEventFilter, error) {
+	var it ledger.AuditEventFilter
 	if obj == nil {
 		return it, nil
 	}
@@ -12243,7 +12244,7 @@ func (ec *executionContext) unmarshalInputAuditEventFilter(ctx context.Context, 
 			it.ClientID = data
 		case "record":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("record"))
-			data, err := ec.unmarshalOAuditRecordRef2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋgraphᚐAuditRecordRef(ctx, v)
+			data, err := ec.unmarshalOAuditRecordRef2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋledgerᚐAuditRecordRef(ctx, v)
 			if err != nil {
 				return it, err
 			}
@@ -12274,8 +12275,8 @@ func (ec *executionContext) unmarshalInputAuditEventFilter(ctx context.Context, 
 	return it, nil
 }
 
-func (ec *executionContext) unmarshalInputAuditRecordRef(ctx context.Context, obj any) (AuditRecordRef, error) {
-	var it AuditRecordRef
+func (ec *executionContext) unmarshalInputAuditRecordRef(ctx context.Context, obj any) (ledger.AuditRecordRef, error) {
+	var it ledger.AuditRecordRef
 	if obj == nil {
 		return it, nil
 	}
@@ -12499,8 +12500,8 @@ func (ec *executionContext) unmarshalInputCreateApiKeyInput(ctx context.Context,
 	return it, nil
 }
 
-func (ec *executionContext) unmarshalInputDebtFilter(ctx context.Context, obj any) (DebtFilter, error) {
-	var it DebtFilter
+func (ec *executionContext) unmarshalInputDebtFilter(ctx context.Context, obj any) (ledger.DebtFilter, error) {
+	var it ledger.DebtFilter
 	if obj == nil {
 		return it, nil
 	}
@@ -12547,7 +12548,7 @@ func (ec *executionContext) unmarshalInputDebtFilter(ctx context.Context, obj an
 			it.PaymentStatus = data
 		case "searchType":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("searchType"))
-			data, err := ec.unmarshalOSearchType2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋgraphᚐSearchType(ctx, v)
+			data, err := ec.unmarshalOSearchType2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋledgerᚐSearchType(ctx, v)
 			if err != nil {
 				return it, err
 			}
@@ -12772,8 +12773,8 @@ func (ec *executionContext) unmarshalInputDebtPaymentInput(ctx context.Context, 
 	return it, nil
 }
 
-func (ec *executionContext) unmarshalInputDebtorFilter(ctx context.Context, obj any) (DebtorFilter, error) {
-	var it DebtorFilter
+func (ec *executionContext) unmarshalInputDebtorFilter(ctx context.Context, obj any) (ledger.DebtorFilter, error) {
+	var it ledger.DebtorFilter
 	if obj == nil {
 		return it, nil
 	}
@@ -12827,7 +12828,7 @@ func (ec *executionContext) unmarshalInputDebtorFilter(ctx context.Context, obj 
 			it.InvoiceCreatedDate = data
 		case "searchType":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("searchType"))
-			data, err := ec.unmarshalOSearchType2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋgraphᚐSearchType(ctx, v)
+			data, err := ec.unmarshalOSearchType2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋledgerᚐSearchType(ctx, v)
 			if err != nil {
 				return it, err
 			}
@@ -13022,8 +13023,8 @@ func (ec *executionContext) unmarshalInputDebtorWithDebtsInput(ctx context.Conte
 	return it, nil
 }
 
-func (ec *executionContext) unmarshalInputInvoiceFilter(ctx context.Context, obj any) (InvoiceFilter, error) {
-	var it InvoiceFilter
+func (ec *executionContext) unmarshalInputInvoiceFilter(ctx context.Context, obj any) (ledger.InvoiceFilter, error) {
+	var it ledger.InvoiceFilter
 	if obj == nil {
 		return it, nil
 	}
@@ -13098,7 +13099,7 @@ func (ec *executionContext) unmarshalInputInvoiceFilter(ctx context.Context, obj
 			it.InvoiceCreatedDate = data
 		case "searchType":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("searchType"))
-			data, err := ec.unmarshalOSearchType2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋgraphᚐSearchType(ctx, v)
+			data, err := ec.unmarshalOSearchType2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋledgerᚐSearchType(ctx, v)
 			if err != nil {
 				return it, err
 			}
@@ -18174,7 +18175,7 @@ func (ec *executionContext) marshalOAuditEventEdge2ᚖgithubᚗcomᚋdebtqlᚋde
 	return ec._AuditEventEdge(ctx, sel, v)
 }
 
-func (ec *executionContext) unmarshalOAuditEventFilter2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋgraphᚐAuditEventFilter(ctx context.Context, v any) (*AuditEventFilter, error) {
+func (ec *executionContext) unmarshalOAuditEventFilter2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋledgerᚐAuditEventFilter(ctx context.Context, v any) (*ledger.AuditEventFilter, error) {
 	if v == nil {
 		return nil, nil
 	}
@@ -18182,7 +18183,7 @@ func (ec *executionContext) unmarshalOAuditEventFilter2ᚖgithubᚗcomᚋdebtql�
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) unmarshalOAuditRecordRef2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋgraphᚐAuditRecordRef(ctx context.Context, v any) (*AuditRecordRef, error) {
+func (ec *executionContext) unmarshalOAuditRecordRef2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋledgerᚐAuditRecordRef(ctx context.Context, v any) (*ledger.AuditRecordRef, error) {
 	if v == nil {
 		return nil, nil
 	}
@@ -18355,7 +18356,7 @@ func (ec *executionContext) marshalODebtEdge2ᚖgithubᚗcomᚋdebtqlᚋdebtql�
 	return ec._DebtEdge(ctx, sel, v)
 }
 
-func (ec *executionContext) unmarshalODebtFilter2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋgraphᚐDebtFilter(ctx context.Context, v any) (*DebtFilter, error) {
+func (ec *executionContext) unmarshalODebtFilter2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋledgerᚐDebtFilter(ctx context.Context, v any) (*ledger.DebtFilter, error) {
 	if v == nil {
 		return nil, nil
 	}
@@ -18432,7 +18433,7 @@ func (ec *executionContext) marshalODebtorEdge2ᚖgithubᚗcomᚋdebtqlᚋdebtql
 	return ec._DebtorEdge(ctx, sel, v)
 }
 
-func (ec *executionContext) unmarshalODebtorFilter2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋgraphᚐDebtorFilter(ctx context.Context, v any) (*DebtorFilter, error) {
+func (ec *executionContext) unmarshalODebtorFilter2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋledgerᚐDebtorFilter(ctx context.Context, v any) (*ledger.DebtorFilter, error) {
 	if v == nil {
 		return nil, nil
 	}
@@ -18525,7 +18526,7 @@ func (ec *executionContext) marshalOInvoiceEdge2ᚖgithubᚗcomᚋdebtqlᚋdebtq
 	return ec._InvoiceEdge(ctx, sel, v)
 }
 
-func (ec *executionContext) unmarshalOInvoiceFilter2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋgraphᚐInvoiceFilter(ctx context.Context, v any) (*InvoiceFilter, error) {
+func (ec *executionContext) unmarshalOInvoiceFilter2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋledgerᚐInvoiceFilter(ctx context.Context, v any) (*ledger.InvoiceFilter, error) {
 	if v == nil {
 		return nil, nil
 	}
@@ -18606,16 +18607,16 @@ func (ec *executionContext) marshalORecordStatuses2ᚖgithubᚗcomᚋdebtqlᚋde
 	return ec._RecordStatuses(ctx, sel, v)
 }
 
-func (ec *executionContext) unmarshalOSearchType2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋgraphᚐSearchType(ctx context.Context, v any) (*SearchType, error) {
+func (ec *executionContext) unmarshalOSearchType2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋledgerᚐSearchType(ctx context.Context, v any) (*ledger.SearchType, error) {
 	if v == nil {
 		return nil, nil
 	}
-	var res = new(SearchType)
+	var res = new(ledger.SearchType)
 	err := res.UnmarshalGQL(v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalOSearchType2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋgraphᚐSearchType(ctx context.Context, sel ast.SelectionSet, v *SearchType) graphql.Marshaler {
+func (ec *executionContext) marshalOSearchType2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋledgerᚐSearchType(ctx context.Context, sel ast.SelectionSet, v *ledger.SearchType) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}

@@ -4,15 +4,14 @@ import (
 	"context"
 	"sync"
 
-	"entgo.io/ent/dialect/sql"
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2/ast"
 
 	"github.com/debtql/debtql/ent"
 	"github.com/debtql/debtql/ent/debt"
-	"github.com/debtql/debtql/ent/debtinvoice"
 	"github.com/debtql/debtql/ent/debtor"
 	"github.com/debtql/debtql/ent/invoice"
+	"github.com/debtql/debtql/internal/ledger"
 	"github.com/debtql/debtql/internal/scalar"
 )
 
@@ -60,24 +59,12 @@ func (l *itemInvoices) get(ctx context.Context, r *Resolver, item *ent.DebtInvoi
 		return l.byNumber[key], nil
 	}
 	l.pending[item.DebtID] = true
-	ids := make([]any, 0, len(l.pending))
 	debts := make([]scalar.IntID, 0, len(l.pending))
 	for id := range l.pending {
-		ids = append(ids, id)
 		debts = append(debts, id)
 	}
 	l.pmu.Unlock()
-	// The invoices whose client and number an item of the debts holds.
-	invoices, err := r.db(ctx).Invoice.Query().
-		Where(func(s *sql.Selector) {
-			t := sql.Table(debtinvoice.Table)
-			s.Where(sql.Exists(sql.Select(t.C(debtinvoice.FieldID)).From(t).Where(sql.And(
-				sql.In(t.C(debtinvoice.FieldDebtID), ids...),
-				sql.ColumnsEQ(t.C(debtinvoice.FieldClientID), s.C(invoice.FieldClientID)),
-				sql.ColumnsEQ(t.C(debtinvoice.FieldInvoiceNumber), s.C(invoice.FieldInvoiceNumber)),
-			))))
-		}).
-		All(ctx)
+	invoices, err := r.ledger.ItemInvoices(ctx, debts)
 	if err != nil {
 		return nil, err
 	}
@@ -200,21 +187,21 @@ func (r *Resolver) primeDebtors(ctx context.Context, clientID string, debtors []
 
 // debtorDebtsPage is Debtor.debts: the page of d's debts, read with those
 // of the other debtors of the operation's lists.
-func (r *Resolver) debtorDebtsPage(ctx context.Context, d *ent.Debtor, filter *DebtFilter, orderBy *ent.DebtOrder, args pageArgs) (*ent.DebtConnection, error) {
-	q, p, lo, order, err := r.debtListQuery(ctx, filter, orderBy, args)
+func (r *Resolver) debtorDebtsPage(ctx context.Context, d *ent.Debtor, filter *DebtFilter, orderBy *ent.DebtOrder, args ledger.Page) (*ent.DebtConnection, error) {
+	l, err := r.ledger.DebtList(ctx, "", filter, orderBy, args)
 	if err != nil {
 		return nil, err
 	}
 	return r.loaders(ctx).debtPages.get(ctx, d.ClientID, d.ID, func(clientOf map[string]string) (map[string]*ent.DebtConnection, error) {
 		ids, clients := groups(clientOf)
-		conns, err := q.Where(debt.ClientIDIn(clients...), debt.DebtorIDIn(ids...)).
-			PageEach(ctx, p, debt.FieldDebtorID, ids, func(d *ent.Debt) string { return d.DebtorID }, ent.WithDebtOrder(order))
+		conns, err := l.Query.Where(debt.ClientIDIn(clients...), debt.DebtorIDIn(ids...)).
+			PageEach(ctx, l.Paging, debt.FieldDebtorID, ids, func(d *ent.Debt) string { return d.DebtorID }, ent.WithDebtOrder(l.Order))
 		if err != nil {
 			return nil, err
 		}
 		for id, conn := range conns {
 			for _, e := range conn.Edges {
-				lo.tagCursors(&e.Cursor)
+				l.TagCursors(&e.Cursor)
 			}
 			r.primeDebts(ctx, clientOf[id], conn.Nodes())
 		}
@@ -238,21 +225,21 @@ func groups(clientOf map[string]string) (ids, clients []string) {
 
 // clientDebtsPage is Client.debts: the page of the client's debts, read
 // with those of the other clients of the operation's clients list.
-func (r *Resolver) clientDebtsPage(ctx context.Context, clientID string, filter *DebtFilter, orderBy *ent.DebtOrder, args pageArgs) (*ent.DebtConnection, error) {
-	q, p, lo, order, err := r.debtListQuery(ctx, filter, orderBy, args)
+func (r *Resolver) clientDebtsPage(ctx context.Context, clientID string, filter *DebtFilter, orderBy *ent.DebtOrder, args ledger.Page) (*ent.DebtConnection, error) {
+	l, err := r.ledger.DebtList(ctx, "", filter, orderBy, args)
 	if err != nil {
 		return nil, err
 	}
 	return r.loaders(ctx).clientDebts.get(ctx, clientID, clientID, func(clientOf map[string]string) (map[string]*ent.DebtConnection, error) {
 		ids, _ := groups(clientOf)
-		conns, err := q.Where(debt.ClientIDIn(ids...)).
-			PageEach(ctx, p, debt.FieldClientID, ids, func(d *ent.Debt) string { return d.ClientID }, ent.WithDebtOrder(order))
+		conns, err := l.Query.Where(debt.ClientIDIn(ids...)).
+			PageEach(ctx, l.Paging, debt.FieldClientID, ids, func(d *ent.Debt) string { return d.ClientID }, ent.WithDebtOrder(l.Order))
 		if err != nil {
 			return nil, err
 		}
 		for id, conn := range conns {
 			for _, e := range conn.Edges {
-				lo.tagCursors(&e.Cursor)
+				l.TagCursors(&e.Cursor)
 			}
 			r.primeDebts(ctx, id, conn.Nodes())
 		}
@@ -262,21 +249,21 @@ func (r *Resolver) clientDebtsPage(ctx context.Context, clientID string, filter 
 
 // clientDebtorsPage is Client.debtors: the page of the client's debtors,
 // read with those of the other clients of the operation's clients list.
-func (r *Resolver) clientDebtorsPage(ctx context.Context, clientID string, filter *DebtorFilter, orderBy *ent.DebtorOrder, args pageArgs) (*ent.DebtorConnection, error) {
-	q, p, lo, order, err := r.debtorListQuery(ctx, filter, orderBy, args)
+func (r *Resolver) clientDebtorsPage(ctx context.Context, clientID string, filter *DebtorFilter, orderBy *ent.DebtorOrder, args ledger.Page) (*ent.DebtorConnection, error) {
+	l, err := r.ledger.DebtorList(ctx, "", filter, orderBy, args)
 	if err != nil {
 		return nil, err
 	}
 	return r.loaders(ctx).clientDebtors.get(ctx, clientID, clientID, func(clientOf map[string]string) (map[string]*ent.DebtorConnection, error) {
 		ids, _ := groups(clientOf)
-		conns, err := q.Where(debtor.ClientIDIn(ids...)).
-			PageEach(ctx, p, debtor.FieldClientID, ids, func(d *ent.Debtor) string { return d.ClientID }, ent.WithDebtorOrder(order))
+		conns, err := l.Query.Where(debtor.ClientIDIn(ids...)).
+			PageEach(ctx, l.Paging, debtor.FieldClientID, ids, func(d *ent.Debtor) string { return d.ClientID }, ent.WithDebtorOrder(l.Order))
 		if err != nil {
 			return nil, err
 		}
 		for id, conn := range conns {
 			for _, e := range conn.Edges {
-				lo.tagCursors(&e.Cursor)
+				l.TagCursors(&e.Cursor)
 			}
 			r.primeDebtors(ctx, id, conn.Nodes())
 		}
@@ -286,22 +273,22 @@ func (r *Resolver) clientDebtorsPage(ctx context.Context, clientID string, filte
 
 // clientInvoicesPage is Client.invoices: the page of the client's invoices,
 // read with those of the other clients of the operation's clients list.
-func (r *Resolver) clientInvoicesPage(ctx context.Context, clientID string, filter *InvoiceFilter, orderBy *ent.InvoiceOrder, args pageArgs) (*ent.InvoiceConnection, error) {
-	q, p, lo, order, err := r.invoiceListQuery(ctx, filter, orderBy, args)
+func (r *Resolver) clientInvoicesPage(ctx context.Context, clientID string, filter *InvoiceFilter, orderBy *ent.InvoiceOrder, args ledger.Page) (*ent.InvoiceConnection, error) {
+	l, err := r.ledger.InvoiceList(ctx, "", filter, orderBy, args)
 	if err != nil {
 		return nil, err
 	}
 	return r.loaders(ctx).clientInvoices.get(ctx, clientID, clientID, func(clientOf map[string]string) (map[string]*ent.InvoiceConnection, error) {
 		r.loaders(ctx).invoiceDebt.add(nodeSelection(ctx, "debt"))
 		ids, _ := groups(clientOf)
-		conns, err := q.Where(invoice.ClientIDIn(ids...)).
-			PageEach(ctx, p, invoice.FieldClientID, ids, func(i *ent.Invoice) string { return i.ClientID }, ent.WithInvoiceOrder(order))
+		conns, err := l.Query.Where(invoice.ClientIDIn(ids...)).
+			PageEach(ctx, l.Paging, invoice.FieldClientID, ids, func(i *ent.Invoice) string { return i.ClientID }, ent.WithInvoiceOrder(l.Order))
 		if err != nil {
 			return nil, err
 		}
 		for _, conn := range conns {
 			for _, e := range conn.Edges {
-				lo.tagCursors(&e.Cursor)
+				l.TagCursors(&e.Cursor)
 			}
 			r.loaders(ctx).invoiceFacts.prime(conn.Nodes()...)
 		}

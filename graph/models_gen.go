@@ -3,39 +3,9 @@
 package graph
 
 import (
-	"bytes"
-	"fmt"
-	"io"
-	"strconv"
-	"time"
-
 	"github.com/debtql/debtql/ent"
 	"github.com/debtql/debtql/ent/apikey"
-	"github.com/debtql/debtql/ent/auditeventrecord"
-	"github.com/debtql/debtql/internal/collection"
 )
-
-// Which audit events to list. Every given field must match.
-type AuditEventFilter struct {
-	// Events of this client (for key management, the key's client).
-	ClientID *string `json:"clientId,omitempty"`
-	// Events that touched this record.
-	Record *AuditRecordRef `json:"record,omitempty"`
-	// Events at or after this instant.
-	From *time.Time `json:"from,omitempty"`
-	// Events before this instant; not before from.
-	To *time.Time `json:"to,omitempty"`
-	// Events of this mutation field, such as withdrawDebt.
-	Operation *string `json:"operation,omitempty"`
-}
-
-// A record, named by its kind and id.
-type AuditRecordRef struct {
-	// What kind of record.
-	RecordType auditeventrecord.RecordType `json:"recordType"`
-	// The record's id: a UUID for clients, debtors, invoices and API keys, an integer for debts, debt items and payments.
-	RecordID string `json:"recordId"`
-}
 
 // An API key to create.
 type CreateAPIKeyInput struct {
@@ -53,68 +23,6 @@ type CreatedAPIKey struct {
 	Secret string `json:"secret"`
 	// The key.
 	APIKey *ent.APIKey `json:"apiKey"`
-}
-
-// Which debts to list. Every given field must match.
-type DebtFilter struct {
-	// Debts whose activeStatus reads this.
-	ActiveStatus *collection.ActiveStatus `json:"activeStatus,omitempty"`
-	// Debts whose mainStatus reads this.
-	MainStatus *collection.CollectionStage `json:"mainStatus,omitempty"`
-	// Debts whose underStatus reads this.
-	UnderStatus *collection.CollectionSubStatus `json:"underStatus,omitempty"`
-	// Debts whose paymentStatus reads this.
-	PaymentStatus *collection.PaymentStatus `json:"paymentStatus,omitempty"`
-	// Which fields searchTerm looks at (default ALL): the debtor's NAME, IDENTIFICATION_NUMBER and EMAIL, the items' INVOICE_NUMBER, or the DEBT_ID exactly.
-	SearchType *SearchType `json:"searchType,omitempty"`
-	// Case-insensitive substring to search for; blank means no search.
-	SearchTerm *string `json:"searchTerm,omitempty"`
-}
-
-// Which debtors to list. Every given field must match.
-type DebtorFilter struct {
-	// Debtors whose paymentStatus reads this.
-	PaymentStatus *collection.PaymentStatus `json:"paymentStatus,omitempty"`
-	// Debtors whose errandStatus reads this.
-	ErrandStatus *collection.CollectionStage `json:"errandStatus,omitempty"`
-	// Debtors whose errandProcessStatus reads this.
-	ErrandProcessStatus *collection.CollectionSubStatus `json:"errandProcessStatus,omitempty"`
-	// Debtors whose isCompleted reads this.
-	IsCompleted *bool `json:"isCompleted,omitempty"`
-	// Debtors with a debt invoice created at or after this instant.
-	InvoiceCreatedDate *time.Time `json:"invoiceCreatedDate,omitempty"`
-	// Which fields searchTerm looks at (default ALL).
-	SearchType *SearchType `json:"searchType,omitempty"`
-	// Case-insensitive substring to search for; blank means no search.
-	SearchTerm *string `json:"searchTerm,omitempty"`
-	// Debtors of the client with this client number.
-	ClientNumber *int `json:"clientNumber,omitempty"`
-}
-
-// Which invoices to list. Every given field must match.
-type InvoiceFilter struct {
-	// Invoices whose paymentStatus reads this.
-	PaymentStatus *collection.PaymentStatus `json:"paymentStatus,omitempty"`
-	// Invoices whose status reads this.
-	InvoiceStatus *collection.InvoiceStatus `json:"invoiceStatus,omitempty"`
-	// Invoices whose processStatus reads this.
-	InvoiceProcessStatus *collection.InvoiceProcessStatus `json:"invoiceProcessStatus,omitempty"`
-	// Invoices whose receivableMainStatus reads this.
-	ReceivableMainStatus *collection.CollectionStage `json:"receivableMainStatus,omitempty"`
-	// Invoices whose receivableSubStatus reads this.
-	ReceivableSubStatus *collection.CollectionSubStatus `json:"receivableSubStatus,omitempty"`
-	// Invoices whose activeStatus reads this.
-	ActiveStatus *collection.ActiveStatus `json:"activeStatus,omitempty"`
-	// Invoices whose isCompleted reads this.
-	IsCompleted *bool `json:"isCompleted,omitempty"`
-	// Invoices registered at or after this instant.
-	InvoiceCreatedDate *time.Time `json:"invoiceCreatedDate,omitempty"`
-	// Which fields searchTerm looks at: INVOICE_NUMBER, NAME (article names) or ALL (both, the default).
-	SearchType *SearchType `json:"searchType,omitempty"`
-	// Case-insensitive substring to search for; blank means no search. Invoice numbers also match ignoring spaces and hyphens.
-	SearchTerm *string `json:"searchTerm,omitempty"`
-	// Invoices of the client with this client number.
-	ClientNumber *int `json:"clientNumber,omitempty"`
 }
 
 // Who is calling.
@@ -135,74 +43,4 @@ type WithdrawDebtInput struct {
 	ClientID *string `json:"clientId,omitempty"`
 	// Why it is withdrawn (at most 2000 characters).
 	Comment *string `json:"comment,omitempty"`
-}
-
-// Which fields a search looks at.
-type SearchType string
-
-const (
-	// Every field the list supports (code 0).
-	SearchTypeAll SearchType = "ALL"
-	// The debtor's name; on invoices, the article names (code 1).
-	SearchTypeName SearchType = "NAME"
-	// The identification number, ignoring spaces and hyphens (code 2).
-	SearchTypeIdentificationNumber SearchType = "IDENTIFICATION_NUMBER"
-	// Invoice numbers, ignoring spaces and hyphens (code 3).
-	SearchTypeInvoiceNumber SearchType = "INVOICE_NUMBER"
-	// The e-mail address (code 4).
-	SearchTypeEmail SearchType = "EMAIL"
-	// The debt's id, exactly (code 5).
-	SearchTypeDebtID SearchType = "DEBT_ID"
-)
-
-var AllSearchType = []SearchType{
-	SearchTypeAll,
-	SearchTypeName,
-	SearchTypeIdentificationNumber,
-	SearchTypeInvoiceNumber,
-	SearchTypeEmail,
-	SearchTypeDebtID,
-}
-
-func (e SearchType) IsValid() bool {
-	switch e {
-	case SearchTypeAll, SearchTypeName, SearchTypeIdentificationNumber, SearchTypeInvoiceNumber, SearchTypeEmail, SearchTypeDebtID:
-		return true
-	}
-	return false
-}
-
-func (e SearchType) String() string {
-	return string(e)
-}
-
-func (e *SearchType) UnmarshalGQL(v any) error {
-	str, ok := v.(string)
-	if !ok {
-		return fmt.Errorf("enums must be strings")
-	}
-
-	*e = SearchType(str)
-	if !e.IsValid() {
-		return fmt.Errorf("%s is not a valid SearchType", str)
-	}
-	return nil
-}
-
-func (e SearchType) MarshalGQL(w io.Writer) {
-	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
-}
-
-func (e *SearchType) UnmarshalJSON(b []byte) error {
-	s, err := strconv.Unquote(string(b))
-	if err != nil {
-		return err
-	}
-	return e.UnmarshalGQL(s)
-}
-
-func (e SearchType) MarshalJSON() ([]byte, error) {
-	var buf bytes.Buffer
-	e.MarshalGQL(&buf)
-	return buf.Bytes(), nil
 }

@@ -7,9 +7,6 @@ package graph
 
 import (
 	"context"
-	"strings"
-
-	"entgo.io/contrib/entgql"
 
 	"github.com/debtql/debtql/ent"
 	"github.com/debtql/debtql/ent/apikey"
@@ -52,18 +49,18 @@ func (r *auditEventResolver) Records(ctx context.Context, obj *ent.AuditEvent) (
 }
 
 // Debtors is the resolver for the debtors field.
-func (r *clientResolver) Debtors(ctx context.Context, obj *ent.Creditor, filter *DebtorFilter, orderBy *ent.DebtorOrder, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) (*ent.DebtorConnection, error) {
-	return r.clientDebtorsPage(ctx, obj.ID, filter, orderBy, pageArgs{page: page, rowsPerPage: rowsPerPage, first: first, after: after, last: last, before: before})
+func (r *clientResolver) Debtors(ctx context.Context, obj *ent.Creditor, filter *ledger.DebtorFilter, orderBy *ent.DebtorOrder, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) (*ent.DebtorConnection, error) {
+	return r.clientDebtorsPage(ctx, obj.ID, filter, orderBy, ledger.Page{Page: page, RowsPerPage: rowsPerPage, First: first, After: after, Last: last, Before: before})
 }
 
 // Debts is the resolver for the debts field.
-func (r *clientResolver) Debts(ctx context.Context, obj *ent.Creditor, filter *DebtFilter, orderBy *ent.DebtOrder, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) (*ent.DebtConnection, error) {
-	return r.clientDebtsPage(ctx, obj.ID, filter, orderBy, pageArgs{page: page, rowsPerPage: rowsPerPage, first: first, after: after, last: last, before: before})
+func (r *clientResolver) Debts(ctx context.Context, obj *ent.Creditor, filter *ledger.DebtFilter, orderBy *ent.DebtOrder, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) (*ent.DebtConnection, error) {
+	return r.clientDebtsPage(ctx, obj.ID, filter, orderBy, ledger.Page{Page: page, RowsPerPage: rowsPerPage, First: first, After: after, Last: last, Before: before})
 }
 
 // Invoices is the resolver for the invoices field.
-func (r *clientResolver) Invoices(ctx context.Context, obj *ent.Creditor, filter *InvoiceFilter, orderBy *ent.InvoiceOrder, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) (*ent.InvoiceConnection, error) {
-	return r.clientInvoicesPage(ctx, obj.ID, filter, orderBy, pageArgs{page: page, rowsPerPage: rowsPerPage, first: first, after: after, last: last, before: before})
+func (r *clientResolver) Invoices(ctx context.Context, obj *ent.Creditor, filter *ledger.InvoiceFilter, orderBy *ent.InvoiceOrder, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) (*ent.InvoiceConnection, error) {
+	return r.clientInvoicesPage(ctx, obj.ID, filter, orderBy, ledger.Page{Page: page, RowsPerPage: rowsPerPage, First: first, After: after, Last: last, Before: before})
 }
 
 // Invoices is the resolver for the invoices field.
@@ -146,8 +143,8 @@ func (r *debtorResolver) IsCompleted(ctx context.Context, obj *ent.Debtor) (bool
 }
 
 // Debts is the resolver for the debts field.
-func (r *debtorResolver) Debts(ctx context.Context, obj *ent.Debtor, filter *DebtFilter, orderBy *ent.DebtOrder, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) (*ent.DebtConnection, error) {
-	return r.debtorDebtsPage(ctx, obj, filter, orderBy, pageArgs{page: page, rowsPerPage: rowsPerPage, first: first, after: after, last: last, before: before})
+func (r *debtorResolver) Debts(ctx context.Context, obj *ent.Debtor, filter *ledger.DebtFilter, orderBy *ent.DebtOrder, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) (*ent.DebtConnection, error) {
+	return r.debtorDebtsPage(ctx, obj, filter, orderBy, ledger.Page{Page: page, RowsPerPage: rowsPerPage, First: first, After: after, Last: last, Before: before})
 }
 
 // Articles is the resolver for the articles field.
@@ -316,26 +313,16 @@ func (r *queryResolver) Clients(ctx context.Context, search *string, page *int, 
 	if err := auth.RequireAdmin(ctx); err != nil {
 		return nil, err
 	}
-	lo := newListOrder("clients", "CREATED_AT", entgql.OrderDirectionDesc, timeValue, true)
-	p, err := pageArgs{page: page, rowsPerPage: rowsPerPage, first: first, after: after, last: last, before: before}.paging(lo)
+	l, err := r.ledger.ClientList(ctx, search, ledger.Page{Page: page, RowsPerPage: rowsPerPage, First: first, After: after, Last: last, Before: before})
 	if err != nil {
 		return nil, err
 	}
-	q := r.db(ctx).Creditor.Query()
-	if search != nil {
-		if e := collection.CheckField("search", strings.TrimSpace(*search), collection.MaxStringLength, false); e != nil {
-			return nil, e
-		}
-		if pred := clientSearch(*search); pred != nil {
-			q.Where(pred)
-		}
-	}
-	conn, err := q.Page(ctx, p, ent.WithCreditorOrder(&ent.CreditorOrder{Direction: entgql.OrderDirectionDesc, Field: ent.CreditorOrderFieldCreatedAt}))
+	conn, err := l.Query.Page(ctx, l.Paging, ent.WithCreditorOrder(l.Order))
 	if err != nil {
 		return nil, err
 	}
 	for _, e := range conn.Edges {
-		lo.tagCursors(&e.Cursor)
+		l.TagCursors(&e.Cursor)
 	}
 	r.primeClients(ctx, conn.Nodes())
 	return conn, nil
@@ -354,9 +341,9 @@ func (r *queryResolver) Debtor(ctx context.Context, clientID string, id string) 
 }
 
 // Debtors is the resolver for the debtors field.
-func (r *queryResolver) Debtors(ctx context.Context, clientID string, filter *DebtorFilter, orderBy *ent.DebtorOrder, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) (*ent.DebtorConnection, error) {
+func (r *queryResolver) Debtors(ctx context.Context, clientID string, filter *ledger.DebtorFilter, orderBy *ent.DebtorOrder, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) (*ent.DebtorConnection, error) {
 	return listForClient(ctx, r.Resolver, clientID, func() (*ent.DebtorConnection, error) {
-		return r.debtors(ctx, clientID, filter, orderBy, pageArgs{page: page, rowsPerPage: rowsPerPage, first: first, after: after, last: last, before: before})
+		return r.debtors(ctx, clientID, filter, orderBy, ledger.Page{Page: page, RowsPerPage: rowsPerPage, First: first, After: after, Last: last, Before: before})
 	}, func(c *ent.DebtorConnection) bool { return len(c.Edges) == 0 && c.TotalCount == 0 })
 }
 
@@ -373,9 +360,9 @@ func (r *queryResolver) Invoice(ctx context.Context, clientID string, id string)
 }
 
 // Invoices is the resolver for the invoices field.
-func (r *queryResolver) Invoices(ctx context.Context, clientID string, filter *InvoiceFilter, orderBy *ent.InvoiceOrder, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) (*ent.InvoiceConnection, error) {
+func (r *queryResolver) Invoices(ctx context.Context, clientID string, filter *ledger.InvoiceFilter, orderBy *ent.InvoiceOrder, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) (*ent.InvoiceConnection, error) {
 	return listForClient(ctx, r.Resolver, clientID, func() (*ent.InvoiceConnection, error) {
-		return r.invoices(ctx, clientID, filter, orderBy, pageArgs{page: page, rowsPerPage: rowsPerPage, first: first, after: after, last: last, before: before})
+		return r.invoices(ctx, clientID, filter, orderBy, ledger.Page{Page: page, RowsPerPage: rowsPerPage, First: first, After: after, Last: last, Before: before})
 	}, func(c *ent.InvoiceConnection) bool { return len(c.Edges) == 0 && c.TotalCount == 0 })
 }
 
@@ -392,9 +379,9 @@ func (r *queryResolver) Debt(ctx context.Context, clientID string, id int) (*ent
 }
 
 // Debts is the resolver for the debts field.
-func (r *queryResolver) Debts(ctx context.Context, clientID string, filter *DebtFilter, orderBy *ent.DebtOrder, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) (*ent.DebtConnection, error) {
+func (r *queryResolver) Debts(ctx context.Context, clientID string, filter *ledger.DebtFilter, orderBy *ent.DebtOrder, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) (*ent.DebtConnection, error) {
 	return listForClient(ctx, r.Resolver, clientID, func() (*ent.DebtConnection, error) {
-		return r.debts(ctx, clientID, "", filter, orderBy, pageArgs{page: page, rowsPerPage: rowsPerPage, first: first, after: after, last: last, before: before})
+		return r.debts(ctx, clientID, filter, orderBy, ledger.Page{Page: page, RowsPerPage: rowsPerPage, First: first, After: after, Last: last, Before: before})
 	}, func(c *ent.DebtConnection) bool { return len(c.Edges) == 0 && c.TotalCount == 0 })
 }
 
@@ -403,24 +390,23 @@ func (r *queryResolver) APIKeys(ctx context.Context, page *int, rowsPerPage *int
 	if err := auth.RequireAdmin(ctx); err != nil {
 		return nil, err
 	}
-	lo := newListOrder("apiKeys", "CREATED_AT", entgql.OrderDirectionDesc, timeValue, true)
-	p, err := pageArgs{page: page, rowsPerPage: rowsPerPage, first: first, after: after, last: last, before: before}.paging(lo)
+	l, err := r.ledger.APIKeyList(ctx, ledger.Page{Page: page, RowsPerPage: rowsPerPage, First: first, After: after, Last: last, Before: before})
 	if err != nil {
 		return nil, err
 	}
-	conn, err := r.db(ctx).APIKey.Query().Page(ctx, p, ent.WithAPIKeyOrder(&ent.APIKeyOrder{Direction: entgql.OrderDirectionDesc, Field: ent.APIKeyOrderFieldCreatedAt}))
+	conn, err := l.Query.Page(ctx, l.Paging, ent.WithAPIKeyOrder(l.Order))
 	if err != nil {
 		return nil, err
 	}
 	for _, e := range conn.Edges {
-		lo.tagCursors(&e.Cursor)
+		l.TagCursors(&e.Cursor)
 	}
 	return conn, nil
 }
 
 // AuditEvents is the resolver for the auditEvents field.
-func (r *queryResolver) AuditEvents(ctx context.Context, filter *AuditEventFilter, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) (*ent.AuditEventConnection, error) {
-	return r.auditEvents(ctx, filter, pageArgs{page: page, rowsPerPage: rowsPerPage, first: first, after: after, last: last, before: before})
+func (r *queryResolver) AuditEvents(ctx context.Context, filter *ledger.AuditEventFilter, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) (*ent.AuditEventConnection, error) {
+	return r.auditEvents(ctx, filter, ledger.Page{Page: page, RowsPerPage: rowsPerPage, First: first, After: after, Last: last, Before: before})
 }
 
 // AuditEvent returns AuditEventResolver implementation.

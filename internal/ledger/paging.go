@@ -1,4 +1,4 @@
-package graph
+package ledger
 
 import (
 	"strings"
@@ -14,15 +14,31 @@ import (
 
 // Paging defaults and bounds (api.md §7).
 const (
-	defaultRowsPerPage = 25
-	maxRowsPerPage     = 100
+	DefaultRowsPerPage = 25
+	MaxRowsPerPage     = 100
 )
 
-// pageArgs are the paging arguments every list takes.
-type pageArgs struct {
-	page, rowsPerPage, first, last *int
-	after, before                  *string
+// Page are the paging arguments every list takes: a page number and size,
+// or cursors, never both.
+type Page struct {
+	Page, RowsPerPage, First, Last *int
+	After, Before                  *string
 }
+
+// List is a list read, ready to page: the query of the rows that match the
+// list's filter, the page to read and the order to read it in. The caller
+// reads the page (ent's Page or PageEach, which collect the fields the
+// operation selects) and stamps the cursors it hands out with TagCursors.
+type List[Q, O any] struct {
+	Query  Q
+	Paging ent.Paging
+	Order  O
+	order  listOrder
+}
+
+// TagCursors stamps the cursors a page of the list hands out with the list
+// and order, so that only this list and order accept them back.
+func (l List[Q, O]) TagCursors(cursors ...*ent.Cursor) { l.order.tagCursors(cursors...) }
 
 // cursorValue checks that a decoded cursor carries a value of the type the
 // list is ordered by, and returns it in the form SQL compares, so that a
@@ -88,6 +104,15 @@ func moneyValue(v any) (any, bool) {
 	return nil, false
 }
 
+// intIDValue accepts cursors of lists ordered by an integer id.
+func intIDValue(v any) (any, bool) {
+	m, ok := moneyValue(v)
+	if !ok {
+		return nil, false
+	}
+	return scalar.IntID(m.(collection.Money)), true
+}
+
 // listOrder identifies a list and its order, so that a cursor is accepted
 // only by the list and order that issued it.
 type listOrder struct {
@@ -123,29 +148,29 @@ func (o listOrder) untag(c *ent.Cursor) bool {
 
 // paging checks the paging arguments and returns the page to load: by page
 // number (the default: page 1 of 25) or by cursors, never both.
-func (a pageArgs) paging(order listOrder) (ent.Paging, error) {
-	byCursor := a.first != nil || a.last != nil || a.after != nil || a.before != nil
-	if byCursor && (a.page != nil || a.rowsPerPage != nil) {
+func (a Page) paging(order listOrder) (ent.Paging, error) {
+	byCursor := a.First != nil || a.Last != nil || a.After != nil || a.Before != nil
+	if byCursor && (a.Page != nil || a.RowsPerPage != nil) {
 		field := "page"
-		if a.page == nil {
+		if a.Page == nil {
 			field = "rowsPerPage"
 		}
 		return ent.Paging{}, apierr.Invalid(field, "page and rowsPerPage cannot be combined with the cursor arguments first, after, last and before")
 	}
 	if !byCursor {
-		page, rows := 1, defaultRowsPerPage
-		if a.page != nil {
-			page = *a.page
+		page, rows := 1, DefaultRowsPerPage
+		if a.Page != nil {
+			page = *a.Page
 		}
-		if a.rowsPerPage != nil {
-			rows = *a.rowsPerPage
+		if a.RowsPerPage != nil {
+			rows = *a.RowsPerPage
 		}
 		var errs apierr.List
 		if page < 1 {
 			errs.Add("page", "must be 1 or more")
 		}
-		if rows < 1 || rows > maxRowsPerPage {
-			errs.Add("rowsPerPage", "must be between 1 and %d", maxRowsPerPage)
+		if rows < 1 || rows > MaxRowsPerPage {
+			errs.Add("rowsPerPage", "must be between 1 and %d", MaxRowsPerPage)
 		}
 		if err := errs.Err(); err != nil {
 			return ent.Paging{}, err
@@ -155,21 +180,21 @@ func (a pageArgs) paging(order listOrder) (ent.Paging, error) {
 		return ent.Paging{ByPage: true, Offset: offset, Limit: rows}, nil
 	}
 	var errs apierr.List
-	if a.first != nil && a.last != nil {
+	if a.First != nil && a.Last != nil {
 		errs.Add("last", "cannot be combined with first")
 	}
-	p := ent.Paging{First: a.first, Last: a.last}
+	p := ent.Paging{First: a.First, Last: a.Last}
 	for _, n := range []struct {
 		name string
 		v    *int
-	}{{"first", a.first}, {"last", a.last}} {
-		if n.v != nil && (*n.v < 1 || *n.v > maxRowsPerPage) {
-			errs.Add(n.name, "must be between 1 and %d", maxRowsPerPage)
+	}{{"first", a.First}, {"last", a.Last}} {
+		if n.v != nil && (*n.v < 1 || *n.v > MaxRowsPerPage) {
+			errs.Add(n.name, "must be between 1 and %d", MaxRowsPerPage)
 		}
 	}
 	if p.First == nil && p.Last == nil {
-		rows := defaultRowsPerPage
-		if a.before != nil && a.after == nil {
+		rows := DefaultRowsPerPage
+		if a.Before != nil && a.After == nil {
 			p.Last = &rows
 		} else {
 			p.First = &rows
@@ -179,7 +204,7 @@ func (a pageArgs) paging(order listOrder) (ent.Paging, error) {
 		name string
 		raw  *string
 		dst  **ent.Cursor
-	}{{"after", a.after, &p.After}, {"before", a.before, &p.Before}} {
+	}{{"after", a.After, &p.After}, {"before", a.Before, &p.Before}} {
 		if c.raw == nil {
 			continue
 		}

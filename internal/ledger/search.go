@@ -1,15 +1,98 @@
-package graph
+package ledger
 
 import (
+	"bytes"
+	"fmt"
+	"io"
 	"strconv"
 	"strings"
 
 	"entgo.io/ent/dialect/sql"
 
+	"github.com/debtql/debtql/ent/creditor"
+	"github.com/debtql/debtql/ent/predicate"
 	"github.com/debtql/debtql/internal/apierr"
 	"github.com/debtql/debtql/internal/collection"
 	"github.com/debtql/debtql/internal/scalar"
 )
+
+// SearchType is which fields a search looks at (the GraphQL enum
+// SearchType).
+type SearchType string
+
+// Search types.
+const (
+	// Every field the list supports (code 0).
+	SearchTypeAll SearchType = "ALL"
+	// The debtor's name; on invoices, the article names (code 1).
+	SearchTypeName SearchType = "NAME"
+	// The identification number, ignoring spaces and hyphens (code 2).
+	SearchTypeIdentificationNumber SearchType = "IDENTIFICATION_NUMBER"
+	// Invoice numbers, ignoring spaces and hyphens (code 3).
+	SearchTypeInvoiceNumber SearchType = "INVOICE_NUMBER"
+	// The e-mail address (code 4).
+	SearchTypeEmail SearchType = "EMAIL"
+	// The debt's id, exactly (code 5).
+	SearchTypeDebtID SearchType = "DEBT_ID"
+)
+
+// AllSearchType are the search types.
+var AllSearchType = []SearchType{
+	SearchTypeAll,
+	SearchTypeName,
+	SearchTypeIdentificationNumber,
+	SearchTypeInvoiceNumber,
+	SearchTypeEmail,
+	SearchTypeDebtID,
+}
+
+// IsValid reports whether e is a search type.
+func (e SearchType) IsValid() bool {
+	switch e {
+	case SearchTypeAll, SearchTypeName, SearchTypeIdentificationNumber, SearchTypeInvoiceNumber, SearchTypeEmail, SearchTypeDebtID:
+		return true
+	}
+	return false
+}
+
+func (e SearchType) String() string {
+	return string(e)
+}
+
+// UnmarshalGQL reads a GraphQL name.
+func (e *SearchType) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = SearchType(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid SearchType", str)
+	}
+	return nil
+}
+
+// MarshalGQL writes the GraphQL name of e.
+func (e SearchType) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+// UnmarshalJSON reads a JSON string.
+func (e *SearchType) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+// MarshalJSON writes e as a JSON string.
+func (e SearchType) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
 
 // searchTerm is a search of a list: its type (ALL by default) and its term,
 // nil when the term is blank (no search).
@@ -102,4 +185,22 @@ func match[P ~func(*sql.Selector)](s *searchTerm, f searchFields[P]) (P, error) 
 // nothing is a predicate no row meets.
 func nothing[P ~func(*sql.Selector)]() P {
 	return func(s *sql.Selector) { s.Where(sql.False()) }
+}
+
+// clientSearch matches the name as a case-insensitive substring, the
+// organisation number by its digits, and the client number exactly when the
+// term is a number; nil for a blank term.
+func clientSearch(term string) predicate.Creditor {
+	term = strings.TrimSpace(term)
+	if term == "" {
+		return nil
+	}
+	preds := []predicate.Creditor{creditor.NameKeyContains(collection.SearchKey(term))}
+	if digits := collection.Digits(term); digits != "" && collection.Digits(term) == strings.NewReplacer(" ", "", "-", "").Replace(term) {
+		preds = append(preds, creditor.OrganizationNumberDigitsContains(digits))
+	}
+	if n, err := strconv.Atoi(term); err == nil {
+		preds = append(preds, creditor.ClientNumber(n))
+	}
+	return creditor.Or(preds...)
 }
