@@ -33,7 +33,7 @@ func TestAuditTrailIsAppendOnly(t *testing.T) {
 	}
 
 	ctx := auth.System(context.Background())
-	db := env.DB.Client
+	db := env.DB.Ent
 	event, err := db.AuditEvent.Query().First(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -117,7 +117,7 @@ func TestDebtEventsLoadInFixedStatements(t *testing.T) {
 				audit++
 			}
 		})
-		o.DB = &store.DB{Client: ent.NewClient(ent.Driver(drv)), SQL: o.DB.SQL, Dialect: o.DB.Dialect}
+		o.DB = &store.DB{Ent: ent.NewClient(ent.Driver(drv)), SQL: o.DB.SQL, Dialect: o.DB.Dialect}
 	})
 	clientID, debtID, itemID := paymentDebt(t, env, "100.00")
 	env.Admin().Do(t, addPayment, apitest.Vars{"c": clientID, "i": paymentInput(debtID, itemID, "1.00")}).OK(t, nil)
@@ -190,7 +190,7 @@ func TestAuditTenantFilter(t *testing.T) {
 	_, otherSecret := env.NewKey(t, "CLIENT", otherID)
 	env.As(otherSecret).Do(t, `mutation($c: UUID!, $id: Int!) { withdrawDebt(clientId: $c, input: {id: $id}) { id } }`,
 		apitest.Vars{"c": otherID, "id": otherDebt}).OK(t, nil)
-	db := env.DB.Client
+	db := env.DB.Ent
 	viewer, err := auth.Authenticate(context.Background(), db, "Bearer "+secret)
 	if err != nil {
 		t.Fatal(err)

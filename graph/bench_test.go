@@ -98,7 +98,7 @@ func BenchmarkQ1Ent(b *testing.B) {
 	ctx := auth.System(context.Background())
 	b.ReportAllocs()
 	for b.Loop() {
-		q := env.DB.Client.Debt.Query().Where(debt.ClientID(clientID), debt.WithdrawnAtIsNil())
+		q := env.DB.Ent.Debt.Query().Where(debt.ClientID(clientID), debt.WithdrawnAtIsNil())
 		if _, err := q.Clone().Count(ctx); err != nil {
 			b.Fatal(err)
 		}

@@ -246,10 +246,10 @@ func debtCaseCounts(t *testing.T, env *apitest.Env, clientID string) (debts, deb
 		apitest.Vars{"c": clientID}).OK(t, &out)
 	ctx := auth.System(context.Background())
 	var err error
-	if items, err = env.DB.Client.DebtInvoice.Query().Where(debtinvoice.ClientID(clientID)).Count(ctx); err != nil {
+	if items, err = env.DB.Ent.DebtInvoice.Query().Where(debtinvoice.ClientID(clientID)).Count(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if payments, err = env.DB.Client.Payment.Query().Where(payment.ClientID(clientID)).Count(ctx); err != nil {
+	if payments, err = env.DB.Ent.Payment.Query().Where(payment.ClientID(clientID)).Count(ctx); err != nil {
 		t.Fatal(err)
 	}
 	return out.Debts.TotalCount, out.Debtors.TotalCount, items, payments

@@ -975,7 +975,7 @@ func TestInvoiceListOrderAndPaging(t *testing.T) {
 		date, _ := scalar.ParseDate(s.date)
 		due, _ := scalar.ParseDate(s.due)
 		total, _ := collection.ParseMoney(s.total)
-		if _, err := env.DB.Client.Invoice.Create().SetClientID(clientID).SetInvoiceNumber(s.number).SetInvoiceDate(date).
+		if _, err := env.DB.Ent.Invoice.Create().SetClientID(clientID).SetInvoiceNumber(s.number).SetInvoiceDate(date).
 			SetDaysUntilExpiration(0).SetDueDate(due).SetTotalExcludingVat(total).SetTotalVatAmount(0).
 			SetTotalAmountIncludingVat(total).SetCreatedAt(same).SetUpdatedAt(same).Save(ctx); err != nil {
 			t.Fatal(err)
@@ -1491,7 +1491,7 @@ func TestInvoiceTenancy(t *testing.T) {
 func invoiceDebt(t *testing.T, env *apitest.Env, clientID, debtorID, number string, amount, paid collection.Money, created time.Time, withdrawn bool) {
 	t.Helper()
 	ctx := auth.System(context.Background())
-	c := env.DB.Client.Debt.Create().SetClientID(clientID).SetDebtorID(debtorID).
+	c := env.DB.Ent.Debt.Create().SetClientID(clientID).SetDebtorID(debtorID).
 		SetOriginalAmount(amount).SetPaidAmount(paid).SetCreatedAt(created)
 	if withdrawn {
 		c.SetWithdrawnAt(created.Add(time.Hour))
@@ -1500,7 +1500,7 @@ func invoiceDebt(t *testing.T, env *apitest.Env, clientID, debtorID, number stri
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := env.DB.Client.DebtInvoice.Create().SetClientID(clientID).SetDebtID(d.ID).SetPosition(0).
+	if _, err := env.DB.Ent.DebtInvoice.Create().SetClientID(clientID).SetDebtID(d.ID).SetPosition(0).
 		SetInvoiceNumber(number).SetInvoiceDate(created).SetDueDate(created).
 		SetAmount(amount).SetPaidAmount(paid).SetCreatedAt(created).Save(ctx); err != nil {
 		t.Fatal(err)

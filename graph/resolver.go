@@ -14,7 +14,7 @@ import (
 // Resolver holds the dependencies of the resolvers. It is built once in
 // main and carries no request state.
 type Resolver struct {
-	client *ent.Client
+	orm *ent.Client
 	// ledger runs the use cases the mutations call.
 	ledger *ledger.Service
 	clock  ledger.Clock
@@ -35,8 +35,8 @@ type (
 const defaultRowsPerPage = ledger.DefaultRowsPerPage
 
 // NewResolver returns the root resolver.
-func NewResolver(client *ent.Client, svc *ledger.Service) *Resolver {
-	return &Resolver{client: client, ledger: svc, clock: svc.Clock()}
+func NewResolver(db *ent.Client, svc *ledger.Service) *Resolver {
+	return &Resolver{orm: db, ledger: svc, clock: svc.Clock()}
 }
 
 // UseRequestIDs tells the resolver how to find a request's id (the
@@ -55,12 +55,12 @@ func (r *Resolver) actor(ctx context.Context) ledger.Actor {
 }
 
 // db is the ent client of the request: the mutation's transaction when there
-// is one, else the shared client.
+// is one, else the shared one.
 func (r *Resolver) db(ctx context.Context) *ent.Client {
 	if c := ent.FromContext(ctx); c != nil {
 		return c
 	}
-	return r.client
+	return r.orm
 }
 
 // clientExists answers NOT_FOUND for a client id that does not exist (api.md

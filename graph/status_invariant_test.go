@@ -105,7 +105,7 @@ func (f *invariantFixture) debtAt(t *testing.T, debtorID string, created time.Ti
 func TestStatusFiltersMatchFields(t *testing.T) {
 	env := apitest.New(t)
 	clientID, _ := env.NewClient(t, "Invariant AB")
-	f := &invariantFixture{env: env, clientID: clientID, db: env.DB.Client, ctx: auth.System(context.Background())}
+	f := &invariantFixture{env: env, clientID: clientID, db: env.DB.Ent, ctx: auth.System(context.Background())}
 
 	// Invoices without debts: open, due soon, reminded early, overdue, withdrawn.
 	f.invoice(t, "OPEN", 5, 0, "1000")
@@ -277,7 +277,7 @@ func literal(v string) any {
 func TestStatusFixturesReachEveryValue(t *testing.T) {
 	env := apitest.New(t)
 	clientID, _ := env.NewClient(t, "Reach AB")
-	f := &invariantFixture{env: env, clientID: clientID, db: env.DB.Client, ctx: auth.System(context.Background())}
+	f := &invariantFixture{env: env, clientID: clientID, db: env.DB.Ent, ctx: auth.System(context.Background())}
 	f.invoice(t, "OPEN", 5, 0, "1000")
 	f.invoice(t, "REMINDED-EARLY", 6, -1, "1000")
 	f.invoice(t, "OVERDUE", -3, 0, "1000")

@@ -73,7 +73,7 @@ func apikeyCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 			}
 			in.ClientID = &id
 		}
-		key, secret, err := auth.CreateKey(ctx, db.Client, in)
+		key, secret, err := auth.CreateKey(ctx, db.Ent, in)
 		if err != nil {
 			return fmt.Errorf("creating the key: %w", err)
 		}
@@ -81,7 +81,7 @@ func apikeyCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 		fmt.Fprintln(stdout, secret)
 		return nil
 	case "list":
-		keys, err := db.Client.APIKey.Query().Order(apikey.ByCreatedAt()).All(ctx)
+		keys, err := db.Ent.APIKey.Query().Order(apikey.ByCreatedAt()).All(ctx)
 		if err != nil {
 			return err
 		}
@@ -97,7 +97,7 @@ func apikeyCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 		if err != nil {
 			return fmt.Errorf("key id %w", err)
 		}
-		key, err := auth.RevokeKey(ctx, db.Client, id)
+		key, err := auth.RevokeKey(ctx, db.Ent, id)
 		if err != nil {
 			return err
 		}

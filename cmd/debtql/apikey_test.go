@@ -47,7 +47,7 @@ func seedClient(t *testing.T, path string) string {
 	if err := db.Migrate(ctx); err != nil {
 		t.Fatal(err)
 	}
-	c, err := db.Client.Creditor.Create().
+	c, err := db.Ent.Creditor.Create().
 		SetClientNumber(1).
 		SetName("Acme AB").
 		SetOrganizationNumber("556677-8899").
@@ -99,7 +99,7 @@ func TestAPIKeyCreateAdmin(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	key, err := db.Client.APIKey.Query().Where(apikey.SecretHash(auth.HashSecret(secret))).Only(ctx)
+	key, err := db.Ent.APIKey.Query().Where(apikey.SecretHash(auth.HashSecret(secret))).Only(ctx)
 	if err != nil {
 		t.Fatalf("looking up the new key by its secret: %v", err)
 	}

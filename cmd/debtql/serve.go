@@ -75,7 +75,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer db.Close()
-	if err := auth.Bootstrap(ctx, db.Client, os.Getenv("ADMIN_API_KEY"), stderr); err != nil {
+	if err := auth.Bootstrap(ctx, db.Ent, os.Getenv("ADMIN_API_KEY"), stderr); err != nil {
 		return err
 	}
 

@@ -132,8 +132,8 @@ func (c *KeyCache) Live() bool {
 // last use (revocation, deletion) empty the cache at once and, in a
 // transaction, again when it commits: a request that read the key between
 // the change and the commit cannot leave it cached.
-func (c *KeyCache) Watch(client *ent.Client) {
-	client.APIKey.Use(func(next ent.Mutator) ent.Mutator {
+func (c *KeyCache) Watch(db *ent.Client) {
+	db.APIKey.Use(func(next ent.Mutator) ent.Mutator {
 		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
 			v, err := next.Mutate(ctx, m)
 			if m.Op().Is(ent.OpCreate) {

@@ -51,15 +51,15 @@ func HashSecret(secret string) string {
 
 // Authenticate returns the viewer for an Authorization header value, or an
 // UNAUTHENTICATED error for a missing, malformed, unknown or revoked key.
-func Authenticate(ctx context.Context, client *ent.Client, header string) (*Viewer, error) {
-	return (*KeyCache)(nil).Authenticate(ctx, client, header, nil)
+func Authenticate(ctx context.Context, db *ent.Client, header string) (*Viewer, error) {
+	return (*KeyCache)(nil).Authenticate(ctx, db, header, nil)
 }
 
 // Authenticate is the package's Authenticate, answered from the cache when
 // it holds the key (c may be nil: no cache). mayLookUp, when not nil, is
 // asked before the key is looked up in the database (not for a key the
 // cache answers); its error is returned instead of looking.
-func (c *KeyCache) Authenticate(ctx context.Context, client *ent.Client, header string, mayLookUp func() error) (*Viewer, error) {
+func (c *KeyCache) Authenticate(ctx context.Context, db *ent.Client, header string, mayLookUp func() error) (*Viewer, error) {
 	scheme, secret, ok := strings.Cut(strings.TrimSpace(header), " ")
 	if header == "" {
 		return nil, apierr.New(apierr.Unauthenticated, "an API key is required: send Authorization: Bearer <key>")
@@ -78,7 +78,7 @@ func (c *KeyCache) Authenticate(ctx context.Context, client *ent.Client, header 
 			}
 		}
 		var err error
-		key, err = client.APIKey.Query().Where(apikey.SecretHash(hash)).Only(ctx)
+		key, err = db.APIKey.Query().Where(apikey.SecretHash(hash)).Only(ctx)
 		if ent.IsNotFound(err) {
 			return nil, apierr.New(apierr.Unauthenticated, "the API key is not valid")
 		}
@@ -94,7 +94,7 @@ func (c *KeyCache) Authenticate(ctx context.Context, client *ent.Client, header 
 	if key.LastUsedAt == nil || now.Sub(*key.LastUsedAt) >= lastUsedGranularity {
 		// Another request may have written it a moment ago; the condition
 		// keeps the write at most once a minute either way.
-		_, err := client.APIKey.Update().
+		_, err := db.APIKey.Update().
 			Where(apikey.ID(key.ID), apikey.Or(apikey.LastUsedAtIsNil(), apikey.LastUsedAtLT(now.Add(-lastUsedGranularity)))).
 			SetLastUsedAt(now).
 			Save(ctx)
@@ -120,7 +120,7 @@ type KeyInput struct {
 // CreateKey creates a key and returns it with its secret, which is not
 // stored and cannot be read again. Errors name the fields of KeyInput as the
 // GraphQL input does ("name", "clientId").
-func CreateKey(ctx context.Context, client *ent.Client, in KeyInput) (*ent.APIKey, string, error) {
+func CreateKey(ctx context.Context, db *ent.Client, in KeyInput) (*ent.APIKey, string, error) {
 	var errs apierr.List
 	in.Name = strings.TrimSpace(in.Name)
 	if in.Name == "" {
@@ -141,7 +141,7 @@ func CreateKey(ctx context.Context, client *ent.Client, in KeyInput) (*ent.APIKe
 		return nil, "", err
 	}
 	if in.ClientID != nil {
-		exists, err := client.Creditor.Query().Where(creditor.ID(*in.ClientID)).Exist(ctx)
+		exists, err := db.Creditor.Query().Where(creditor.ID(*in.ClientID)).Exist(ctx)
 		if err != nil {
 			return nil, "", err
 		}
@@ -153,7 +153,7 @@ func CreateKey(ctx context.Context, client *ent.Client, in KeyInput) (*ent.APIKe
 	if err != nil {
 		return nil, "", err
 	}
-	key, err := client.APIKey.Create().
+	key, err := db.APIKey.Create().
 		SetName(in.Name).
 		SetRole(in.Role).
 		SetNillableClientID(in.ClientID).
@@ -167,8 +167,8 @@ func CreateKey(ctx context.Context, client *ent.Client, in KeyInput) (*ent.APIKe
 
 // RevokeKey revokes a key: NOT_FOUND when it does not exist, CONFLICT when
 // it is already revoked.
-func RevokeKey(ctx context.Context, client *ent.Client, id string) (*ent.APIKey, error) {
-	key, err := client.APIKey.Get(ctx, id)
+func RevokeKey(ctx context.Context, db *ent.Client, id string) (*ent.APIKey, error) {
+	key, err := db.APIKey.Get(ctx, id)
 	if ent.IsNotFound(err) {
 		return nil, apierr.New(apierr.NotFound, "API key %s does not exist", id)
 	}
@@ -179,7 +179,7 @@ func RevokeKey(ctx context.Context, client *ent.Client, id string) (*ent.APIKey,
 		return nil, apierr.New(apierr.Conflict, "API key %s is already revoked", id)
 	}
 	now := time.Now().UTC().Truncate(time.Microsecond)
-	n, err := client.APIKey.Update().
+	n, err := db.APIKey.Update().
 		Where(apikey.ID(id), apikey.RevokedAtIsNil()).
 		SetRevokedAt(now).
 		Save(ctx)
@@ -196,14 +196,14 @@ func RevokeKey(ctx context.Context, client *ent.Client, id string) (*ent.APIKey,
 // Bootstrap makes sure an active ADMIN key exists. When none does, it
 // registers adminSecret (from ADMIN_API_KEY) if given, or else generates a
 // secret and prints it once to w.
-func Bootstrap(ctx context.Context, client *ent.Client, adminSecret string, w io.Writer) error {
+func Bootstrap(ctx context.Context, db *ent.Client, adminSecret string, w io.Writer) error {
 	ctx = System(ctx)
 	if adminSecret != "" && len(adminSecret) < minSecretLength {
 		return fmt.Errorf("ADMIN_API_KEY must be at least %d characters (e.g. the output of `openssl rand -base64 33`)", minSecretLength)
 	}
 	if adminSecret != "" {
 		// A configured key that is already registered is simply in use.
-		exists, err := client.APIKey.Query().Where(apikey.SecretHash(HashSecret(adminSecret))).Only(ctx)
+		exists, err := db.APIKey.Query().Where(apikey.SecretHash(HashSecret(adminSecret))).Only(ctx)
 		if err == nil {
 			if exists.RevokedAt != nil {
 				return fmt.Errorf("ADMIN_API_KEY is a revoked key: set a new one")
@@ -214,7 +214,7 @@ func Bootstrap(ctx context.Context, client *ent.Client, adminSecret string, w io
 			return err
 		}
 	}
-	active, err := client.APIKey.Query().
+	active, err := db.APIKey.Query().
 		Where(apikey.RoleEQ(apikey.RoleADMIN), apikey.RevokedAtIsNil()).
 		Exist(ctx)
 	if err != nil {
@@ -233,7 +233,7 @@ func Bootstrap(ctx context.Context, client *ent.Client, adminSecret string, w io
 		}
 		name = "bootstrap (generated)"
 	}
-	if _, err := client.APIKey.Create().
+	if _, err := db.APIKey.Create().
 		SetName(name).
 		SetRole(apikey.RoleADMIN).
 		SetSecretHash(HashSecret(secret)).

@@ -24,9 +24,9 @@ var errNoViewer = errors.New("auth: database access without a viewer")
 // CLIENT viewer is restricted to its client's rows (eager loads and nested
 // connections included, since they are queries too), and every change it
 // makes must stay within its client.
-func RegisterTenancy(client *ent.Client) {
-	client.Intercept(intercept.TraverseFunc(filterQuery))
-	client.Use(guardMutation)
+func RegisterTenancy(db *ent.Client) {
+	db.Intercept(intercept.TraverseFunc(filterQuery))
+	db.Use(guardMutation)
 }
 
 func filterQuery(ctx context.Context, q intercept.Query) error {

@@ -20,7 +20,7 @@ func TestTenantFilterUnderTheResolvers(t *testing.T) {
 	ownID, _ := env.NewClient(t, "Own AB")
 	otherID, _ := env.NewClient(t, "Other AB")
 	_, secret := env.NewKey(t, "CLIENT", ownID)
-	client := env.DB.Client
+	client := env.DB.Ent
 
 	viewer, err := auth.Authenticate(context.Background(), client, "Bearer "+secret)
 	if err != nil {

@@ -2,9 +2,11 @@
 // debtors, invoices, debts, payments and API keys. Each takes a plain Actor
 // and plain inputs, runs in a transaction of its own (or joins the one its
 // caller began), writes its audit event in it, and answers domain values
-// and typed errors (internal/apierr). It knows no GraphQL: the resolvers
-// translate arguments into calls and results into answers, and the command
-// line or a job can call the same functions.
+// and typed errors (internal/apierr). Its read side (lists.go) builds the
+// queries of the lists. It knows no GraphQL: the resolvers translate
+// arguments into calls and results into answers, and the command line or
+// a job can call the same functions. docs/architecture.md shows where it
+// stands.
 package ledger
 
 import (
@@ -89,7 +91,7 @@ type Locker interface {
 // Service runs the use cases. It is built once and carries no request
 // state.
 type Service struct {
-	client *ent.Client
+	orm    *ent.Client
 	clock  Clock
 	locker Locker
 	// booker books payments: with one statement on PostgreSQL, grouped
@@ -103,7 +105,7 @@ type Service struct {
 // New returns the service over the database. Its dialect picks the
 // payment booker, here and nowhere else.
 func New(db *store.DB, clock Clock) *Service {
-	s := &Service{client: db.Client, clock: clock, locker: db, payments: &paymentQueues{}}
+	s := &Service{orm: db.Ent, clock: clock, locker: db, payments: &paymentQueues{}}
 	if db.IsPostgres() {
 		s.booker = queuedBooker{pgBooker{s}}
 	} else {
@@ -121,7 +123,7 @@ func (s *Service) db(ctx context.Context) *ent.Client {
 	if c := ent.FromContext(ctx); c != nil {
 		return c
 	}
-	return s.client
+	return s.orm
 }
 
 // ClientExists answers NOT_FOUND for a client id that does not exist: an
@@ -156,7 +158,7 @@ func inTx[T any](ctx context.Context, s *Service, work func(ctx context.Context)
 		return work(ctx)
 	}
 	var zero T
-	tx, err := s.client.Tx(ctx)
+	tx, err := s.orm.Tx(ctx)
 	if err != nil {
 		return zero, err
 	}

@@ -18,7 +18,7 @@ import (
 // adminActor is the actor of the Env's bootstrap ADMIN key.
 func adminActor(t *testing.T, env *apitest.Env, requestID string) ledger.Actor {
 	t.Helper()
-	v, err := auth.Authenticate(context.Background(), env.DB.Client, "Bearer "+apitest.AdminKey)
+	v, err := auth.Authenticate(context.Background(), env.DB.Ent, "Bearer "+apitest.AdminKey)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -90,7 +90,7 @@ type pgBooker struct{ s *Service }
 func (b pgBooker) alone() bool { return true }
 
 func (b pgBooker) book(ctx context.Context, e event, clientID string, in collection.PaymentRecord) (*ent.Payment, error) {
-	var q querier = b.s.client
+	var q querier = b.s.orm
 	if tx := ent.TxFromContext(ctx); tx != nil {
 		q = tx
 	}

@@ -152,7 +152,7 @@ func (s *Service) bookBatch(k paymentQueueKey, batch []*queuedPayment) {
 				err = fmt.Errorf("ledger: booking payments: panic: %v", p)
 			}
 		}()
-		return s.bookPayments(ctx, s.client, k.clientID, k.debtID, members)
+		return s.bookPayments(ctx, s.orm, k.clientID, k.debtID, members)
 	}
 	errs := make([]error, len(batch))
 	err := book(members)

@@ -149,11 +149,11 @@ func quote(s string) string {
 func TestIdempotencyRecordsExpireAfter24Hours(t *testing.T) {
 	env := apitest.New(t)
 	ctx := auth.System(context.Background())
-	key, err := env.DB.Client.APIKey.Query().Where(apikey.RoleEQ(apikey.RoleADMIN)).Only(ctx)
+	key, err := env.DB.Ent.APIKey.Query().Where(apikey.RoleEQ(apikey.RoleADMIN)).Only(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	old := env.DB.Client.IdempotencyRecord.Create().
+	old := env.DB.Ent.IdempotencyRecord.Create().
 		SetAPIKeyID(key.ID).SetKey("old-key").SetRequestHash("some other request").
 		SetStatus(200).SetContentType("application/json").SetBody([]byte(`{"data":{}}`)).
 		SetCreatedAt(time.Now().Add(-25 * time.Hour))
@@ -166,7 +166,7 @@ func TestIdempotencyRecordsExpireAfter24Hours(t *testing.T) {
 		t.Fatalf("%d clients", n)
 	}
 
-	if _, err := env.DB.Client.IdempotencyRecord.Create().
+	if _, err := env.DB.Ent.IdempotencyRecord.Create().
 		SetAPIKeyID(key.ID).SetKey("stale").SetRequestHash("x").
 		SetStatus(200).SetContentType("application/json").SetBody([]byte(`{}`)).
 		SetCreatedAt(time.Now().Add(-25 * time.Hour)).Save(ctx); err != nil {
@@ -176,7 +176,7 @@ func TestIdempotencyRecordsExpireAfter24Hours(t *testing.T) {
 	if err != nil || n != 1 {
 		t.Fatalf("pruned %d records (%v), want the 1 stale one", n, err)
 	}
-	left, err := env.DB.Client.IdempotencyRecord.Query().Count(ctx)
+	left, err := env.DB.Ent.IdempotencyRecord.Query().Count(ctx)
 	if err != nil || left != 1 {
 		t.Fatalf("%d records left (%v), want the fresh one", left, err)
 	}

@@ -236,7 +236,7 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 			looked = true
 			return nil
 		}
-		v, err := s.keys.Authenticate(r.Context(), s.db.Client, r.Header.Get("Authorization"), mayLookUp)
+		v, err := s.keys.Authenticate(r.Context(), s.db.Ent, r.Header.Get("Authorization"), mayLookUp)
 		if err != nil {
 			if errors.Is(err, errTooManyFailures) {
 				w.Header().Set("Retry-After", retryAfter(wait))

@@ -104,9 +104,9 @@ func New(opts Options) *Server {
 	}
 	s := &Server{db: opts.DB, log: opts.Logger, limits: limits, rate: newRateLimiter(limits.RatePerSecond, limits.RateBurst),
 		authFailures: newRateLimiter(limits.AuthFailuresPerSecond, limits.AuthFailureBurst)}
-	auth.RegisterTenancy(opts.DB.Client)
+	auth.RegisterTenancy(opts.DB.Ent)
 	s.keys = auth.NewKeyCache()
-	s.keys.Watch(opts.DB.Client)
+	s.keys.Watch(opts.DB.Ent)
 	s.close = func() {}
 	if opts.DB.IsPostgres() {
 		ctx, cancel := context.WithCancel(context.Background())
@@ -120,7 +120,7 @@ func New(opts Options) *Server {
 	s.metrics = newMetrics(s, opts.DB.PoolCollector())
 
 	s.ledger = ledger.New(opts.DB, ledger.Clock{Now: opts.Now, Location: opts.Location})
-	resolver := graph.NewResolver(opts.DB.Client, s.ledger)
+	resolver := graph.NewResolver(opts.DB.Ent, s.ledger)
 	resolver.UseRequestIDs(RequestID)
 	exec := executor.New(graph.PlannedSchema(graph.Config{Resolvers: resolver, Complexity: graph.Complexity()},
 		graph.PlannedOptions{Check: opts.CheckPlanned, Observe: s.metrics.observePlanned,

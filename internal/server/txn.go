@@ -83,7 +83,7 @@ func (t txn) InterceptResponse(ctx context.Context, next graphql.ResponseHandler
 		}
 		return resp
 	}
-	tx, err := t.s.db.Client.Tx(ctx)
+	tx, err := t.s.db.Ent.Tx(ctx)
 	if err != nil {
 		return t.fail(ctx, fmt.Errorf("beginning transaction: %w", err))
 	}
@@ -264,7 +264,7 @@ func lockKey(apiKeyID, key string) int64 {
 // PruneIdempotencyRecords deletes the records older than the replay window
 // and returns how many it deleted. serve runs it hourly.
 func (s *Server) PruneIdempotencyRecords(ctx context.Context) (int, error) {
-	return s.db.Client.IdempotencyRecord.Delete().
+	return s.db.Ent.IdempotencyRecord.Delete().
 		Where(idempotencyrecord.CreatedAtLT(time.Now().Add(-idempotencyWindow))).
 		Exec(auth.System(ctx))
 }

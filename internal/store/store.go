@@ -31,9 +31,10 @@ import (
 // DefaultSQLitePath is the embedded database used when no DATABASE_URL is set.
 const DefaultSQLitePath = "./debtql.db"
 
-// DB is an open database: the ent client and the pool under it.
+// DB is an open database: ent over it and the pool under it. (Ent, not
+// Client: in DebtQL a client is a creditor.)
 type DB struct {
-	Client  *ent.Client
+	Ent     *ent.Client
 	SQL     *sql.DB
 	Dialect string
 	dsn     string
@@ -103,7 +104,7 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*DB, error) {
 	if o.wrap != nil {
 		drv = o.wrap(drv)
 	}
-	return &DB{Client: ent.NewClient(ent.Driver(drv)), SQL: db, Dialect: kind, dsn: dsn}, nil
+	return &DB{Ent: ent.NewClient(ent.Driver(drv)), SQL: db, Dialect: kind, dsn: dsn}, nil
 }
 
 // DefaultPoolSize is the most PostgreSQL connections a server opens, unless
@@ -188,7 +189,7 @@ func (d *DB) MigrateUp(ctx context.Context, opts MigrateOptions) (*MigrationRepo
 	if opts.Baseline != "" {
 		return nil, errors.New("store: --baseline is for PostgreSQL; SQLite is migrated automatically")
 	}
-	if err := d.Client.Schema.Create(ctx, migrate.WithForeignKeys(true)); err != nil {
+	if err := d.Ent.Schema.Create(ctx, migrate.WithForeignKeys(true)); err != nil {
 		return nil, fmt.Errorf("store: migrating the schema: %w", err)
 	}
 	if err := sqliteDebtCounts(ctx, d.SQL); err != nil {
@@ -255,7 +256,7 @@ func sqliteDebtCounts(ctx context.Context, db *sql.DB) (err error) {
 func (d *DB) Ping(ctx context.Context) error { return d.SQL.PingContext(ctx) }
 
 // Close closes the client and its pool.
-func (d *DB) Close() error { return d.Client.Close() }
+func (d *DB) Close() error { return d.Ent.Close() }
 
 // IsPostgres reports whether d is PostgreSQL.
 func (d *DB) IsPostgres() bool { return d.Dialect == dialectPostgres }
