@@ -84,6 +84,22 @@ var plannedTypes = map[string]map[string]string{
 	"ContactInformation": {"email": "", "phone": ""},
 }
 
+// unplannedFields are the fields of the planned types that the planned path
+// leaves to gqlgen's executor: a query selecting one is answered there.
+// Every field of a planned type is in plannedTypes or here
+// (TestPlannedPathKnowsEveryField), so that a field added to the schema
+// is a decision, not a silent fall-back.
+var unplannedFields = map[string][]string{
+	// The other root fields: single lookups and the agency's lists.
+	"Query": {"apiKeys", "auditEvents", "client", "clients", "debt", "debtor", "invoice", "viewer"},
+	// Edges that lists seldom select, and whose loads the executor's
+	// loaders batch.
+	"Debt":        {"client", "events", "payments"},
+	"DebtInvoice": {"invoice", "payments"},
+	"Debtor":      {"client", "debts"},
+	"Invoice":     {"client"},
+}
+
 // plan is a selected field: its name, the key it is answered under (the
 // alias as a JSON string and a colon) and, for objects, the plan of its
 // selection.
