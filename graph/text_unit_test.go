@@ -29,4 +29,3 @@ func TestUnmarshalString(t *testing.T) {
 		t.Errorf("MarshalString wrote %s", got)
 	}
 }
-
