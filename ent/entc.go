@@ -23,6 +23,12 @@ var pageTemplate = gen.MustParse(gen.NewTemplate("gql_page").
 var decodeTemplate = gen.MustParse(gen.NewTemplate("decode").
 	ParseFiles("./ent/template/decode.tmpl"))
 
+// extTemplate writes what DebtQL needs inside the generated package (the
+// debt's settled statuses, a payment's loaded edges, the row scanner of
+// hand-written statements), so that no hand-written file lives there.
+var extTemplate = gen.MustParse(gen.NewTemplate("debtql_ext").
+	ParseFiles("./ent/template/ext.tmpl"))
+
 func main() {
 	ex, err := entgql.NewExtension(
 		// The GraphQL schema is written by hand (schema.graphqls) so that
@@ -49,7 +55,7 @@ func main() {
 	if err := entc.Generate("./ent/schema", &gen.Config{
 		Target:    "./ent",
 		Package:   "github.com/debtql/debtql/ent",
-		Templates: []*gen.Template{decodeTemplate},
+		Templates: []*gen.Template{decodeTemplate, extTemplate},
 	}, opts...); err != nil {
 		log.Fatalf("running ent codegen: %v", err)
 	}
