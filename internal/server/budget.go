@@ -37,8 +37,11 @@ const deadlineEvery = 64
 type budget struct {
 	maxFields, maxBytes int64
 	fields, bytes       atomic.Int64
-	exceeded            atomic.Bool
-	weights             sync.Map // *ast.Selection → int64
+	// resolved counts the fields resolved, charged or not, for the looks
+	// at the deadline.
+	resolved atomic.Int64
+	exceeded atomic.Bool
+	weights  sync.Map // *ast.Selection → int64
 }
 
 type budgetKey struct{}
@@ -147,7 +150,7 @@ func resolveField(ctx context.Context, next graphql.Resolver) (any, error) {
 	if !b.spend(fields, fieldBytes) {
 		return nil, errOverBudget
 	}
-	if b.fields.Load()%deadlineEvery == 0 {
+	if b.resolved.Add(1)%deadlineEvery == 0 {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
