@@ -13,7 +13,8 @@ import (
 // fields, arguments and enum values it lists), so that aliases and
 // fragments that repeat the schema many times cost what they return. The
 // walk stops as soon as the count passes limit (then it returns a number
-// above limit), so that it is never more work than an allowed answer.
+// above limit; a negative limit is none), so that it is never more work
+// than an allowed answer.
 func introspectionCost(opCtx *graphql.OperationContext, schema *ast.Schema, limit int) int {
 	w := &introspectionWalker{opCtx: opCtx, schema: schema, limit: limit, fields: map[fieldsKey][]graphql.CollectedField{}}
 	root := schema.Query
@@ -57,7 +58,7 @@ type introspectionWalker struct {
 
 func (w *introspectionWalker) add(n int) { w.cost += n }
 
-func (w *introspectionWalker) over() bool { return w.limit > 0 && w.cost > w.limit }
+func (w *introspectionWalker) over() bool { return w.limit >= 0 && w.cost > w.limit }
 
 // collect is graphql.CollectFields, remembered per selection set and type:
 // the walk visits the same selection once per type or field it lists.
