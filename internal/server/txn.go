@@ -181,29 +181,26 @@ func (t txn) fail(ctx context.Context, err error) *graphql.Response {
 // idempotencyBegin claims the request's key for this transaction and returns
 // the stored response when the key has been answered before.
 //
-// The lock is only taken for a key without an answer: retries of a finished
-// request read its record and replay it side by side, so that one of them
-// holding the lock while it reads never tells the others that the first is
-// "still running". A key that is locked and has no committed record is a
-// request still at work.
+// A retry that finds the key locked reads its record all the same: retries
+// of a finished request replay its answer side by side, so that one of
+// them holding the lock while it reads never tells the others that the
+// first is "still running". Only a key that is locked and has no committed
+// answer is a request still at work. (The first request, and a retry that
+// gets the lock, read the record once, under the lock.)
 func (s *Server) idempotencyBegin(ctx context.Context, tx *ent.Tx, ex *exchange) (*rendered, error) {
 	v := auth.ViewerFrom(ctx)
 	if v == nil {
 		return nil, apierr.New(apierr.Unauthenticated, "an API key is required")
 	}
-	if replay, answered, err := s.idempotencyReplay(ctx, tx, v.Key.ID, ex, false); answered || err != nil {
-		return replay, err
-	}
 	locked, err := s.db.TryLock(ctx, tx, lockKey(v.Key.ID, ex.idempotencyKey))
 	if err != nil {
 		return nil, err
 	}
-	if !locked {
-		return nil, apierr.New(apierr.Conflict, "a request with this Idempotency-Key is still running; retry when it has finished")
+	replay, answered, err := s.idempotencyReplay(ctx, tx, v.Key.ID, ex, locked)
+	if err != nil || answered || locked {
+		return replay, err
 	}
-	// The first request may have committed between the read and the lock.
-	replay, _, err := s.idempotencyReplay(ctx, tx, v.Key.ID, ex, true)
-	return replay, err
+	return nil, apierr.New(apierr.Conflict, "a request with this Idempotency-Key is still running; retry when it has finished")
 }
 
 // idempotencyReplay reads the key's record: answered is true when the key
