@@ -174,9 +174,12 @@ type writer struct {
 	buf bytes.Buffer
 	// ctx is the operation's: the path gives up when its deadline passes.
 	ctx context.Context
-	// maxBytes ends the path when the answer grows beyond it: gqlgen's
-	// executor, whose field budget refuses it, answers instead.
+	// maxBytes ends the path when the answer grows beyond it
+	// (errTooLarge).
 	maxBytes int
+	// err ends the path: errFallBack (gqlgen's executor answers instead)
+	// or errTooLarge. Every object and list element stops once it is set.
+	err error
 	// The resolvers of the types written, made once.
 	debtR     DebtResolver
 	debtorR   DebtorResolver
@@ -189,17 +192,14 @@ func (w *writer) money(m collection.Money) {
 	w.buf.Write(m.AppendJSON(w.buf.AvailableBuffer()))
 }
 
-// fail ends the planned path when err is not nil.
-func fail(err error) {
-	if err != nil {
-		panic(errFallBack{reason: err.Error()})
+// fail ends the planned path when err is not nil, and reports whether it
+// did: the writer stops at the next object or list element, and gqlgen's
+// executor answers the operation instead.
+func (w *writer) fail(err error) bool {
+	if err != nil && w.err == nil {
+		w.err = errFallBack{reason: err.Error()}
 	}
-}
-
-// null ends the planned path: a null where the schema allows none is an
-// error, which gqlgen reports.
-func null(field string) {
-	panic(errFallBack{reason: field + " is null"})
+	return err != nil
 }
 
 // typename writes the __typename of the object being written.
@@ -211,6 +211,9 @@ func (w *writer) typename(name string) {
 func (w *writer) object(plans []plan, typeName string, write func(p *plan)) {
 	w.buf.WriteByte('{')
 	for i := range plans {
+		if w.err != nil {
+			return
+		}
 		if i > 0 {
 			w.buf.WriteByte(',')
 		}
@@ -265,34 +268,58 @@ func (w *writer) query(ctx context.Context, plans []plan) {
 		// executor, which answers instead, reports it again.
 		root := func(fieldContext func(context.Context, graphql.CollectedField) (*graphql.FieldContext, error)) (context.Context, map[string]any) {
 			fc, err := fieldContext(graphql.WithFreshResponseContext(ctx), p.field)
-			fail(err)
+			if w.fail(err) {
+				return ctx, nil
+			}
 			return graphql.WithFieldContext(ctx, fc), fc.Args
 		}
 		switch p.field.Name {
 		case "debts":
 			ctx, a := root(w.ec.fieldContext_Query_debts)
+			if a == nil {
+				return
+			}
 			conn, err := w.ec.Resolvers.Query().Debts(ctx, a["clientId"].(string), a["filter"].(*DebtFilter), a["orderBy"].(*ent.DebtOrder), a["page"].(*int), a["rowsPerPage"].(*int), a["first"].(*int), a["after"].(*string), a["last"].(*int), a["before"].(*string))
-			fail(err)
-			w.debtConnection(ctx, p.sub, nonNull("Query.debts", conn))
+			if w.fail(err) {
+				return
+			}
+			if conn := nonNull(w, "Query.debts", conn); conn != nil {
+				w.debtConnection(ctx, p.sub, conn)
+			}
 		case "debtors":
 			ctx, a := root(w.ec.fieldContext_Query_debtors)
+			if a == nil {
+				return
+			}
 			conn, err := w.ec.Resolvers.Query().Debtors(ctx, a["clientId"].(string), a["filter"].(*DebtorFilter), a["orderBy"].(*ent.DebtorOrder), a["page"].(*int), a["rowsPerPage"].(*int), a["first"].(*int), a["after"].(*string), a["last"].(*int), a["before"].(*string))
-			fail(err)
-			w.debtorConnection(ctx, p.sub, nonNull("Query.debtors", conn))
+			if w.fail(err) {
+				return
+			}
+			if conn := nonNull(w, "Query.debtors", conn); conn != nil {
+				w.debtorConnection(ctx, p.sub, conn)
+			}
 		case "invoices":
 			ctx, a := root(w.ec.fieldContext_Query_invoices)
+			if a == nil {
+				return
+			}
 			conn, err := w.ec.Resolvers.Query().Invoices(ctx, a["clientId"].(string), a["filter"].(*InvoiceFilter), a["orderBy"].(*ent.InvoiceOrder), a["page"].(*int), a["rowsPerPage"].(*int), a["first"].(*int), a["after"].(*string), a["last"].(*int), a["before"].(*string))
-			fail(err)
-			w.invoiceConnection(ctx, p.sub, nonNull("Query.invoices", conn))
+			if w.fail(err) {
+				return
+			}
+			if conn := nonNull(w, "Query.invoices", conn); conn != nil {
+				w.invoiceConnection(ctx, p.sub, conn)
+			}
 		}
 	})
 }
 
 // nonNull returns v, or ends the planned path when it is nil where the
-// schema allows no null.
-func nonNull[T any](field string, v *T) *T {
-	if v == nil {
-		null(field)
+// schema allows no null (an error, which gqlgen's executor reports): the
+// writers of objects write nothing once the path has ended.
+func nonNull[T any](w *writer, field string, v *T) *T {
+	if v == nil && w.err == nil {
+		w.err = errFallBack{reason: field + " is null"}
 	}
 	return v
 }
@@ -327,10 +354,12 @@ func (w *writer) list(n int, write func(i int)) {
 		if i > 0 {
 			w.buf.WriteByte(',')
 		}
-		if w.maxBytes > 0 && w.buf.Len() > w.maxBytes {
-			panic(errTooLarge{})
+		if w.maxBytes > 0 && w.buf.Len() > w.maxBytes && w.err == nil {
+			w.err = errTooLarge{}
 		}
-		fail(w.ctx.Err())
+		if w.err != nil || w.fail(w.ctx.Err()) {
+			return
+		}
 		write(i)
 	}
 	w.buf.WriteByte(']')
@@ -372,7 +401,7 @@ func connection[E any, N any](w *writer, plans []plan, names [2]string, edges []
 			})
 		case "nodes":
 			w.list(len(nodes), func(i int) {
-				node(p.sub, nonNull(names[0]+".nodes", nodes[i]))
+				node(p.sub, nonNull(w, names[0]+".nodes", nodes[i]))
 			})
 		}
 	})
@@ -403,13 +432,17 @@ func (w *writer) debt(ctx context.Context, plans []plan, d *ent.Debt) {
 			w.buf.Write(strconv.AppendInt(w.buf.AvailableBuffer(), int64(d.ID), 10))
 		case "debtor":
 			debtor, err := d.Debtor(p.in(ctx, "Debt"))
-			fail(err)
-			w.debtor(ctx, p.sub, nonNull("Debt.debtor", debtor))
+			if w.fail(err) {
+				return
+			}
+			w.debtor(ctx, p.sub, nonNull(w, "Debt.debtor", debtor))
 		case "invoices":
 			items, err := w.debtR.Invoices(p.in(ctx, "Debt"), d)
-			fail(err)
+			if w.fail(err) {
+				return
+			}
 			w.list(len(items), func(i int) {
-				w.debtItem(ctx, p.sub, nonNull("Debt.invoices", items[i]))
+				w.debtItem(ctx, p.sub, nonNull(w, "Debt.invoices", items[i]))
 			})
 		case "originalAmount":
 			w.money(d.OriginalAmount)
@@ -425,7 +458,9 @@ func (w *writer) debt(ctx context.Context, plans []plan, d *ent.Debt) {
 			w.marshal(d.MainStatus())
 		case "underStatus":
 			s, err := w.debtR.UnderStatus(p.in(ctx, "Debt"), d)
-			fail(err)
+			if w.fail(err) {
+				return
+			}
 			w.marshal(s)
 		case "activeStatus":
 			w.marshal(d.ActiveStatus())
@@ -464,7 +499,9 @@ func (w *writer) debtItem(ctx context.Context, plans []plan, item *ent.DebtInvoi
 			w.money(item.PaidAmount)
 		case "remainingAmount":
 			m, err := w.debtItemR.RemainingAmount(p.in(ctx, "DebtInvoice"), item)
-			fail(err)
+			if w.fail(err) {
+				return
+			}
 			w.money(m)
 		case "createdAt":
 			w.dateTime(item.CreatedAt)
@@ -485,11 +522,15 @@ func (w *writer) debtor(ctx context.Context, plans []plan, d *ent.Debtor) {
 			w.str(d.Name)
 		case "address":
 			a, err := w.debtorR.Address(p.in(ctx, "Debtor"), d)
-			fail(err)
-			w.address(p.sub, nonNull("Debtor.address", a))
+			if w.fail(err) {
+				return
+			}
+			w.address(p.sub, nonNull(w, "Debtor.address", a))
 		case "contactInformation":
 			c, err := w.debtorR.ContactInformation(p.in(ctx, "Debtor"), d)
-			fail(err)
+			if w.fail(err) {
+				return
+			}
 			if c == nil {
 				w.buf.WriteString("null")
 				return
@@ -504,19 +545,27 @@ func (w *writer) debtor(ctx context.Context, plans []plan, d *ent.Debtor) {
 			})
 		case "paymentStatus":
 			s, err := w.debtorR.PaymentStatus(p.in(ctx, "Debtor"), d)
-			fail(err)
+			if w.fail(err) {
+				return
+			}
 			optMarshal(w, s)
 		case "errandStatus":
 			s, err := w.debtorR.ErrandStatus(p.in(ctx, "Debtor"), d)
-			fail(err)
+			if w.fail(err) {
+				return
+			}
 			optMarshal(w, s)
 		case "errandProcessStatus":
 			s, err := w.debtorR.ErrandProcessStatus(p.in(ctx, "Debtor"), d)
-			fail(err)
+			if w.fail(err) {
+				return
+			}
 			optMarshal(w, s)
 		case "isCompleted":
 			b, err := w.debtorR.IsCompleted(p.in(ctx, "Debtor"), d)
-			fail(err)
+			if w.fail(err) {
+				return
+			}
 			w.boolean(b)
 		case "createdAt":
 			w.dateTime(d.CreatedAt)
@@ -553,21 +602,29 @@ func (w *writer) invoice(ctx context.Context, plans []plan, inv *ent.Invoice) {
 			optMarshal(w, inv.ReminderFee)
 		case "articles":
 			articles, err := w.invoiceR.Articles(p.in(ctx, "Invoice"), inv)
-			fail(err)
+			if w.fail(err) {
+				return
+			}
 			w.list(len(articles), func(i int) {
-				w.article(p.sub, nonNull("Invoice.articles", articles[i]))
+				w.article(p.sub, nonNull(w, "Invoice.articles", articles[i]))
 			})
 		case "paidAmount":
 			m, err := w.invoiceR.PaidAmount(p.in(ctx, "Invoice"), inv)
-			fail(err)
+			if w.fail(err) {
+				return
+			}
 			w.money(m)
 		case "remainingAmount":
 			m, err := w.invoiceR.RemainingAmount(p.in(ctx, "Invoice"), inv)
-			fail(err)
+			if w.fail(err) {
+				return
+			}
 			w.money(m)
 		case "debt":
 			d, err := w.invoiceR.Debt(p.in(ctx, "Invoice"), inv)
-			fail(err)
+			if w.fail(err) {
+				return
+			}
 			if d == nil {
 				w.buf.WriteString("null")
 				return
@@ -575,31 +632,45 @@ func (w *writer) invoice(ctx context.Context, plans []plan, inv *ent.Invoice) {
 			w.debt(ctx, p.sub, d)
 		case "status":
 			s, err := w.invoiceR.Status(p.in(ctx, "Invoice"), inv)
-			fail(err)
+			if w.fail(err) {
+				return
+			}
 			w.marshal(s)
 		case "processStatus":
 			s, err := w.invoiceR.ProcessStatus(p.in(ctx, "Invoice"), inv)
-			fail(err)
+			if w.fail(err) {
+				return
+			}
 			w.marshal(s)
 		case "paymentStatus":
 			s, err := w.invoiceR.PaymentStatus(p.in(ctx, "Invoice"), inv)
-			fail(err)
+			if w.fail(err) {
+				return
+			}
 			w.marshal(s)
 		case "receivableMainStatus":
 			s, err := w.invoiceR.ReceivableMainStatus(p.in(ctx, "Invoice"), inv)
-			fail(err)
+			if w.fail(err) {
+				return
+			}
 			w.marshal(s)
 		case "receivableSubStatus":
 			s, err := w.invoiceR.ReceivableSubStatus(p.in(ctx, "Invoice"), inv)
-			fail(err)
+			if w.fail(err) {
+				return
+			}
 			w.marshal(s)
 		case "activeStatus":
 			s, err := w.invoiceR.ActiveStatus(p.in(ctx, "Invoice"), inv)
-			fail(err)
+			if w.fail(err) {
+				return
+			}
 			w.marshal(s)
 		case "isCompleted":
 			b, err := w.invoiceR.IsCompleted(p.in(ctx, "Invoice"), inv)
-			fail(err)
+			if w.fail(err) {
+				return
+			}
 			w.boolean(b)
 		case "withdrawnAt":
 			w.optDateTime(inv.WithdrawnAt)
@@ -678,21 +749,17 @@ func (e *executableSchema) runPlanned(ctx context.Context, maxBytes int) (data [
 	}
 	ec := newExecutionContext(opCtx, e, nil)
 	w := &writer{ec: ec, ctx: ctx, maxBytes: maxBytes, debtR: ec.Resolvers.Debt(), debtorR: ec.Resolvers.Debtor(), debtItemR: ec.Resolvers.DebtInvoice(), invoiceR: ec.Resolvers.Invoice()}
+	// A panic is a bug of the path's, never its way out: gqlgen's executor
+	// answers instead, and the check of the tests reports it.
 	defer func() {
 		if p := recover(); p != nil {
-			data, ok = nil, false
-			if fb, isFallBack := p.(errFallBack); isFallBack {
-				err = fb
-				return
-			}
-			if tl, isTooLarge := p.(errTooLarge); isTooLarge {
-				err = tl
-				return
-			}
-			err = fmt.Errorf("planned path panicked: %v", p)
+			data, ok, err = nil, false, fmt.Errorf("planned path panicked: %v", p)
 		}
 	}()
 	w.query(ctx, plans)
+	if w.err != nil {
+		return nil, false, w.err
+	}
 	return w.buf.Bytes(), true, nil
 }
 
