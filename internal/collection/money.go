@@ -53,12 +53,13 @@ const (
 const MaxAmount Money = 99_999_999_999_999_999
 
 // Money is an exact amount in minor units (öre): 1250.50 kr is
-// Money(125050). It is an int64: add amounts with AddChecked, SumMoney or Total,
-// which notice a sum that int64 cannot hold instead of wrapping around.
+// Money(125050). It is an int64: add amounts with AddChecked, SumMoney or
+// Total, which notice a sum that int64 cannot hold instead of wrapping
+// around.
 type Money int64
 
-// AddChecked returns m + n and whether that sum is exact: false when it does not
-// fit int64 (the Money returned is then meaningless).
+// AddChecked returns m + n and whether that sum is exact: false when it
+// does not fit int64 (the Money returned is then meaningless).
 func (m Money) AddChecked(n Money) (Money, bool) {
 	s := m + n
 	// Two's complement: the sum wrapped exactly when n's sign and the
