@@ -15,7 +15,7 @@ import (
 // auditEvents lists the audit trail, newest first: every client's for an
 // ADMIN key, its own client's for a CLIENT key (the tenant filter keeps
 // the rest out; a filter naming another client is FORBIDDEN).
-func (r *Resolver) auditEvents(ctx context.Context, filter *AuditEventFilter, args ledger.Page) (*ent.AuditEventConnection, error) {
+func (r *Resolver) auditEvents(ctx context.Context, filter *ledger.AuditEventFilter, args ledger.Page) (*ent.AuditEventConnection, error) {
 	if filter != nil && filter.ClientID != nil {
 		if err := auth.AuthorizeClient(ctx, *filter.ClientID); err != nil {
 			return nil, err

@@ -2,6 +2,7 @@ package graph
 
 import (
 	"github.com/debtql/debtql/ent"
+	"github.com/debtql/debtql/internal/ledger"
 )
 
 // ListWeight is the cost factor of a list that has no page size of its own
@@ -16,7 +17,7 @@ func pageSize(rowsPerPage, first, last *int) int {
 			return *n
 		}
 	}
-	return defaultRowsPerPage
+	return ledger.DefaultRowsPerPage
 }
 
 // paged is the cost of a connection: its selection once per row.
@@ -46,28 +47,28 @@ func Complexity() ComplexityRoot {
 	c.Query.APIKeys = func(child int, page, rows, first *int, _ *string, last *int, _ *string) int {
 		return paged(child, rows, first, last)
 	}
-	c.Query.Debtors = func(child int, _ string, _ *DebtorFilter, _ *ent.DebtorOrder, page, rows, first *int, _ *string, last *int, _ *string) int {
+	c.Query.Debtors = func(child int, _ string, _ *ledger.DebtorFilter, _ *ent.DebtorOrder, page, rows, first *int, _ *string, last *int, _ *string) int {
 		return paged(child, rows, first, last)
 	}
-	c.Query.Invoices = func(child int, _ string, _ *InvoiceFilter, _ *ent.InvoiceOrder, page, rows, first *int, _ *string, last *int, _ *string) int {
+	c.Query.Invoices = func(child int, _ string, _ *ledger.InvoiceFilter, _ *ent.InvoiceOrder, page, rows, first *int, _ *string, last *int, _ *string) int {
 		return paged(child, rows, first, last)
 	}
-	c.Query.Debts = func(child int, _ string, _ *DebtFilter, _ *ent.DebtOrder, page, rows, first *int, _ *string, last *int, _ *string) int {
+	c.Query.Debts = func(child int, _ string, _ *ledger.DebtFilter, _ *ent.DebtOrder, page, rows, first *int, _ *string, last *int, _ *string) int {
 		return paged(child, rows, first, last)
 	}
-	c.Client.Debtors = func(child int, _ *DebtorFilter, _ *ent.DebtorOrder, page, rows, first *int, _ *string, last *int, _ *string) int {
+	c.Client.Debtors = func(child int, _ *ledger.DebtorFilter, _ *ent.DebtorOrder, page, rows, first *int, _ *string, last *int, _ *string) int {
 		return paged(child, rows, first, last)
 	}
-	c.Client.Invoices = func(child int, _ *InvoiceFilter, _ *ent.InvoiceOrder, page, rows, first *int, _ *string, last *int, _ *string) int {
+	c.Client.Invoices = func(child int, _ *ledger.InvoiceFilter, _ *ent.InvoiceOrder, page, rows, first *int, _ *string, last *int, _ *string) int {
 		return paged(child, rows, first, last)
 	}
-	c.Client.Debts = func(child int, _ *DebtFilter, _ *ent.DebtOrder, page, rows, first *int, _ *string, last *int, _ *string) int {
+	c.Client.Debts = func(child int, _ *ledger.DebtFilter, _ *ent.DebtOrder, page, rows, first *int, _ *string, last *int, _ *string) int {
 		return paged(child, rows, first, last)
 	}
-	c.Debtor.Debts = func(child int, _ *DebtFilter, _ *ent.DebtOrder, page, rows, first *int, _ *string, last *int, _ *string) int {
+	c.Debtor.Debts = func(child int, _ *ledger.DebtFilter, _ *ent.DebtOrder, page, rows, first *int, _ *string, last *int, _ *string) int {
 		return paged(child, rows, first, last)
 	}
-	c.Query.AuditEvents = func(child int, _ *AuditEventFilter, page, rows, first *int, _ *string, last *int, _ *string) int {
+	c.Query.AuditEvents = func(child int, _ *ledger.AuditEventFilter, page, rows, first *int, _ *string, last *int, _ *string) int {
 		return paged(child, rows, first, last)
 	}
 	list := func(child int) int { return times(ListWeight, child) }

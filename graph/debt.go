@@ -12,7 +12,7 @@ import (
 )
 
 // debts lists a client's debts; the caller has authorized the client.
-func (r *Resolver) debts(ctx context.Context, clientID string, filter *DebtFilter, orderBy *ent.DebtOrder, args ledger.Page) (*ent.DebtConnection, error) {
+func (r *Resolver) debts(ctx context.Context, clientID string, filter *ledger.DebtFilter, orderBy *ent.DebtOrder, args ledger.Page) (*ent.DebtConnection, error) {
 	l, err := r.ledger.DebtList(ctx, clientID, filter, orderBy, args)
 	if err != nil {
 		return nil, err

@@ -9,7 +9,7 @@ import (
 )
 
 // debtors lists a client's debtors; the caller has authorized the client.
-func (r *Resolver) debtors(ctx context.Context, clientID string, filter *DebtorFilter, orderBy *ent.DebtorOrder, args ledger.Page) (*ent.DebtorConnection, error) {
+func (r *Resolver) debtors(ctx context.Context, clientID string, filter *ledger.DebtorFilter, orderBy *ent.DebtorOrder, args ledger.Page) (*ent.DebtorConnection, error) {
 	l, err := r.ledger.DebtorList(ctx, clientID, filter, orderBy, args)
 	if err != nil {
 		return nil, err

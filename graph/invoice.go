@@ -10,7 +10,7 @@ import (
 )
 
 // invoices lists a client's invoices; the caller has authorized the client.
-func (r *Resolver) invoices(ctx context.Context, clientID string, filter *InvoiceFilter, orderBy *ent.InvoiceOrder, args ledger.Page) (*ent.InvoiceConnection, error) {
+func (r *Resolver) invoices(ctx context.Context, clientID string, filter *ledger.InvoiceFilter, orderBy *ent.InvoiceOrder, args ledger.Page) (*ent.InvoiceConnection, error) {
 	l, err := r.ledger.InvoiceList(ctx, clientID, filter, orderBy, args)
 	if err != nil {
 		return nil, err

@@ -187,7 +187,7 @@ func (r *Resolver) primeDebtors(ctx context.Context, clientID string, debtors []
 
 // debtorDebtsPage is Debtor.debts: the page of d's debts, read with those
 // of the other debtors of the operation's lists.
-func (r *Resolver) debtorDebtsPage(ctx context.Context, d *ent.Debtor, filter *DebtFilter, orderBy *ent.DebtOrder, args ledger.Page) (*ent.DebtConnection, error) {
+func (r *Resolver) debtorDebtsPage(ctx context.Context, d *ent.Debtor, filter *ledger.DebtFilter, orderBy *ent.DebtOrder, args ledger.Page) (*ent.DebtConnection, error) {
 	l, err := r.ledger.DebtList(ctx, "", filter, orderBy, args)
 	if err != nil {
 		return nil, err
@@ -225,7 +225,7 @@ func groups(clientOf map[string]string) (ids, clients []string) {
 
 // clientDebtsPage is Client.debts: the page of the client's debts, read
 // with those of the other clients of the operation's clients list.
-func (r *Resolver) clientDebtsPage(ctx context.Context, clientID string, filter *DebtFilter, orderBy *ent.DebtOrder, args ledger.Page) (*ent.DebtConnection, error) {
+func (r *Resolver) clientDebtsPage(ctx context.Context, clientID string, filter *ledger.DebtFilter, orderBy *ent.DebtOrder, args ledger.Page) (*ent.DebtConnection, error) {
 	l, err := r.ledger.DebtList(ctx, "", filter, orderBy, args)
 	if err != nil {
 		return nil, err
@@ -249,7 +249,7 @@ func (r *Resolver) clientDebtsPage(ctx context.Context, clientID string, filter 
 
 // clientDebtorsPage is Client.debtors: the page of the client's debtors,
 // read with those of the other clients of the operation's clients list.
-func (r *Resolver) clientDebtorsPage(ctx context.Context, clientID string, filter *DebtorFilter, orderBy *ent.DebtorOrder, args ledger.Page) (*ent.DebtorConnection, error) {
+func (r *Resolver) clientDebtorsPage(ctx context.Context, clientID string, filter *ledger.DebtorFilter, orderBy *ent.DebtorOrder, args ledger.Page) (*ent.DebtorConnection, error) {
 	l, err := r.ledger.DebtorList(ctx, "", filter, orderBy, args)
 	if err != nil {
 		return nil, err
@@ -273,7 +273,7 @@ func (r *Resolver) clientDebtorsPage(ctx context.Context, clientID string, filte
 
 // clientInvoicesPage is Client.invoices: the page of the client's invoices,
 // read with those of the other clients of the operation's clients list.
-func (r *Resolver) clientInvoicesPage(ctx context.Context, clientID string, filter *InvoiceFilter, orderBy *ent.InvoiceOrder, args ledger.Page) (*ent.InvoiceConnection, error) {
+func (r *Resolver) clientInvoicesPage(ctx context.Context, clientID string, filter *ledger.InvoiceFilter, orderBy *ent.InvoiceOrder, args ledger.Page) (*ent.InvoiceConnection, error) {
 	l, err := r.ledger.InvoiceList(ctx, "", filter, orderBy, args)
 	if err != nil {
 		return nil, err

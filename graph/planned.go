@@ -13,6 +13,7 @@ import (
 
 	"github.com/debtql/debtql/ent"
 	"github.com/debtql/debtql/internal/collection"
+	"github.com/debtql/debtql/internal/ledger"
 	"github.com/debtql/debtql/internal/scalar"
 )
 
@@ -279,7 +280,7 @@ func (w *writer) query(ctx context.Context, plans []plan) {
 			if a == nil {
 				return
 			}
-			conn, err := w.ec.Resolvers.Query().Debts(ctx, a["clientId"].(string), a["filter"].(*DebtFilter), a["orderBy"].(*ent.DebtOrder), a["page"].(*int), a["rowsPerPage"].(*int), a["first"].(*int), a["after"].(*string), a["last"].(*int), a["before"].(*string))
+			conn, err := w.ec.Resolvers.Query().Debts(ctx, a["clientId"].(string), a["filter"].(*ledger.DebtFilter), a["orderBy"].(*ent.DebtOrder), a["page"].(*int), a["rowsPerPage"].(*int), a["first"].(*int), a["after"].(*string), a["last"].(*int), a["before"].(*string))
 			if w.fail(err) {
 				return
 			}
@@ -291,7 +292,7 @@ func (w *writer) query(ctx context.Context, plans []plan) {
 			if a == nil {
 				return
 			}
-			conn, err := w.ec.Resolvers.Query().Debtors(ctx, a["clientId"].(string), a["filter"].(*DebtorFilter), a["orderBy"].(*ent.DebtorOrder), a["page"].(*int), a["rowsPerPage"].(*int), a["first"].(*int), a["after"].(*string), a["last"].(*int), a["before"].(*string))
+			conn, err := w.ec.Resolvers.Query().Debtors(ctx, a["clientId"].(string), a["filter"].(*ledger.DebtorFilter), a["orderBy"].(*ent.DebtorOrder), a["page"].(*int), a["rowsPerPage"].(*int), a["first"].(*int), a["after"].(*string), a["last"].(*int), a["before"].(*string))
 			if w.fail(err) {
 				return
 			}
@@ -303,7 +304,7 @@ func (w *writer) query(ctx context.Context, plans []plan) {
 			if a == nil {
 				return
 			}
-			conn, err := w.ec.Resolvers.Query().Invoices(ctx, a["clientId"].(string), a["filter"].(*InvoiceFilter), a["orderBy"].(*ent.InvoiceOrder), a["page"].(*int), a["rowsPerPage"].(*int), a["first"].(*int), a["after"].(*string), a["last"].(*int), a["before"].(*string))
+			conn, err := w.ec.Resolvers.Query().Invoices(ctx, a["clientId"].(string), a["filter"].(*ledger.InvoiceFilter), a["orderBy"].(*ent.InvoiceOrder), a["page"].(*int), a["rowsPerPage"].(*int), a["first"].(*int), a["after"].(*string), a["last"].(*int), a["before"].(*string))
 			if w.fail(err) {
 				return
 			}

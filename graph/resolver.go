@@ -22,18 +22,6 @@ type Resolver struct {
 	requestID func(context.Context) string
 }
 
-// The filters of the lists are the read side's (internal/ledger), bound to
-// the GraphQL inputs of the same names (gqlgen.yml).
-type (
-	DebtFilter       = ledger.DebtFilter
-	DebtorFilter     = ledger.DebtorFilter
-	InvoiceFilter    = ledger.InvoiceFilter
-	AuditEventFilter = ledger.AuditEventFilter
-)
-
-// defaultRowsPerPage is the page size of a list that names none.
-const defaultRowsPerPage = ledger.DefaultRowsPerPage
-
 // NewResolver returns the root resolver.
 func NewResolver(db *ent.Client, svc *ledger.Service) *Resolver {
 	return &Resolver{orm: db, ledger: svc, clock: svc.Clock()}

@@ -103,3 +103,20 @@ func CheckField(field, s string, max int, multiline bool) *apierr.Error {
 	}
 	return nil
 }
+
+// Comment is a withdrawal's comment as it is kept: trimmed; blank is none;
+// free text (tabs and line breaks allowed) of at most MaxTextLength
+// characters, else BAD_USER_INPUT on field.
+func Comment(comment *string, field string) (*string, error) {
+	if comment == nil {
+		return nil, nil
+	}
+	c := strings.TrimSpace(*comment)
+	if c == "" {
+		return nil, nil
+	}
+	if e := CheckField(field, c, MaxTextLength, true); e != nil {
+		return nil, e
+	}
+	return &c, nil
+}

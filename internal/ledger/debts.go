@@ -241,7 +241,7 @@ func (s *Service) WithdrawDebt(ctx context.Context, a Actor, clientID string, in
 		if in.ClientID != nil && *in.ClientID != clientID {
 			return nil, apierr.Invalid("input.clientId", "must be the clientId argument (%s) when given", clientID)
 		}
-		comment, err := TrimComment(in.Comment, "input.comment")
+		comment, err := collection.Comment(in.Comment, "input.comment")
 		if err != nil {
 			return nil, err
 		}

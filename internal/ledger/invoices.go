@@ -2,7 +2,6 @@ package ledger
 
 import (
 	"context"
-	"strings"
 	"time"
 
 	"github.com/debtql/debtql/ent"
@@ -50,7 +49,7 @@ func (s *Service) WithdrawInvoice(ctx context.Context, a Actor, clientID, id str
 		if err := s.forClient(ctx, clientID); err != nil {
 			return nil, err
 		}
-		comment, err := TrimComment(comment, "comment")
+		comment, err := collection.Comment(comment, "comment")
 		if err != nil {
 			return nil, err
 		}
@@ -103,22 +102,6 @@ func (s *Service) WithdrawInvoice(ctx context.Context, a Actor, clientID, id str
 		rec.before, rec.after = audit.Invoice(p), audit.Invoice(after)
 		return recorded(s, ctx, withdrawn, event{a, OpWithdrawInvoice}, &clientID, nil, rec)
 	})
-}
-
-// TrimComment trims a comment; blank is none; free text (tabs and line
-// breaks allowed) of at most 2000 characters, refused on field.
-func TrimComment(comment *string, field string) (*string, error) {
-	if comment == nil {
-		return nil, nil
-	}
-	c := strings.TrimSpace(*comment)
-	if c == "" {
-		return nil, nil
-	}
-	if e := collection.CheckField(field, c, collection.MaxTextLength, true); e != nil {
-		return nil, e
-	}
-	return &c, nil
 }
 
 // checkInvoiceNumberFree refuses a second invoice of the client with the

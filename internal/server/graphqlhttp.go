@@ -344,7 +344,7 @@ func readParams(w http.ResponseWriter, r *http.Request) (*graphql.RawParams, err
 				return nil, &statusError{apierr.New(apierr.BadUserInput, "the request body is larger than %d bytes", tooLarge.Limit), http.StatusRequestEntityTooLarge}
 			}
 			if errors.Is(err, os.ErrDeadlineExceeded) {
-				return nil, &statusError{apierr.New(codeRequestTimeout, "the request body did not arrive within the request deadline"), http.StatusRequestTimeout}
+				return nil, apierr.New(codeRequestTimeout, "the request body did not arrive within the request deadline")
 			}
 			return nil, apierr.New(apierr.BadUserInput, "the request body could not be read")
 		}

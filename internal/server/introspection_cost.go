@@ -184,12 +184,17 @@ func (w *introspectionWalker) fieldCost(set ast.SelectionSet, fd *ast.FieldDefin
 		w.add(1)
 		switch f.Name {
 		case "args":
-			for _, a := range fd.Arguments {
-				w.inputValueCost(f.Selections, a.Type)
-			}
+			w.argumentsCost(f.Selections, fd.Arguments)
 		case "type":
 			w.typeCost(f.Selections, w.ref(fd.Type))
 		}
+	}
+}
+
+// argumentsCost is the cost of a field's or a directive's args.
+func (w *introspectionWalker) argumentsCost(set ast.SelectionSet, args ast.ArgumentDefinitionList) {
+	for _, a := range args {
+		w.inputValueCost(set, a.Type)
 	}
 }
 
@@ -209,9 +214,7 @@ func (w *introspectionWalker) directiveCost(set ast.SelectionSet, d *ast.Directi
 		w.add(1)
 		switch f.Name {
 		case "args":
-			for _, a := range d.Arguments {
-				w.inputValueCost(f.Selections, a.Type)
-			}
+			w.argumentsCost(f.Selections, d.Arguments)
 		case "locations":
 			w.add(len(d.Locations))
 		}

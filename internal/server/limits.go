@@ -183,8 +183,8 @@ func (r *rateLimiter) allow(key string) (bool, time.Duration) {
 }
 
 // maxBuckets bounds the buckets a limiter keeps: beyond it, the full ones
-// (which behave as new ones) are dropped, so that many names (addresses)
-// cannot grow the map without end.
+// (which behave as new ones) are dropped, and then buckets at random down
+// to half, so that many names (addresses) cannot grow the map without end.
 const maxBuckets = 10_000
 
 func (r *rateLimiter) bucket(key string) *rate.Limiter {
@@ -198,6 +198,15 @@ func (r *rateLimiter) bucket(key string) *rate.Limiter {
 				if old.TokensAt(now) >= float64(r.burst) {
 					delete(r.buckets, k)
 				}
+			}
+			// Names sprayed faster than buckets refill (every bucket still
+			// spent): drop half at random, so that the scan above runs
+			// once per maxBuckets/2 new names, not once per name.
+			for k := range r.buckets {
+				if len(r.buckets) < maxBuckets/2 {
+					break
+				}
+				delete(r.buckets, k)
 			}
 		}
 		b = rate.NewLimiter(r.perSecond, r.burst)

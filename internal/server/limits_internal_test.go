@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"strconv"
 	"testing"
 
 	"github.com/99designs/gqlgen/graphql"
@@ -32,6 +33,18 @@ func TestBudgetStopsAtTheDeadline(t *testing.T) {
 		}
 		if err == nil {
 			t.Errorf("element %v: %d fields resolved after the deadline, none refused", element, calls)
+		}
+	}
+}
+
+// A limiter keeps at most maxBuckets buckets however many names spend
+// theirs (an address spray), so its memory and its pruning stay bounded.
+func TestRateLimiterBucketsStayBounded(t *testing.T) {
+	r := newRateLimiter(0.001, 1)
+	for i := range 3 * maxBuckets {
+		r.take(strconv.Itoa(i))
+		if n := len(r.buckets); n > maxBuckets {
+			t.Fatalf("%d buckets after %d names, want at most %d", n, i+1, maxBuckets)
 		}
 	}
 }

@@ -240,7 +240,7 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 		if err != nil {
 			if errors.Is(err, errTooManyFailures) {
 				w.Header().Set("Retry-After", retryAfter(wait))
-				writeErrors(w, r, statusRateLimited,
+				writeErrors(w, r, statusOf(codeRateLimited),
 					apierr.New(codeRateLimited, "too many requests with an invalid API key from this address; retry after %s seconds", retryAfter(wait)))
 				return
 			}
@@ -264,7 +264,7 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 		}
 		if ok, wait := s.rate.allow(v.Key.ID); !ok {
 			w.Header().Set("Retry-After", retryAfter(wait))
-			writeErrors(w, r, statusRateLimited,
+			writeErrors(w, r, statusOf(codeRateLimited),
 				apierr.New(codeRateLimited, "too many requests with this API key; retry after %s seconds", retryAfter(wait)))
 			return
 		}
