@@ -76,6 +76,16 @@ var errOverBudget = &gqlerror.Error{
 	Extensions: map[string]any{"code": string(codeTooLargeResponse)},
 }
 
+// overBudget spends the operation's budget (the planned path's answer grew
+// beyond the byte limit) and answers errOverBudget: responseLimit then
+// replaces the response.
+func overBudget(ctx context.Context) error {
+	if b := budgetFrom(ctx); b != nil {
+		b.exceeded.Store(true)
+	}
+	return errOverBudget
+}
+
 // spend charges n fields of b bytes, and reports whether the budget still
 // holds.
 func (b *budget) spend(n, bytes int64) bool {
@@ -166,6 +176,9 @@ func resolveField(ctx context.Context, next graphql.Resolver) (any, error) {
 		if v != nil {
 			b.spend(0, int64(len(*v)))
 		}
+	case graphql.Marshaler:
+		// An answer already written (the planned path's page), whose bytes
+		// responseLimit counts with the rest.
 	default:
 		if fc == nil || len(fc.Field.Selections) == 0 {
 			break

@@ -56,7 +56,7 @@ type metrics struct {
 	gqlRequests  *prometheus.CounterVec
 	gqlDuration  *prometheus.HistogramVec
 	httpRequests *prometheus.CounterVec
-	// planned counts query operations by the path that answered them.
+	// planned counts root list fields by the path that answered them.
 	planned    *prometheus.CounterVec
 	operations operationLabels
 }
@@ -79,7 +79,7 @@ func newMetrics(s *Server, pool prometheus.Collector) *metrics {
 		}, []string{"path", "status"}),
 		planned: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "debtql_graphql_query_paths_total",
-			Help: `Query operations by the path that answered them: "planned" (the planned path for list queries) or "executor" (gqlgen's executor).`,
+			Help: `Root list fields (debts, debtors, invoices) by the path that answered them: "planned" (the planned path) or "executor" (gqlgen's executor).`,
 		}, []string{"path"}),
 		operations: operationLabels{seen: map[string]struct{}{}},
 	}
@@ -107,7 +107,7 @@ func newMetrics(s *Server, pool prometheus.Collector) *metrics {
 	return m
 }
 
-// observePlanned counts a query operation by the path that answered it.
+// observePlanned counts a root list field by the path that answered it.
 func (m *metrics) observePlanned(planned bool) {
 	path := "executor"
 	if planned {

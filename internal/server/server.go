@@ -21,6 +21,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/debtql/debtql/graph"
+	"github.com/debtql/debtql/graph/planned"
 	"github.com/debtql/debtql/internal/auth"
 	"github.com/debtql/debtql/internal/ledger"
 	"github.com/debtql/debtql/internal/server/graphiql"
@@ -36,7 +37,7 @@ type Options struct {
 	Logger *slog.Logger
 	// CheckPlanned runs every query that the planned path answers on
 	// gqlgen's executor too, and answers an error when the two differ
-	// (tests; see graph/planned.go).
+	// (tests; see graph/planned).
 	CheckPlanned bool
 	// Now is the clock that statuses are evaluated at; time.Now when nil.
 	Now func() time.Time
@@ -122,9 +123,11 @@ func New(opts Options) *Server {
 	s.ledger = ledger.New(opts.DB, ledger.Clock{Now: opts.Now, Location: opts.Location})
 	resolver := graph.NewResolver(opts.DB.Ent, s.ledger)
 	resolver.UseRequestIDs(RequestID)
-	exec := executor.New(graph.PlannedSchema(graph.Config{Resolvers: resolver, Complexity: graph.Complexity()},
-		graph.PlannedOptions{Check: opts.CheckPlanned, Observe: s.metrics.observePlanned,
-			MaxBytes: limits.MaxResponseBytes, TooLarge: tooLargeError(limits)}))
+	schema := graph.NewExecutableSchema(graph.Config{Resolvers: resolver, Complexity: graph.Complexity()})
+	if opts.CheckPlanned {
+		schema = planned.Check(schema, func(ctx context.Context) context.Context { return withBudget(ctx, limits) })
+	}
+	exec := executor.New(schema)
 	exec.SetQueryCache(lru.New[*ast.QueryDocument](1000))
 	exec.SetErrorPresenter(s.presenter)
 	exec.SetRecoverFunc(s.recoverFunc)
@@ -166,6 +169,9 @@ func New(opts Options) *Server {
 		return next(ctx)
 	})
 	exec.AroundFields(resolveField)
+	// Inside the budget's middleware, which charges the root field.
+	exec.AroundFields(planned.Middleware(planned.Options{Resolvers: resolver, Observe: s.metrics.observePlanned,
+		MaxBytes: limits.MaxResponseBytes, TooLarge: overBudget}))
 
 	gql := &graphqlHandler{exec: exec, s: s}
 	mux := http.NewServeMux()

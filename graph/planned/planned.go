@@ -1,45 +1,50 @@
-package graph
+// Package planned answers the list fields that front ends ask for most (a
+// page of debts, debtors or invoices with their scalar fields, statuses,
+// debtor, items, articles and debt) without gqlgen's per-field machinery.
+//
+// It is a field middleware on the root fields debts, debtors and invoices:
+// gqlgen parses, validates, limits, authorizes and coerces the arguments as
+// always and calls the root resolver; then, instead of a field context, a
+// middleware call, a marshaler and often a goroutine per field of every row,
+// the middleware walks a plan of the field's selection and writes the JSON
+// of each row directly, and hands gqlgen the written bytes as the field's
+// value (a graphql.Marshaler). It calls the same resolvers and ent methods
+// as the generated code, so the rows, the statements and the values are the
+// same; only the execution differs (docs/performance.md has the figures).
+//
+// It answers a field only when it knows every field selected below it
+// (plannedTypes). Anything else, and any error on the way (a null where the
+// schema allows none, a failing field resolver), hands the root resolver's
+// value to gqlgen's executor, which marshals it as it always does. Check
+// runs every query both ways in tests and compares the answers byte for
+// byte.
+package planned
 
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2/ast"
-	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"github.com/debtql/debtql/ent"
+	"github.com/debtql/debtql/graph"
 	"github.com/debtql/debtql/internal/collection"
-	"github.com/debtql/debtql/internal/ledger"
 	"github.com/debtql/debtql/internal/scalar"
 )
 
-// The planned path answers the list queries that front ends send most (a
-// page of debts, debtors or invoices with their scalar fields, statuses,
-// debtor, items, articles and debt) without gqlgen's per-field machinery: gqlgen parses, validates,
-// limits and authorizes the operation as always, and then, instead of a
-// field context, a middleware call, a marshaler and often a goroutine per
-// field of every row, the planned path walks a plan of the selection made
-// once per operation and writes the JSON of each row directly. It calls the
-// same resolvers and ent methods as the generated code, so the rows, the
-// statements and the values are the same; only the execution differs.
-//
-// It serves an operation only when it knows every field selected: a query
-// whose root fields are debts, debtors and invoices (and __typename), selecting only
-// the fields of plannedTypes. Anything else, and any error on the way (an
-// argument out of range, FORBIDDEN, NOT_FOUND, a null where the schema
-// allows none), goes to gqlgen's executor, which runs the operation from the
-// start and answers as it always does; a query writes nothing, so running it
-// again is safe. Tests run every query both ways and compare the answers
-// byte for byte (PlannedOptions.Check).
+// roots are the root fields the middleware answers, with their types.
+var roots = map[string]string{"debts": "DebtConnection", "debtors": "DebtorConnection", "invoices": "InvoiceConnection"}
 
 // plannedTypes are the fields the planned path knows, by type: the type of
 // the field's value for object fields, "" for leaves.
 var plannedTypes = map[string]map[string]string{
-	"Query": {"debts": "DebtConnection", "debtors": "DebtorConnection", "invoices": "InvoiceConnection"},
 	"DebtConnection": {
 		"totalCount": "", "pageInfo": "PageInfo", "edges": "DebtEdge", "nodes": "Debt",
 	},
@@ -91,8 +96,6 @@ var plannedTypes = map[string]map[string]string{
 // (TestPlannedPathKnowsEveryField), so that a field added to the schema
 // is a decision, not a silent fall-back.
 var unplannedFields = map[string][]string{
-	// The other root fields: single lookups and the agency's lists.
-	"Query": {"apiKeys", "auditEvents", "client", "clients", "debt", "debtor", "invoice", "viewer"},
 	// Edges that lists seldom select, and whose loads the executor's
 	// loaders batch.
 	"Debt":        {"client", "events", "payments"},
@@ -156,8 +159,8 @@ func makePlan(opCtx *graphql.OperationContext, typeName string, sel ast.Selectio
 	return plans, true
 }
 
-// errTooLarge ends the planned path with PlannedOptions.TooLarge: the
-// answer has grown beyond PlannedOptions.MaxBytes.
+// errTooLarge ends the planned path with Options.TooLarge: the answer has
+// grown beyond Options.MaxBytes.
 type errTooLarge struct{}
 
 func (errTooLarge) Error() string {
@@ -171,7 +174,6 @@ func (e errFallBack) Error() string { return "planned path: " + e.reason }
 
 // writer writes the answer of a planned operation.
 type writer struct {
-	ec  *executionContext
 	buf bytes.Buffer
 	// ctx is the operation's: the path gives up when its deadline passes.
 	ctx context.Context
@@ -182,10 +184,10 @@ type writer struct {
 	// or errTooLarge. Every object and list element stops once it is set.
 	err error
 	// The resolvers of the types written, made once.
-	debtR     DebtResolver
-	debtorR   DebtorResolver
-	debtItemR DebtInvoiceResolver
-	invoiceR  InvoiceResolver
+	debtR     graph.DebtResolver
+	debtorR   graph.DebtorResolver
+	debtItemR graph.DebtInvoiceResolver
+	invoiceR  graph.InvoiceResolver
 }
 
 // money writes an amount.
@@ -256,63 +258,6 @@ func (w *writer) optDateTime(t *time.Time) {
 		return
 	}
 	w.dateTime(*t)
-}
-
-// query writes the data of a query operation. ctx carries the operation.
-func (w *writer) query(ctx context.Context, plans []plan) {
-	ctx = graphql.WithFieldContext(ctx, &graphql.FieldContext{Object: "Query"})
-	w.object(plans, "Query", func(p *plan) {
-		// The root field's context, with its arguments coerced as gqlgen's
-		// executor coerces them (the generated fieldContext_Query_…). An
-		// argument that does not coerce is reported there; it is reported
-		// into a response context of its own, which is dropped, since the
-		// executor, which answers instead, reports it again.
-		root := func(fieldContext func(context.Context, graphql.CollectedField) (*graphql.FieldContext, error)) (context.Context, map[string]any) {
-			fc, err := fieldContext(graphql.WithFreshResponseContext(ctx), p.field)
-			if w.fail(err) {
-				return ctx, nil
-			}
-			return graphql.WithFieldContext(ctx, fc), fc.Args
-		}
-		switch p.field.Name {
-		case "debts":
-			ctx, a := root(w.ec.fieldContext_Query_debts)
-			if a == nil {
-				return
-			}
-			conn, err := w.ec.Resolvers.Query().Debts(ctx, a["clientId"].(string), a["filter"].(*ledger.DebtFilter), a["orderBy"].(*ent.DebtOrder), a["page"].(*int), a["rowsPerPage"].(*int), a["first"].(*int), a["after"].(*string), a["last"].(*int), a["before"].(*string))
-			if w.fail(err) {
-				return
-			}
-			if conn := nonNull(w, "Query.debts", conn); conn != nil {
-				w.debtConnection(ctx, p.sub, conn)
-			}
-		case "debtors":
-			ctx, a := root(w.ec.fieldContext_Query_debtors)
-			if a == nil {
-				return
-			}
-			conn, err := w.ec.Resolvers.Query().Debtors(ctx, a["clientId"].(string), a["filter"].(*ledger.DebtorFilter), a["orderBy"].(*ent.DebtorOrder), a["page"].(*int), a["rowsPerPage"].(*int), a["first"].(*int), a["after"].(*string), a["last"].(*int), a["before"].(*string))
-			if w.fail(err) {
-				return
-			}
-			if conn := nonNull(w, "Query.debtors", conn); conn != nil {
-				w.debtorConnection(ctx, p.sub, conn)
-			}
-		case "invoices":
-			ctx, a := root(w.ec.fieldContext_Query_invoices)
-			if a == nil {
-				return
-			}
-			conn, err := w.ec.Resolvers.Query().Invoices(ctx, a["clientId"].(string), a["filter"].(*ledger.InvoiceFilter), a["orderBy"].(*ent.InvoiceOrder), a["page"].(*int), a["rowsPerPage"].(*int), a["first"].(*int), a["after"].(*string), a["last"].(*int), a["before"].(*string))
-			if w.fail(err) {
-				return
-			}
-			if conn := nonNull(w, "Query.invoices", conn); conn != nil {
-				w.invoiceConnection(ctx, p.sub, conn)
-			}
-		}
-	})
 }
 
 // nonNull returns v, or ends the planned path when it is nil where the
@@ -739,108 +684,136 @@ func (w *writer) address(plans []plan, a *collection.AddressRecord) {
 	})
 }
 
-// runPlanned answers a query operation (Exec checks that it is one) on the
-// planned path: its data, or
-// false when gqlgen's executor must answer it.
-func (e *executableSchema) runPlanned(ctx context.Context, maxBytes int) (data []byte, ok bool, err error) {
-	opCtx := graphql.GetOperationContext(ctx)
-	plans, ok := makePlan(opCtx, "Query", opCtx.Operation.SelectionSet)
-	if !ok {
-		return nil, false, nil
+// Options configure the planned path.
+type Options struct {
+	// Resolvers are the resolvers that the generated code calls.
+	Resolvers graph.ResolverRoot
+	// Observe, when set, is told for every root list field whether the
+	// planned path answered it (metrics).
+	Observe func(planned bool)
+	// MaxBytes is the largest answer the planned path writes for one
+	// field (0: no limit); beyond it the field answers TooLarge's error.
+	MaxBytes int
+	TooLarge func(ctx context.Context) error
+}
+
+// Middleware returns the field middleware that answers the root list fields
+// on the planned path. It goes inside the middleware that counts the
+// response budget, which charges the root field as any other.
+func Middleware(o Options) graphql.FieldMiddleware {
+	debtR, debtorR, debtItemR, invoiceR := o.Resolvers.Debt(), o.Resolvers.Debtor(), o.Resolvers.DebtInvoice(), o.Resolvers.Invoice()
+	observe := func(ctx context.Context, planned bool) {
+		if o.Observe != nil {
+			o.Observe(planned)
+		}
+		if planned {
+			if n, ok := ctx.Value(answeredKey{}).(*atomic.Int32); ok {
+				n.Add(1)
+			}
+		}
 	}
-	ec := newExecutionContext(opCtx, e, nil)
-	w := &writer{ec: ec, ctx: ctx, maxBytes: maxBytes, debtR: ec.Resolvers.Debt(), debtorR: ec.Resolvers.Debtor(), debtItemR: ec.Resolvers.DebtInvoice(), invoiceR: ec.Resolvers.Invoice()}
+	return func(ctx context.Context, next graphql.Resolver) (any, error) {
+		fc := graphql.GetFieldContext(ctx)
+		if fc == nil || fc.Object != "Query" || roots[fc.Field.Name] == "" || ctx.Value(offKey{}) != nil {
+			return next(ctx)
+		}
+		plans, ok := makePlan(graphql.GetOperationContext(ctx), roots[fc.Field.Name], fc.Field.Selections)
+		if !ok {
+			observe(ctx, false)
+			return next(ctx)
+		}
+		res, err := next(ctx)
+		if err != nil || res == nil {
+			observe(ctx, false)
+			return res, err
+		}
+		w := &writer{ctx: ctx, maxBytes: o.MaxBytes, debtR: debtR, debtorR: debtorR, debtItemR: debtItemR, invoiceR: invoiceR}
+		w.field(ctx, plans, res)
+		if _, tooLarge := w.err.(errTooLarge); tooLarge && o.TooLarge != nil {
+			return nil, o.TooLarge(ctx)
+		}
+		if w.err != nil {
+			observe(ctx, false)
+			return res, nil
+		}
+		observe(ctx, true)
+		return written(w.buf.Bytes()), nil
+	}
+}
+
+// field writes the value of a root list field.
+func (w *writer) field(ctx context.Context, plans []plan, res any) {
 	// A panic is a bug of the path's, never its way out: gqlgen's executor
 	// answers instead, and the check of the tests reports it.
 	defer func() {
 		if p := recover(); p != nil {
-			data, ok, err = nil, false, fmt.Errorf("planned path panicked: %v", p)
+			w.err = errFallBack{reason: fmt.Sprintf("panicked: %v", p)}
 		}
 	}()
-	w.query(ctx, plans)
-	if w.err != nil {
-		return nil, false, w.err
+	switch conn := res.(type) {
+	case *ent.DebtConnection:
+		w.debtConnection(ctx, plans, conn)
+	case *ent.DebtorConnection:
+		w.debtorConnection(ctx, plans, conn)
+	case *ent.InvoiceConnection:
+		w.invoiceConnection(ctx, plans, conn)
+	default:
+		w.err = errFallBack{reason: fmt.Sprintf("unexpected %T", res)}
 	}
-	return w.buf.Bytes(), true, nil
 }
 
-// PlannedOptions configure the planned path.
-type PlannedOptions struct {
-	// Check runs every query that the planned path answers on gqlgen's
-	// executor too, and answers an error when the two answers differ
-	// (tests).
-	Check bool
-	// Observe, when set, is told for every query operation whether the
-	// planned path answered it (metrics).
-	Observe func(planned bool)
-	// MaxBytes is the largest answer the planned path writes; a larger one
-	// is answered with the error TooLarge alone (0: no limit).
-	MaxBytes int
-	TooLarge *gqlerror.Error
+// written is an answer the planned path wrote.
+type written []byte
+
+func (b written) MarshalGQL(w io.Writer) { _, _ = w.Write(b) }
+
+type (
+	offKey      struct{}
+	answeredKey struct{}
+)
+
+// Check wraps an executable schema whose fields go through Middleware: each
+// query operation that the planned path answered a field of is run again
+// with the planned path off, in a context that fresh prepares (a response
+// budget of its own), and an answer that differs from gqlgen's is replaced
+// by an error naming both (tests).
+func Check(es graphql.ExecutableSchema, fresh func(context.Context) context.Context) graphql.ExecutableSchema {
+	return checked{ExecutableSchema: es, fresh: fresh}
 }
 
-// PlannedSchema is the executable schema with the planned path in front of
-// gqlgen's executor.
-func PlannedSchema(cfg Config, opts PlannedOptions) graphql.ExecutableSchema {
-	return &plannedSchema{executableSchema: NewExecutableSchema(cfg).(*executableSchema), opts: opts}
+type checked struct {
+	graphql.ExecutableSchema
+	fresh func(context.Context) context.Context
 }
 
-type plannedSchema struct {
-	*executableSchema
-	opts PlannedOptions
-}
-
-func (s *plannedSchema) Exec(ctx context.Context) graphql.ResponseHandler {
+func (c checked) Exec(ctx context.Context) graphql.ResponseHandler {
 	opCtx := graphql.GetOperationContext(ctx)
 	if opCtx.Operation == nil || opCtx.Operation.Operation != ast.Query {
-		return s.executableSchema.Exec(ctx)
+		return c.ExecutableSchema.Exec(ctx)
 	}
-	var fallback graphql.ResponseHandler
+	inner := c.ExecutableSchema.Exec(ctx)
 	first := true
 	return func(ctx context.Context) *graphql.Response {
-		if fallback != nil {
-			return fallback(ctx)
-		}
 		if !first {
-			return nil
+			return inner(ctx)
 		}
 		first = false
-		data, ok, perr := s.runPlanned(ctx, s.opts.MaxBytes)
-		if s.opts.Observe != nil {
-			s.opts.Observe(ok)
+		answered := new(atomic.Int32)
+		resp := inner(context.WithValue(ctx, answeredKey{}, answered))
+		if resp == nil || answered.Load() == 0 {
+			return resp
 		}
-		if ok && s.opts.Check {
-			return s.compare(ctx, data)
+		refCtx := context.WithValue(graphql.WithFreshResponseContext(c.fresh(ctx)), offKey{}, true)
+		ref := c.ExecutableSchema.Exec(refCtx)(refCtx)
+		var refData []byte
+		if ref != nil {
+			refData = ref.Data
 		}
-		if ok {
-			return &graphql.Response{Data: data}
+		got, _ := json.Marshal(graphql.GetErrors(ctx))
+		want, _ := json.Marshal(graphql.GetErrors(refCtx))
+		if !bytes.Equal(resp.Data, refData) || !bytes.Equal(got, want) {
+			return graphql.ErrorResponse(ctx, "planned path answered\n%s\nerrors %s\ngqlgen's executor answered\n%s\nerrors %s", resp.Data, got, refData, want)
 		}
-		if _, tooLarge := perr.(errTooLarge); tooLarge && s.opts.TooLarge != nil {
-			return &graphql.Response{Errors: gqlerror.List{s.opts.TooLarge}}
-		}
-		if perr != nil && s.opts.Check {
-			if _, isFallBack := perr.(errFallBack); !isFallBack {
-				return graphql.ErrorResponse(ctx, "%s", perr.Error())
-			}
-		}
-		fallback = s.executableSchema.Exec(ctx)
-		return fallback(ctx)
+		return resp
 	}
-}
-
-// compare runs the operation on gqlgen's executor too, and answers an error
-// when its answer differs from the planned one.
-func (s *plannedSchema) compare(ctx context.Context, planned []byte) *graphql.Response {
-	resp := s.executableSchema.Exec(ctx)(ctx)
-	if errs := graphql.GetErrors(ctx); len(errs) > 0 {
-		return graphql.ErrorResponse(ctx, "planned path answered %s where gqlgen's executor reported errors: %v", planned, errs)
-	}
-	if resp == nil || !bytes.Equal(resp.Data, planned) {
-		var gql []byte
-		if resp != nil {
-			gql = resp.Data
-		}
-		return graphql.ErrorResponse(ctx, "planned path answered\n%s\ngqlgen's executor answered\n%s", planned, gql)
-	}
-	return resp
 }
