@@ -22,7 +22,7 @@ import (
 	"github.com/debtql/debtql/ent/creditor"
 	"github.com/debtql/debtql/ent/debt"
 	"github.com/debtql/debtql/ent/debtcount"
-	"github.com/debtql/debtql/ent/debtinvoice"
+	"github.com/debtql/debtql/ent/debtitem"
 	"github.com/debtql/debtql/ent/debtor"
 	"github.com/debtql/debtql/ent/idempotencyrecord"
 	"github.com/debtql/debtql/ent/invoice"
@@ -49,8 +49,8 @@ type Client struct {
 	Debt *DebtClient
 	// DebtCount is the client for interacting with the DebtCount builders.
 	DebtCount *DebtCountClient
-	// DebtInvoice is the client for interacting with the DebtInvoice builders.
-	DebtInvoice *DebtInvoiceClient
+	// DebtItem is the client for interacting with the DebtItem builders.
+	DebtItem *DebtItemClient
 	// Debtor is the client for interacting with the Debtor builders.
 	Debtor *DebtorClient
 	// IdempotencyRecord is the client for interacting with the IdempotencyRecord builders.
@@ -78,7 +78,7 @@ func (c *Client) init() {
 	c.Creditor = NewCreditorClient(c.config)
 	c.Debt = NewDebtClient(c.config)
 	c.DebtCount = NewDebtCountClient(c.config)
-	c.DebtInvoice = NewDebtInvoiceClient(c.config)
+	c.DebtItem = NewDebtItemClient(c.config)
 	c.Debtor = NewDebtorClient(c.config)
 	c.IdempotencyRecord = NewIdempotencyRecordClient(c.config)
 	c.Invoice = NewInvoiceClient(c.config)
@@ -182,7 +182,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		Creditor:          NewCreditorClient(cfg),
 		Debt:              NewDebtClient(cfg),
 		DebtCount:         NewDebtCountClient(cfg),
-		DebtInvoice:       NewDebtInvoiceClient(cfg),
+		DebtItem:          NewDebtItemClient(cfg),
 		Debtor:            NewDebtorClient(cfg),
 		IdempotencyRecord: NewIdempotencyRecordClient(cfg),
 		Invoice:           NewInvoiceClient(cfg),
@@ -213,7 +213,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		Creditor:          NewCreditorClient(cfg),
 		Debt:              NewDebtClient(cfg),
 		DebtCount:         NewDebtCountClient(cfg),
-		DebtInvoice:       NewDebtInvoiceClient(cfg),
+		DebtItem:          NewDebtItemClient(cfg),
 		Debtor:            NewDebtorClient(cfg),
 		IdempotencyRecord: NewIdempotencyRecordClient(cfg),
 		Invoice:           NewInvoiceClient(cfg),
@@ -249,7 +249,7 @@ func (c *Client) Close() error {
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
 		c.APIKey, c.AuditEvent, c.AuditEventRecord, c.Creditor, c.Debt, c.DebtCount,
-		c.DebtInvoice, c.Debtor, c.IdempotencyRecord, c.Invoice, c.InvoiceArticle,
+		c.DebtItem, c.Debtor, c.IdempotencyRecord, c.Invoice, c.InvoiceArticle,
 		c.Payment,
 	} {
 		n.Use(hooks...)
@@ -261,7 +261,7 @@ func (c *Client) Use(hooks ...Hook) {
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
 		c.APIKey, c.AuditEvent, c.AuditEventRecord, c.Creditor, c.Debt, c.DebtCount,
-		c.DebtInvoice, c.Debtor, c.IdempotencyRecord, c.Invoice, c.InvoiceArticle,
+		c.DebtItem, c.Debtor, c.IdempotencyRecord, c.Invoice, c.InvoiceArticle,
 		c.Payment,
 	} {
 		n.Intercept(interceptors...)
@@ -283,8 +283,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.Debt.mutate(ctx, m)
 	case *DebtCountMutation:
 		return c.DebtCount.mutate(ctx, m)
-	case *DebtInvoiceMutation:
-		return c.DebtInvoice.mutate(ctx, m)
+	case *DebtItemMutation:
+		return c.DebtItem.mutate(ctx, m)
 	case *DebtorMutation:
 		return c.Debtor.mutate(ctx, m)
 	case *IdempotencyRecordMutation:
@@ -1104,13 +1104,13 @@ func (c *DebtClient) QueryDebtor(_m *Debt) *DebtorQuery {
 }
 
 // QueryInvoices queries the invoices edge of a Debt.
-func (c *DebtClient) QueryInvoices(_m *Debt) *DebtInvoiceQuery {
-	query := (&DebtInvoiceClient{config: c.config}).Query()
+func (c *DebtClient) QueryInvoices(_m *Debt) *DebtItemQuery {
+	query := (&DebtItemClient{config: c.config}).Query()
 	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
 		id := _m.ID
 		step := sqlgraph.NewStep(
 			sqlgraph.From(debt.Table, debt.FieldID, id),
-			sqlgraph.To(debtinvoice.Table, debtinvoice.FieldID),
+			sqlgraph.To(debtitem.Table, debtitem.FieldID),
 			sqlgraph.Edge(sqlgraph.O2M, false, debt.InvoicesTable, debt.InvoicesColumn),
 		)
 		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
@@ -1309,107 +1309,107 @@ func (c *DebtCountClient) mutate(ctx context.Context, m *DebtCountMutation) (Val
 	}
 }
 
-// DebtInvoiceClient is a client for the DebtInvoice schema.
-type DebtInvoiceClient struct {
+// DebtItemClient is a client for the DebtItem schema.
+type DebtItemClient struct {
 	config
 }
 
-// NewDebtInvoiceClient returns a client for the DebtInvoice from the given config.
-func NewDebtInvoiceClient(c config) *DebtInvoiceClient {
-	return &DebtInvoiceClient{config: c}
+// NewDebtItemClient returns a client for the DebtItem from the given config.
+func NewDebtItemClient(c config) *DebtItemClient {
+	return &DebtItemClient{config: c}
 }
 
 // Use adds a list of mutation hooks to the hooks stack.
-// A call to `Use(f, g, h)` equals to `debtinvoice.Hooks(f(g(h())))`.
-func (c *DebtInvoiceClient) Use(hooks ...Hook) {
-	c.hooks.DebtInvoice = append(c.hooks.DebtInvoice, hooks...)
+// A call to `Use(f, g, h)` equals to `debtitem.Hooks(f(g(h())))`.
+func (c *DebtItemClient) Use(hooks ...Hook) {
+	c.hooks.DebtItem = append(c.hooks.DebtItem, hooks...)
 }
 
 // Intercept adds a list of query interceptors to the interceptors stack.
-// A call to `Intercept(f, g, h)` equals to `debtinvoice.Intercept(f(g(h())))`.
-func (c *DebtInvoiceClient) Intercept(interceptors ...Interceptor) {
-	c.inters.DebtInvoice = append(c.inters.DebtInvoice, interceptors...)
+// A call to `Intercept(f, g, h)` equals to `debtitem.Intercept(f(g(h())))`.
+func (c *DebtItemClient) Intercept(interceptors ...Interceptor) {
+	c.inters.DebtItem = append(c.inters.DebtItem, interceptors...)
 }
 
-// Create returns a builder for creating a DebtInvoice entity.
-func (c *DebtInvoiceClient) Create() *DebtInvoiceCreate {
-	mutation := newDebtInvoiceMutation(c.config, OpCreate)
-	return &DebtInvoiceCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+// Create returns a builder for creating a DebtItem entity.
+func (c *DebtItemClient) Create() *DebtItemCreate {
+	mutation := newDebtItemMutation(c.config, OpCreate)
+	return &DebtItemCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
 }
 
-// CreateBulk returns a builder for creating a bulk of DebtInvoice entities.
-func (c *DebtInvoiceClient) CreateBulk(builders ...*DebtInvoiceCreate) *DebtInvoiceCreateBulk {
-	return &DebtInvoiceCreateBulk{config: c.config, builders: builders}
+// CreateBulk returns a builder for creating a bulk of DebtItem entities.
+func (c *DebtItemClient) CreateBulk(builders ...*DebtItemCreate) *DebtItemCreateBulk {
+	return &DebtItemCreateBulk{config: c.config, builders: builders}
 }
 
 // MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
 // a builder and applies setFunc on it.
-func (c *DebtInvoiceClient) MapCreateBulk(slice any, setFunc func(*DebtInvoiceCreate, int)) *DebtInvoiceCreateBulk {
+func (c *DebtItemClient) MapCreateBulk(slice any, setFunc func(*DebtItemCreate, int)) *DebtItemCreateBulk {
 	rv := reflect.ValueOf(slice)
 	if rv.Kind() != reflect.Slice {
-		return &DebtInvoiceCreateBulk{err: fmt.Errorf("calling to DebtInvoiceClient.MapCreateBulk with wrong type %T, need slice", slice)}
+		return &DebtItemCreateBulk{err: fmt.Errorf("calling to DebtItemClient.MapCreateBulk with wrong type %T, need slice", slice)}
 	}
-	builders := make([]*DebtInvoiceCreate, rv.Len())
+	builders := make([]*DebtItemCreate, rv.Len())
 	for i := 0; i < rv.Len(); i++ {
 		builders[i] = c.Create()
 		setFunc(builders[i], i)
 	}
-	return &DebtInvoiceCreateBulk{config: c.config, builders: builders}
+	return &DebtItemCreateBulk{config: c.config, builders: builders}
 }
 
-// Update returns an update builder for DebtInvoice.
-func (c *DebtInvoiceClient) Update() *DebtInvoiceUpdate {
-	mutation := newDebtInvoiceMutation(c.config, OpUpdate)
-	return &DebtInvoiceUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+// Update returns an update builder for DebtItem.
+func (c *DebtItemClient) Update() *DebtItemUpdate {
+	mutation := newDebtItemMutation(c.config, OpUpdate)
+	return &DebtItemUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
 }
 
 // UpdateOne returns an update builder for the given entity.
-func (c *DebtInvoiceClient) UpdateOne(_m *DebtInvoice) *DebtInvoiceUpdateOne {
-	mutation := newDebtInvoiceMutation(c.config, OpUpdateOne, withDebtInvoice(_m))
-	return &DebtInvoiceUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+func (c *DebtItemClient) UpdateOne(_m *DebtItem) *DebtItemUpdateOne {
+	mutation := newDebtItemMutation(c.config, OpUpdateOne, withDebtItem(_m))
+	return &DebtItemUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
 }
 
 // UpdateOneID returns an update builder for the given id.
-func (c *DebtInvoiceClient) UpdateOneID(id scalar.IntID) *DebtInvoiceUpdateOne {
-	mutation := newDebtInvoiceMutation(c.config, OpUpdateOne, withDebtInvoiceID(id))
-	return &DebtInvoiceUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+func (c *DebtItemClient) UpdateOneID(id scalar.IntID) *DebtItemUpdateOne {
+	mutation := newDebtItemMutation(c.config, OpUpdateOne, withDebtItemID(id))
+	return &DebtItemUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
 }
 
-// Delete returns a delete builder for DebtInvoice.
-func (c *DebtInvoiceClient) Delete() *DebtInvoiceDelete {
-	mutation := newDebtInvoiceMutation(c.config, OpDelete)
-	return &DebtInvoiceDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+// Delete returns a delete builder for DebtItem.
+func (c *DebtItemClient) Delete() *DebtItemDelete {
+	mutation := newDebtItemMutation(c.config, OpDelete)
+	return &DebtItemDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
 }
 
 // DeleteOne returns a builder for deleting the given entity.
-func (c *DebtInvoiceClient) DeleteOne(_m *DebtInvoice) *DebtInvoiceDeleteOne {
+func (c *DebtItemClient) DeleteOne(_m *DebtItem) *DebtItemDeleteOne {
 	return c.DeleteOneID(_m.ID)
 }
 
 // DeleteOneID returns a builder for deleting the given entity by its id.
-func (c *DebtInvoiceClient) DeleteOneID(id scalar.IntID) *DebtInvoiceDeleteOne {
-	builder := c.Delete().Where(debtinvoice.ID(id))
+func (c *DebtItemClient) DeleteOneID(id scalar.IntID) *DebtItemDeleteOne {
+	builder := c.Delete().Where(debtitem.ID(id))
 	builder.mutation.id = &id
 	builder.mutation.op = OpDeleteOne
-	return &DebtInvoiceDeleteOne{builder}
+	return &DebtItemDeleteOne{builder}
 }
 
-// Query returns a query builder for DebtInvoice.
-func (c *DebtInvoiceClient) Query() *DebtInvoiceQuery {
-	return &DebtInvoiceQuery{
+// Query returns a query builder for DebtItem.
+func (c *DebtItemClient) Query() *DebtItemQuery {
+	return &DebtItemQuery{
 		config: c.config,
-		ctx:    &QueryContext{Type: TypeDebtInvoice},
+		ctx:    &QueryContext{Type: TypeDebtItem},
 		inters: c.Interceptors(),
 	}
 }
 
-// Get returns a DebtInvoice entity by its id.
-func (c *DebtInvoiceClient) Get(ctx context.Context, id scalar.IntID) (*DebtInvoice, error) {
-	return c.Query().Where(debtinvoice.ID(id)).Only(ctx)
+// Get returns a DebtItem entity by its id.
+func (c *DebtItemClient) Get(ctx context.Context, id scalar.IntID) (*DebtItem, error) {
+	return c.Query().Where(debtitem.ID(id)).Only(ctx)
 }
 
 // GetX is like Get, but panics if an error occurs.
-func (c *DebtInvoiceClient) GetX(ctx context.Context, id scalar.IntID) *DebtInvoice {
+func (c *DebtItemClient) GetX(ctx context.Context, id scalar.IntID) *DebtItem {
 	obj, err := c.Get(ctx, id)
 	if err != nil {
 		panic(err)
@@ -1417,15 +1417,15 @@ func (c *DebtInvoiceClient) GetX(ctx context.Context, id scalar.IntID) *DebtInvo
 	return obj
 }
 
-// QueryDebt queries the debt edge of a DebtInvoice.
-func (c *DebtInvoiceClient) QueryDebt(_m *DebtInvoice) *DebtQuery {
+// QueryDebt queries the debt edge of a DebtItem.
+func (c *DebtItemClient) QueryDebt(_m *DebtItem) *DebtQuery {
 	query := (&DebtClient{config: c.config}).Query()
 	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
 		id := _m.ID
 		step := sqlgraph.NewStep(
-			sqlgraph.From(debtinvoice.Table, debtinvoice.FieldID, id),
+			sqlgraph.From(debtitem.Table, debtitem.FieldID, id),
 			sqlgraph.To(debt.Table, debt.FieldID),
-			sqlgraph.Edge(sqlgraph.M2O, true, debtinvoice.DebtTable, debtinvoice.DebtColumn),
+			sqlgraph.Edge(sqlgraph.M2O, true, debtitem.DebtTable, debtitem.DebtColumn),
 		)
 		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
 		return fromV, nil
@@ -1433,15 +1433,15 @@ func (c *DebtInvoiceClient) QueryDebt(_m *DebtInvoice) *DebtQuery {
 	return query
 }
 
-// QueryPayments queries the payments edge of a DebtInvoice.
-func (c *DebtInvoiceClient) QueryPayments(_m *DebtInvoice) *PaymentQuery {
+// QueryPayments queries the payments edge of a DebtItem.
+func (c *DebtItemClient) QueryPayments(_m *DebtItem) *PaymentQuery {
 	query := (&PaymentClient{config: c.config}).Query()
 	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
 		id := _m.ID
 		step := sqlgraph.NewStep(
-			sqlgraph.From(debtinvoice.Table, debtinvoice.FieldID, id),
+			sqlgraph.From(debtitem.Table, debtitem.FieldID, id),
 			sqlgraph.To(payment.Table, payment.FieldID),
-			sqlgraph.Edge(sqlgraph.O2M, false, debtinvoice.PaymentsTable, debtinvoice.PaymentsColumn),
+			sqlgraph.Edge(sqlgraph.O2M, false, debtitem.PaymentsTable, debtitem.PaymentsColumn),
 		)
 		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
 		return fromV, nil
@@ -1450,28 +1450,28 @@ func (c *DebtInvoiceClient) QueryPayments(_m *DebtInvoice) *PaymentQuery {
 }
 
 // Hooks returns the client hooks.
-func (c *DebtInvoiceClient) Hooks() []Hook {
-	hooks := c.hooks.DebtInvoice
-	return append(hooks[:len(hooks):len(hooks)], debtinvoice.Hooks[:]...)
+func (c *DebtItemClient) Hooks() []Hook {
+	hooks := c.hooks.DebtItem
+	return append(hooks[:len(hooks):len(hooks)], debtitem.Hooks[:]...)
 }
 
 // Interceptors returns the client interceptors.
-func (c *DebtInvoiceClient) Interceptors() []Interceptor {
-	return c.inters.DebtInvoice
+func (c *DebtItemClient) Interceptors() []Interceptor {
+	return c.inters.DebtItem
 }
 
-func (c *DebtInvoiceClient) mutate(ctx context.Context, m *DebtInvoiceMutation) (Value, error) {
+func (c *DebtItemClient) mutate(ctx context.Context, m *DebtItemMutation) (Value, error) {
 	switch m.Op() {
 	case OpCreate:
-		return (&DebtInvoiceCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+		return (&DebtItemCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
 	case OpUpdate:
-		return (&DebtInvoiceUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+		return (&DebtItemUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
 	case OpUpdateOne:
-		return (&DebtInvoiceUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+		return (&DebtItemUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
 	case OpDelete, OpDeleteOne:
-		return (&DebtInvoiceDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+		return (&DebtItemDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
-		return nil, fmt.Errorf("ent: unknown DebtInvoice mutation op: %q", m.Op())
+		return nil, fmt.Errorf("ent: unknown DebtItem mutation op: %q", m.Op())
 	}
 }
 
@@ -2215,13 +2215,13 @@ func (c *PaymentClient) QueryDebt(_m *Payment) *DebtQuery {
 }
 
 // QueryInvoice queries the invoice edge of a Payment.
-func (c *PaymentClient) QueryInvoice(_m *Payment) *DebtInvoiceQuery {
-	query := (&DebtInvoiceClient{config: c.config}).Query()
+func (c *PaymentClient) QueryInvoice(_m *Payment) *DebtItemQuery {
+	query := (&DebtItemClient{config: c.config}).Query()
 	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
 		id := _m.ID
 		step := sqlgraph.NewStep(
 			sqlgraph.From(payment.Table, payment.FieldID, id),
-			sqlgraph.To(debtinvoice.Table, debtinvoice.FieldID),
+			sqlgraph.To(debtitem.Table, debtitem.FieldID),
 			sqlgraph.Edge(sqlgraph.M2O, true, payment.InvoiceTable, payment.InvoiceColumn),
 		)
 		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
@@ -2258,11 +2258,11 @@ func (c *PaymentClient) mutate(ctx context.Context, m *PaymentMutation) (Value, 
 // hooks and interceptors per client, for fast access.
 type (
 	hooks struct {
-		APIKey, AuditEvent, AuditEventRecord, Creditor, Debt, DebtCount, DebtInvoice,
+		APIKey, AuditEvent, AuditEventRecord, Creditor, Debt, DebtCount, DebtItem,
 		Debtor, IdempotencyRecord, Invoice, InvoiceArticle, Payment []ent.Hook
 	}
 	inters struct {
-		APIKey, AuditEvent, AuditEventRecord, Creditor, Debt, DebtCount, DebtInvoice,
+		APIKey, AuditEvent, AuditEventRecord, Creditor, Debt, DebtCount, DebtItem,
 		Debtor, IdempotencyRecord, Invoice, InvoiceArticle, Payment []ent.Interceptor
 	}
 )

@@ -50,7 +50,7 @@ type DebtEdges struct {
 	// Debtor holds the value of the debtor edge.
 	Debtor *Debtor `json:"debtor,omitempty"`
 	// Invoices holds the value of the invoices edge.
-	Invoices []*DebtInvoice `json:"invoices,omitempty"`
+	Invoices []*DebtItem `json:"invoices,omitempty"`
 	// Payments holds the value of the payments edge.
 	Payments []*Payment `json:"payments,omitempty"`
 	// Events holds the value of the events edge.
@@ -61,7 +61,7 @@ type DebtEdges struct {
 	// totalCount holds the count of the edges above.
 	totalCount [5]map[string]int
 
-	namedInvoices map[string][]*DebtInvoice
+	namedInvoices map[string][]*DebtItem
 	namedPayments map[string][]*Payment
 	namedEvents   map[string][]*AuditEvent
 }
@@ -90,7 +90,7 @@ func (e DebtEdges) DebtorOrErr() (*Debtor, error) {
 
 // InvoicesOrErr returns the Invoices value or an error if the edge
 // was not loaded in eager-loading.
-func (e DebtEdges) InvoicesOrErr() ([]*DebtInvoice, error) {
+func (e DebtEdges) InvoicesOrErr() ([]*DebtItem, error) {
 	if e.loadedTypes[2] {
 		return e.Invoices, nil
 	}
@@ -223,7 +223,7 @@ func (_m *Debt) QueryDebtor() *DebtorQuery {
 }
 
 // QueryInvoices queries the "invoices" edge of the Debt entity.
-func (_m *Debt) QueryInvoices() *DebtInvoiceQuery {
+func (_m *Debt) QueryInvoices() *DebtItemQuery {
 	return NewDebtClient(_m.config).QueryInvoices(_m)
 }
 
@@ -293,7 +293,7 @@ func (_m *Debt) String() string {
 
 // NamedInvoices returns the Invoices named value or an error if the edge was not
 // loaded in eager-loading with this name.
-func (_m *Debt) NamedInvoices(name string) ([]*DebtInvoice, error) {
+func (_m *Debt) NamedInvoices(name string) ([]*DebtItem, error) {
 	if _m.Edges.namedInvoices == nil {
 		return nil, &NotLoadedError{edge: name}
 	}
@@ -304,12 +304,12 @@ func (_m *Debt) NamedInvoices(name string) ([]*DebtInvoice, error) {
 	return nodes, nil
 }
 
-func (_m *Debt) appendNamedInvoices(name string, edges ...*DebtInvoice) {
+func (_m *Debt) appendNamedInvoices(name string, edges ...*DebtItem) {
 	if _m.Edges.namedInvoices == nil {
-		_m.Edges.namedInvoices = make(map[string][]*DebtInvoice)
+		_m.Edges.namedInvoices = make(map[string][]*DebtItem)
 	}
 	if len(edges) == 0 {
-		_m.Edges.namedInvoices[name] = []*DebtInvoice{}
+		_m.Edges.namedInvoices[name] = []*DebtItem{}
 	} else {
 		_m.Edges.namedInvoices[name] = append(_m.Edges.namedInvoices[name], edges...)
 	}

@@ -14,7 +14,7 @@ import (
 	"github.com/debtql/debtql/ent/auditevent"
 	"github.com/debtql/debtql/ent/creditor"
 	"github.com/debtql/debtql/ent/debt"
-	"github.com/debtql/debtql/ent/debtinvoice"
+	"github.com/debtql/debtql/ent/debtitem"
 	"github.com/debtql/debtql/ent/debtor"
 	"github.com/debtql/debtql/ent/payment"
 	"github.com/debtql/debtql/internal/collection"
@@ -133,14 +133,14 @@ func (_c *DebtCreate) SetDebtor(v *Debtor) *DebtCreate {
 	return _c.SetDebtorID(v.ID)
 }
 
-// AddInvoiceIDs adds the "invoices" edge to the DebtInvoice entity by IDs.
+// AddInvoiceIDs adds the "invoices" edge to the DebtItem entity by IDs.
 func (_c *DebtCreate) AddInvoiceIDs(ids ...scalar.IntID) *DebtCreate {
 	_c.mutation.AddInvoiceIDs(ids...)
 	return _c
 }
 
-// AddInvoices adds the "invoices" edges to the DebtInvoice entity.
-func (_c *DebtCreate) AddInvoices(v ...*DebtInvoice) *DebtCreate {
+// AddInvoices adds the "invoices" edges to the DebtItem entity.
+func (_c *DebtCreate) AddInvoices(v ...*DebtItem) *DebtCreate {
 	ids := make([]scalar.IntID, len(v))
 	for i := range v {
 		ids[i] = v[i].ID
@@ -357,7 +357,7 @@ func (_c *DebtCreate) createSpec() (*Debt, *sqlgraph.CreateSpec) {
 			Columns: []string{debt.InvoicesColumn},
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
-				IDSpec: sqlgraph.NewFieldSpec(debtinvoice.FieldID, field.TypeInt),
+				IDSpec: sqlgraph.NewFieldSpec(debtitem.FieldID, field.TypeInt),
 			},
 		}
 		for _, k := range nodes {

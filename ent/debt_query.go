@@ -16,7 +16,7 @@ import (
 	"github.com/debtql/debtql/ent/auditevent"
 	"github.com/debtql/debtql/ent/creditor"
 	"github.com/debtql/debtql/ent/debt"
-	"github.com/debtql/debtql/ent/debtinvoice"
+	"github.com/debtql/debtql/ent/debtitem"
 	"github.com/debtql/debtql/ent/debtor"
 	"github.com/debtql/debtql/ent/payment"
 	"github.com/debtql/debtql/ent/predicate"
@@ -32,12 +32,12 @@ type DebtQuery struct {
 	predicates        []predicate.Debt
 	withClient        *CreditorQuery
 	withDebtor        *DebtorQuery
-	withInvoices      *DebtInvoiceQuery
+	withInvoices      *DebtItemQuery
 	withPayments      *PaymentQuery
 	withEvents        *AuditEventQuery
 	loadTotal         []func(context.Context, []*Debt) error
 	modifiers         []func(*sql.Selector)
-	withNamedInvoices map[string]*DebtInvoiceQuery
+	withNamedInvoices map[string]*DebtItemQuery
 	withNamedPayments map[string]*PaymentQuery
 	withNamedEvents   map[string]*AuditEventQuery
 	// intermediate query (i.e. traversal path).
@@ -121,8 +121,8 @@ func (_q *DebtQuery) QueryDebtor() *DebtorQuery {
 }
 
 // QueryInvoices chains the current query on the "invoices" edge.
-func (_q *DebtQuery) QueryInvoices() *DebtInvoiceQuery {
-	query := (&DebtInvoiceClient{config: _q.config}).Query()
+func (_q *DebtQuery) QueryInvoices() *DebtItemQuery {
+	query := (&DebtItemClient{config: _q.config}).Query()
 	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
 		if err := _q.prepareQuery(ctx); err != nil {
 			return nil, err
@@ -133,7 +133,7 @@ func (_q *DebtQuery) QueryInvoices() *DebtInvoiceQuery {
 		}
 		step := sqlgraph.NewStep(
 			sqlgraph.From(debt.Table, debt.FieldID, selector),
-			sqlgraph.To(debtinvoice.Table, debtinvoice.FieldID),
+			sqlgraph.To(debtitem.Table, debtitem.FieldID),
 			sqlgraph.Edge(sqlgraph.O2M, false, debt.InvoicesTable, debt.InvoicesColumn),
 		)
 		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
@@ -414,8 +414,8 @@ func (_q *DebtQuery) WithDebtor(opts ...func(*DebtorQuery)) *DebtQuery {
 
 // WithInvoices tells the query-builder to eager-load the nodes that are connected to
 // the "invoices" edge. The optional arguments are used to configure the query builder of the edge.
-func (_q *DebtQuery) WithInvoices(opts ...func(*DebtInvoiceQuery)) *DebtQuery {
-	query := (&DebtInvoiceClient{config: _q.config}).Query()
+func (_q *DebtQuery) WithInvoices(opts ...func(*DebtItemQuery)) *DebtQuery {
+	query := (&DebtItemClient{config: _q.config}).Query()
 	for _, opt := range opts {
 		opt(query)
 	}
@@ -566,8 +566,8 @@ func (_q *DebtQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*Debt, e
 	}
 	if query := _q.withInvoices; query != nil {
 		if err := _q.loadInvoices(ctx, query, nodes,
-			func(n *Debt) { n.Edges.Invoices = []*DebtInvoice{} },
-			func(n *Debt, e *DebtInvoice) { n.Edges.Invoices = append(n.Edges.Invoices, e) }); err != nil {
+			func(n *Debt) { n.Edges.Invoices = []*DebtItem{} },
+			func(n *Debt, e *DebtItem) { n.Edges.Invoices = append(n.Edges.Invoices, e) }); err != nil {
 			return nil, err
 		}
 	}
@@ -588,7 +588,7 @@ func (_q *DebtQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*Debt, e
 	for name, query := range _q.withNamedInvoices {
 		if err := _q.loadInvoices(ctx, query, nodes,
 			func(n *Debt) { n.appendNamedInvoices(name) },
-			func(n *Debt, e *DebtInvoice) { n.appendNamedInvoices(name, e) }); err != nil {
+			func(n *Debt, e *DebtItem) { n.appendNamedInvoices(name, e) }); err != nil {
 			return nil, err
 		}
 	}
@@ -672,7 +672,7 @@ func (_q *DebtQuery) loadDebtor(ctx context.Context, query *DebtorQuery, nodes [
 	}
 	return nil
 }
-func (_q *DebtQuery) loadInvoices(ctx context.Context, query *DebtInvoiceQuery, nodes []*Debt, init func(*Debt), assign func(*Debt, *DebtInvoice)) error {
+func (_q *DebtQuery) loadInvoices(ctx context.Context, query *DebtItemQuery, nodes []*Debt, init func(*Debt), assign func(*Debt, *DebtItem)) error {
 	fks := make([]driver.Value, 0, len(nodes))
 	nodeids := make(map[scalar.IntID]*Debt)
 	for i := range nodes {
@@ -683,9 +683,9 @@ func (_q *DebtQuery) loadInvoices(ctx context.Context, query *DebtInvoiceQuery, 
 		}
 	}
 	if len(query.ctx.Fields) > 0 {
-		query.ctx.AppendFieldOnce(debtinvoice.FieldDebtID)
+		query.ctx.AppendFieldOnce(debtitem.FieldDebtID)
 	}
-	query.Where(predicate.DebtInvoice(func(s *sql.Selector) {
+	query.Where(predicate.DebtItem(func(s *sql.Selector) {
 		s.Where(sql.InValues(s.C(debt.InvoicesColumn), fks...))
 	}))
 	neighbors, err := query.All(ctx)
@@ -893,13 +893,13 @@ func (_q *DebtQuery) Modify(modifiers ...func(s *sql.Selector)) *DebtSelect {
 
 // WithNamedInvoices tells the query-builder to eager-load the nodes that are connected to the "invoices"
 // edge with the given name. The optional arguments are used to configure the query builder of the edge.
-func (_q *DebtQuery) WithNamedInvoices(name string, opts ...func(*DebtInvoiceQuery)) *DebtQuery {
-	query := (&DebtInvoiceClient{config: _q.config}).Query()
+func (_q *DebtQuery) WithNamedInvoices(name string, opts ...func(*DebtItemQuery)) *DebtQuery {
+	query := (&DebtItemClient{config: _q.config}).Query()
 	for _, opt := range opts {
 		opt(query)
 	}
 	if _q.withNamedInvoices == nil {
-		_q.withNamedInvoices = make(map[string]*DebtInvoiceQuery)
+		_q.withNamedInvoices = make(map[string]*DebtItemQuery)
 	}
 	_q.withNamedInvoices[name] = query
 	return _q

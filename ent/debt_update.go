@@ -13,7 +13,7 @@ import (
 	"entgo.io/ent/schema/field"
 	"github.com/debtql/debtql/ent/auditevent"
 	"github.com/debtql/debtql/ent/debt"
-	"github.com/debtql/debtql/ent/debtinvoice"
+	"github.com/debtql/debtql/ent/debtitem"
 	"github.com/debtql/debtql/ent/payment"
 	"github.com/debtql/debtql/ent/predicate"
 	"github.com/debtql/debtql/internal/collection"
@@ -101,14 +101,14 @@ func (_u *DebtUpdate) ClearWithdrawComment() *DebtUpdate {
 	return _u
 }
 
-// AddInvoiceIDs adds the "invoices" edge to the DebtInvoice entity by IDs.
+// AddInvoiceIDs adds the "invoices" edge to the DebtItem entity by IDs.
 func (_u *DebtUpdate) AddInvoiceIDs(ids ...scalar.IntID) *DebtUpdate {
 	_u.mutation.AddInvoiceIDs(ids...)
 	return _u
 }
 
-// AddInvoices adds the "invoices" edges to the DebtInvoice entity.
-func (_u *DebtUpdate) AddInvoices(v ...*DebtInvoice) *DebtUpdate {
+// AddInvoices adds the "invoices" edges to the DebtItem entity.
+func (_u *DebtUpdate) AddInvoices(v ...*DebtItem) *DebtUpdate {
 	ids := make([]scalar.IntID, len(v))
 	for i := range v {
 		ids[i] = v[i].ID
@@ -151,20 +151,20 @@ func (_u *DebtUpdate) Mutation() *DebtMutation {
 	return _u.mutation
 }
 
-// ClearInvoices clears all "invoices" edges to the DebtInvoice entity.
+// ClearInvoices clears all "invoices" edges to the DebtItem entity.
 func (_u *DebtUpdate) ClearInvoices() *DebtUpdate {
 	_u.mutation.ClearInvoices()
 	return _u
 }
 
-// RemoveInvoiceIDs removes the "invoices" edge to DebtInvoice entities by IDs.
+// RemoveInvoiceIDs removes the "invoices" edge to DebtItem entities by IDs.
 func (_u *DebtUpdate) RemoveInvoiceIDs(ids ...scalar.IntID) *DebtUpdate {
 	_u.mutation.RemoveInvoiceIDs(ids...)
 	return _u
 }
 
-// RemoveInvoices removes "invoices" edges to DebtInvoice entities.
-func (_u *DebtUpdate) RemoveInvoices(v ...*DebtInvoice) *DebtUpdate {
+// RemoveInvoices removes "invoices" edges to DebtItem entities.
+func (_u *DebtUpdate) RemoveInvoices(v ...*DebtItem) *DebtUpdate {
 	ids := make([]scalar.IntID, len(v))
 	for i := range v {
 		ids[i] = v[i].ID
@@ -313,7 +313,7 @@ func (_u *DebtUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 			Columns: []string{debt.InvoicesColumn},
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
-				IDSpec: sqlgraph.NewFieldSpec(debtinvoice.FieldID, field.TypeInt),
+				IDSpec: sqlgraph.NewFieldSpec(debtitem.FieldID, field.TypeInt),
 			},
 		}
 		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
@@ -326,7 +326,7 @@ func (_u *DebtUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 			Columns: []string{debt.InvoicesColumn},
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
-				IDSpec: sqlgraph.NewFieldSpec(debtinvoice.FieldID, field.TypeInt),
+				IDSpec: sqlgraph.NewFieldSpec(debtitem.FieldID, field.TypeInt),
 			},
 		}
 		for _, k := range nodes {
@@ -342,7 +342,7 @@ func (_u *DebtUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 			Columns: []string{debt.InvoicesColumn},
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
-				IDSpec: sqlgraph.NewFieldSpec(debtinvoice.FieldID, field.TypeInt),
+				IDSpec: sqlgraph.NewFieldSpec(debtitem.FieldID, field.TypeInt),
 			},
 		}
 		for _, k := range nodes {
@@ -529,14 +529,14 @@ func (_u *DebtUpdateOne) ClearWithdrawComment() *DebtUpdateOne {
 	return _u
 }
 
-// AddInvoiceIDs adds the "invoices" edge to the DebtInvoice entity by IDs.
+// AddInvoiceIDs adds the "invoices" edge to the DebtItem entity by IDs.
 func (_u *DebtUpdateOne) AddInvoiceIDs(ids ...scalar.IntID) *DebtUpdateOne {
 	_u.mutation.AddInvoiceIDs(ids...)
 	return _u
 }
 
-// AddInvoices adds the "invoices" edges to the DebtInvoice entity.
-func (_u *DebtUpdateOne) AddInvoices(v ...*DebtInvoice) *DebtUpdateOne {
+// AddInvoices adds the "invoices" edges to the DebtItem entity.
+func (_u *DebtUpdateOne) AddInvoices(v ...*DebtItem) *DebtUpdateOne {
 	ids := make([]scalar.IntID, len(v))
 	for i := range v {
 		ids[i] = v[i].ID
@@ -579,20 +579,20 @@ func (_u *DebtUpdateOne) Mutation() *DebtMutation {
 	return _u.mutation
 }
 
-// ClearInvoices clears all "invoices" edges to the DebtInvoice entity.
+// ClearInvoices clears all "invoices" edges to the DebtItem entity.
 func (_u *DebtUpdateOne) ClearInvoices() *DebtUpdateOne {
 	_u.mutation.ClearInvoices()
 	return _u
 }
 
-// RemoveInvoiceIDs removes the "invoices" edge to DebtInvoice entities by IDs.
+// RemoveInvoiceIDs removes the "invoices" edge to DebtItem entities by IDs.
 func (_u *DebtUpdateOne) RemoveInvoiceIDs(ids ...scalar.IntID) *DebtUpdateOne {
 	_u.mutation.RemoveInvoiceIDs(ids...)
 	return _u
 }
 
-// RemoveInvoices removes "invoices" edges to DebtInvoice entities.
-func (_u *DebtUpdateOne) RemoveInvoices(v ...*DebtInvoice) *DebtUpdateOne {
+// RemoveInvoices removes "invoices" edges to DebtItem entities.
+func (_u *DebtUpdateOne) RemoveInvoices(v ...*DebtItem) *DebtUpdateOne {
 	ids := make([]scalar.IntID, len(v))
 	for i := range v {
 		ids[i] = v[i].ID
@@ -771,7 +771,7 @@ func (_u *DebtUpdateOne) sqlSave(ctx context.Context) (_node *Debt, err error) {
 			Columns: []string{debt.InvoicesColumn},
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
-				IDSpec: sqlgraph.NewFieldSpec(debtinvoice.FieldID, field.TypeInt),
+				IDSpec: sqlgraph.NewFieldSpec(debtitem.FieldID, field.TypeInt),
 			},
 		}
 		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
@@ -784,7 +784,7 @@ func (_u *DebtUpdateOne) sqlSave(ctx context.Context) (_node *Debt, err error) {
 			Columns: []string{debt.InvoicesColumn},
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
-				IDSpec: sqlgraph.NewFieldSpec(debtinvoice.FieldID, field.TypeInt),
+				IDSpec: sqlgraph.NewFieldSpec(debtitem.FieldID, field.TypeInt),
 			},
 		}
 		for _, k := range nodes {
@@ -800,7 +800,7 @@ func (_u *DebtUpdateOne) sqlSave(ctx context.Context) (_node *Debt, err error) {
 			Columns: []string{debt.InvoicesColumn},
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
-				IDSpec: sqlgraph.NewFieldSpec(debtinvoice.FieldID, field.TypeInt),
+				IDSpec: sqlgraph.NewFieldSpec(debtitem.FieldID, field.TypeInt),
 			},
 		}
 		for _, k := range nodes {

@@ -42,7 +42,7 @@ func (_m *Debt) OverpaidAmount() collection.Money { return _m.settled().Overpaid
 // SetLoadedEdges gives a payment its debt and item as if eager-loaded, so
 // that resolving payment.debt and payment.invoice sends no query. The caller
 // vouches that d and i are the payment's debt and item.
-func (_m *Payment) SetLoadedEdges(d *Debt, i *DebtInvoice) {
+func (_m *Payment) SetLoadedEdges(d *Debt, i *DebtItem) {
 	_m.Edges.Debt, _m.Edges.Invoice = d, i
 	_m.Edges.loadedTypes[0], _m.Edges.loadedTypes[1] = true, true
 }
@@ -81,10 +81,10 @@ func (s *RowScanner) ScanDebt(c *Client, columns []string) (*Debt, error) {
 	return e, nil
 }
 
-// ScanDebtInvoice adds the columns of a DebtInvoice (of debtinvoice.Columns) to the
+// ScanDebtItem adds the columns of a DebtItem (of debtitem.Columns) to the
 // row; the entity is filled by Done, and queries its edges through c.
-func (s *RowScanner) ScanDebtInvoice(c *Client, columns []string) (*DebtInvoice, error) {
-	e := &DebtInvoice{config: c.config}
+func (s *RowScanner) ScanDebtItem(c *Client, columns []string) (*DebtItem, error) {
+	e := &DebtItem{config: c.config}
 	values, err := e.scanValues(columns)
 	if err != nil {
 		return nil, err

@@ -18,7 +18,7 @@ import (
 	"github.com/debtql/debtql/ent/creditor"
 	"github.com/debtql/debtql/ent/debt"
 	"github.com/debtql/debtql/ent/debtcount"
-	"github.com/debtql/debtql/ent/debtinvoice"
+	"github.com/debtql/debtql/ent/debtitem"
 	"github.com/debtql/debtql/ent/debtor"
 	"github.com/debtql/debtql/ent/idempotencyrecord"
 	"github.com/debtql/debtql/ent/invoice"
@@ -90,7 +90,7 @@ func checkColumn(t, c string) error {
 			creditor.Table:          creditor.ValidColumn,
 			debt.Table:              debt.ValidColumn,
 			debtcount.Table:         debtcount.ValidColumn,
-			debtinvoice.Table:       debtinvoice.ValidColumn,
+			debtitem.Table:          debtitem.ValidColumn,
 			debtor.Table:            debtor.ValidColumn,
 			idempotencyrecord.Table: idempotencyrecord.ValidColumn,
 			invoice.Table:           invoice.ValidColumn,

@@ -12,7 +12,7 @@ import (
 	"github.com/debtql/debtql/ent/auditeventrecord"
 	"github.com/debtql/debtql/ent/creditor"
 	"github.com/debtql/debtql/ent/debt"
-	"github.com/debtql/debtql/ent/debtinvoice"
+	"github.com/debtql/debtql/ent/debtitem"
 	"github.com/debtql/debtql/ent/debtor"
 	"github.com/debtql/debtql/ent/idempotencyrecord"
 	"github.com/debtql/debtql/ent/invoice"
@@ -621,12 +621,12 @@ func (_q *DebtQuery) collectField(ctx context.Context, oneNode bool, opCtx *grap
 			var (
 				alias = field.Alias
 				path  = append(path, alias)
-				query = (&DebtInvoiceClient{config: _q.config}).Query()
+				query = (&DebtItemClient{config: _q.config}).Query()
 			)
-			if err := query.collectField(ctx, false, opCtx, field, path, mayAddCondition(satisfies, debtinvoiceImplementors)...); err != nil {
+			if err := query.collectField(ctx, false, opCtx, field, path, mayAddCondition(satisfies, debtitemImplementors)...); err != nil {
 				return err
 			}
-			_q.WithNamedInvoices(alias, func(wq *DebtInvoiceQuery) {
+			_q.WithNamedInvoices(alias, func(wq *DebtItemQuery) {
 				*wq = *query
 			})
 
@@ -756,7 +756,7 @@ func newDebtPaginateArgs(rv map[string]any) *debtPaginateArgs {
 }
 
 // CollectFields tells the query-builder to eagerly load connected nodes by resolver context.
-func (_q *DebtInvoiceQuery) CollectFields(ctx context.Context, satisfies ...string) (*DebtInvoiceQuery, error) {
+func (_q *DebtItemQuery) CollectFields(ctx context.Context, satisfies ...string) (*DebtItemQuery, error) {
 	fc := graphql.GetFieldContext(ctx)
 	if fc == nil {
 		return _q, nil
@@ -767,12 +767,12 @@ func (_q *DebtInvoiceQuery) CollectFields(ctx context.Context, satisfies ...stri
 	return _q, nil
 }
 
-func (_q *DebtInvoiceQuery) collectField(ctx context.Context, oneNode bool, opCtx *graphql.OperationContext, collected graphql.CollectedField, path []string, satisfies ...string) error {
+func (_q *DebtItemQuery) collectField(ctx context.Context, oneNode bool, opCtx *graphql.OperationContext, collected graphql.CollectedField, path []string, satisfies ...string) error {
 	path = append([]string(nil), path...)
 	var (
 		unknownSeen    bool
-		fieldSeen      = make(map[string]struct{}, len(debtinvoice.Columns))
-		selectedFields = []string{debtinvoice.FieldID}
+		fieldSeen      = make(map[string]struct{}, len(debtitem.Columns))
+		selectedFields = []string{debtitem.FieldID}
 	)
 	for _, field := range graphql.CollectFields(opCtx, collected.Selections, satisfies) {
 		switch field.Name {
@@ -787,9 +787,9 @@ func (_q *DebtInvoiceQuery) collectField(ctx context.Context, oneNode bool, opCt
 				return err
 			}
 			_q.withDebt = query
-			if _, ok := fieldSeen[debtinvoice.FieldDebtID]; !ok {
-				selectedFields = append(selectedFields, debtinvoice.FieldDebtID)
-				fieldSeen[debtinvoice.FieldDebtID] = struct{}{}
+			if _, ok := fieldSeen[debtitem.FieldDebtID]; !ok {
+				selectedFields = append(selectedFields, debtitem.FieldDebtID)
+				fieldSeen[debtitem.FieldDebtID] = struct{}{}
 			}
 
 		case "payments":
@@ -805,64 +805,64 @@ func (_q *DebtInvoiceQuery) collectField(ctx context.Context, oneNode bool, opCt
 				*wq = *query
 			})
 		case "createdAt":
-			if _, ok := fieldSeen[debtinvoice.FieldCreatedAt]; !ok {
-				selectedFields = append(selectedFields, debtinvoice.FieldCreatedAt)
-				fieldSeen[debtinvoice.FieldCreatedAt] = struct{}{}
+			if _, ok := fieldSeen[debtitem.FieldCreatedAt]; !ok {
+				selectedFields = append(selectedFields, debtitem.FieldCreatedAt)
+				fieldSeen[debtitem.FieldCreatedAt] = struct{}{}
 			}
 		case "clientID":
-			if _, ok := fieldSeen[debtinvoice.FieldClientID]; !ok {
-				selectedFields = append(selectedFields, debtinvoice.FieldClientID)
-				fieldSeen[debtinvoice.FieldClientID] = struct{}{}
+			if _, ok := fieldSeen[debtitem.FieldClientID]; !ok {
+				selectedFields = append(selectedFields, debtitem.FieldClientID)
+				fieldSeen[debtitem.FieldClientID] = struct{}{}
 			}
 		case "debtID":
-			if _, ok := fieldSeen[debtinvoice.FieldDebtID]; !ok {
-				selectedFields = append(selectedFields, debtinvoice.FieldDebtID)
-				fieldSeen[debtinvoice.FieldDebtID] = struct{}{}
+			if _, ok := fieldSeen[debtitem.FieldDebtID]; !ok {
+				selectedFields = append(selectedFields, debtitem.FieldDebtID)
+				fieldSeen[debtitem.FieldDebtID] = struct{}{}
 			}
 		case "position":
-			if _, ok := fieldSeen[debtinvoice.FieldPosition]; !ok {
-				selectedFields = append(selectedFields, debtinvoice.FieldPosition)
-				fieldSeen[debtinvoice.FieldPosition] = struct{}{}
+			if _, ok := fieldSeen[debtitem.FieldPosition]; !ok {
+				selectedFields = append(selectedFields, debtitem.FieldPosition)
+				fieldSeen[debtitem.FieldPosition] = struct{}{}
 			}
 		case "invoiceNumber":
-			if _, ok := fieldSeen[debtinvoice.FieldInvoiceNumber]; !ok {
-				selectedFields = append(selectedFields, debtinvoice.FieldInvoiceNumber)
-				fieldSeen[debtinvoice.FieldInvoiceNumber] = struct{}{}
+			if _, ok := fieldSeen[debtitem.FieldInvoiceNumber]; !ok {
+				selectedFields = append(selectedFields, debtitem.FieldInvoiceNumber)
+				fieldSeen[debtitem.FieldInvoiceNumber] = struct{}{}
 			}
 		case "invoiceNumberKey":
-			if _, ok := fieldSeen[debtinvoice.FieldInvoiceNumberKey]; !ok {
-				selectedFields = append(selectedFields, debtinvoice.FieldInvoiceNumberKey)
-				fieldSeen[debtinvoice.FieldInvoiceNumberKey] = struct{}{}
+			if _, ok := fieldSeen[debtitem.FieldInvoiceNumberKey]; !ok {
+				selectedFields = append(selectedFields, debtitem.FieldInvoiceNumberKey)
+				fieldSeen[debtitem.FieldInvoiceNumberKey] = struct{}{}
 			}
 		case "description":
-			if _, ok := fieldSeen[debtinvoice.FieldDescription]; !ok {
-				selectedFields = append(selectedFields, debtinvoice.FieldDescription)
-				fieldSeen[debtinvoice.FieldDescription] = struct{}{}
+			if _, ok := fieldSeen[debtitem.FieldDescription]; !ok {
+				selectedFields = append(selectedFields, debtitem.FieldDescription)
+				fieldSeen[debtitem.FieldDescription] = struct{}{}
 			}
 		case "invoiceDate":
-			if _, ok := fieldSeen[debtinvoice.FieldInvoiceDate]; !ok {
-				selectedFields = append(selectedFields, debtinvoice.FieldInvoiceDate)
-				fieldSeen[debtinvoice.FieldInvoiceDate] = struct{}{}
+			if _, ok := fieldSeen[debtitem.FieldInvoiceDate]; !ok {
+				selectedFields = append(selectedFields, debtitem.FieldInvoiceDate)
+				fieldSeen[debtitem.FieldInvoiceDate] = struct{}{}
 			}
 		case "dueDate":
-			if _, ok := fieldSeen[debtinvoice.FieldDueDate]; !ok {
-				selectedFields = append(selectedFields, debtinvoice.FieldDueDate)
-				fieldSeen[debtinvoice.FieldDueDate] = struct{}{}
+			if _, ok := fieldSeen[debtitem.FieldDueDate]; !ok {
+				selectedFields = append(selectedFields, debtitem.FieldDueDate)
+				fieldSeen[debtitem.FieldDueDate] = struct{}{}
 			}
 		case "reminderDate":
-			if _, ok := fieldSeen[debtinvoice.FieldReminderDate]; !ok {
-				selectedFields = append(selectedFields, debtinvoice.FieldReminderDate)
-				fieldSeen[debtinvoice.FieldReminderDate] = struct{}{}
+			if _, ok := fieldSeen[debtitem.FieldReminderDate]; !ok {
+				selectedFields = append(selectedFields, debtitem.FieldReminderDate)
+				fieldSeen[debtitem.FieldReminderDate] = struct{}{}
 			}
 		case "amount":
-			if _, ok := fieldSeen[debtinvoice.FieldAmount]; !ok {
-				selectedFields = append(selectedFields, debtinvoice.FieldAmount)
-				fieldSeen[debtinvoice.FieldAmount] = struct{}{}
+			if _, ok := fieldSeen[debtitem.FieldAmount]; !ok {
+				selectedFields = append(selectedFields, debtitem.FieldAmount)
+				fieldSeen[debtitem.FieldAmount] = struct{}{}
 			}
 		case "paidAmount":
-			if _, ok := fieldSeen[debtinvoice.FieldPaidAmount]; !ok {
-				selectedFields = append(selectedFields, debtinvoice.FieldPaidAmount)
-				fieldSeen[debtinvoice.FieldPaidAmount] = struct{}{}
+			if _, ok := fieldSeen[debtitem.FieldPaidAmount]; !ok {
+				selectedFields = append(selectedFields, debtitem.FieldPaidAmount)
+				fieldSeen[debtitem.FieldPaidAmount] = struct{}{}
 			}
 		case "id":
 		case "__typename":
@@ -876,14 +876,14 @@ func (_q *DebtInvoiceQuery) collectField(ctx context.Context, oneNode bool, opCt
 	return nil
 }
 
-type debtinvoicePaginateArgs struct {
+type debtitemPaginateArgs struct {
 	first, last   *int
 	after, before *Cursor
-	opts          []DebtInvoicePaginateOption
+	opts          []DebtItemPaginateOption
 }
 
-func newDebtInvoicePaginateArgs(rv map[string]any) *debtinvoicePaginateArgs {
-	args := &debtinvoicePaginateArgs{}
+func newDebtItemPaginateArgs(rv map[string]any) *debtitemPaginateArgs {
+	args := &debtitemPaginateArgs{}
 	if rv == nil {
 		return args
 	}
@@ -904,7 +904,7 @@ func newDebtInvoicePaginateArgs(rv map[string]any) *debtinvoicePaginateArgs {
 		case map[string]any:
 			var (
 				err1, err2 error
-				order      = &DebtInvoiceOrder{Field: &DebtInvoiceOrderField{}, Direction: entgql.OrderDirectionAsc}
+				order      = &DebtItemOrder{Field: &DebtItemOrderField{}, Direction: entgql.OrderDirectionAsc}
 			)
 			if d, ok := v[directionField]; ok {
 				err1 = order.Direction.UnmarshalGQL(d)
@@ -913,11 +913,11 @@ func newDebtInvoicePaginateArgs(rv map[string]any) *debtinvoicePaginateArgs {
 				err2 = order.Field.UnmarshalGQL(f)
 			}
 			if err1 == nil && err2 == nil {
-				args.opts = append(args.opts, WithDebtInvoiceOrder(order))
+				args.opts = append(args.opts, WithDebtItemOrder(order))
 			}
-		case *DebtInvoiceOrder:
+		case *DebtItemOrder:
 			if v != nil {
-				args.opts = append(args.opts, WithDebtInvoiceOrder(v))
+				args.opts = append(args.opts, WithDebtItemOrder(v))
 			}
 		}
 	}
@@ -1590,15 +1590,15 @@ func (_q *PaymentQuery) collectField(ctx context.Context, oneNode bool, opCtx *g
 			var (
 				alias = field.Alias
 				path  = append(path, alias)
-				query = (&DebtInvoiceClient{config: _q.config}).Query()
+				query = (&DebtItemClient{config: _q.config}).Query()
 			)
-			if err := query.collectField(ctx, oneNode, opCtx, field, path, mayAddCondition(satisfies, debtinvoiceImplementors)...); err != nil {
+			if err := query.collectField(ctx, oneNode, opCtx, field, path, mayAddCondition(satisfies, debtitemImplementors)...); err != nil {
 				return err
 			}
 			_q.withInvoice = query
-			if _, ok := fieldSeen[payment.FieldDebtInvoiceID]; !ok {
-				selectedFields = append(selectedFields, payment.FieldDebtInvoiceID)
-				fieldSeen[payment.FieldDebtInvoiceID] = struct{}{}
+			if _, ok := fieldSeen[payment.FieldDebtItemID]; !ok {
+				selectedFields = append(selectedFields, payment.FieldDebtItemID)
+				fieldSeen[payment.FieldDebtItemID] = struct{}{}
 			}
 		case "createdAt":
 			if _, ok := fieldSeen[payment.FieldCreatedAt]; !ok {
@@ -1615,10 +1615,10 @@ func (_q *PaymentQuery) collectField(ctx context.Context, oneNode bool, opCtx *g
 				selectedFields = append(selectedFields, payment.FieldDebtID)
 				fieldSeen[payment.FieldDebtID] = struct{}{}
 			}
-		case "debtInvoiceID":
-			if _, ok := fieldSeen[payment.FieldDebtInvoiceID]; !ok {
-				selectedFields = append(selectedFields, payment.FieldDebtInvoiceID)
-				fieldSeen[payment.FieldDebtInvoiceID] = struct{}{}
+		case "debtItemID":
+			if _, ok := fieldSeen[payment.FieldDebtItemID]; !ok {
+				selectedFields = append(selectedFields, payment.FieldDebtItemID)
+				fieldSeen[payment.FieldDebtItemID] = struct{}{}
 			}
 		case "amount":
 			if _, ok := fieldSeen[payment.FieldAmount]; !ok {

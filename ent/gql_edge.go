@@ -60,7 +60,7 @@ func (_m *Debt) Debtor(ctx context.Context) (*Debtor, error) {
 	return result, err
 }
 
-func (_m *Debt) Invoices(ctx context.Context) (result []*DebtInvoice, err error) {
+func (_m *Debt) Invoices(ctx context.Context) (result []*DebtItem, err error) {
 	if fc := graphql.GetFieldContext(ctx); fc != nil && fc.Field.Alias != "" {
 		result, err = _m.NamedInvoices(graphql.GetFieldContext(ctx).Field.Alias)
 	} else {
@@ -96,7 +96,7 @@ func (_m *Debt) Events(ctx context.Context) (result []*AuditEvent, err error) {
 	return result, err
 }
 
-func (_m *DebtInvoice) Debt(ctx context.Context) (*Debt, error) {
+func (_m *DebtItem) Debt(ctx context.Context) (*Debt, error) {
 	result, err := _m.Edges.DebtOrErr()
 	if IsNotLoaded(err) {
 		result, err = _m.QueryDebt().Only(ctx)
@@ -104,7 +104,7 @@ func (_m *DebtInvoice) Debt(ctx context.Context) (*Debt, error) {
 	return result, err
 }
 
-func (_m *DebtInvoice) Payments(ctx context.Context) (result []*Payment, err error) {
+func (_m *DebtItem) Payments(ctx context.Context) (result []*Payment, err error) {
 	if fc := graphql.GetFieldContext(ctx); fc != nil && fc.Field.Alias != "" {
 		result, err = _m.NamedPayments(graphql.GetFieldContext(ctx).Field.Alias)
 	} else {
@@ -160,7 +160,7 @@ func (_m *Payment) Debt(ctx context.Context) (*Debt, error) {
 	return result, err
 }
 
-func (_m *Payment) Invoice(ctx context.Context) (*DebtInvoice, error) {
+func (_m *Payment) Invoice(ctx context.Context) (*DebtItem, error) {
 	result, err := _m.Edges.InvoiceOrErr()
 	if IsNotLoaded(err) {
 		result, err = _m.QueryInvoice().Only(ctx)

@@ -14,7 +14,7 @@ import (
 	"github.com/debtql/debtql/ent/auditeventrecord"
 	"github.com/debtql/debtql/ent/creditor"
 	"github.com/debtql/debtql/ent/debt"
-	"github.com/debtql/debtql/ent/debtinvoice"
+	"github.com/debtql/debtql/ent/debtitem"
 	"github.com/debtql/debtql/ent/debtor"
 	"github.com/debtql/debtql/ent/idempotencyrecord"
 	"github.com/debtql/debtql/ent/invoice"
@@ -75,12 +75,15 @@ func (_m Debt) marshalID() string {
 	return buf.String()
 }
 
-var debtinvoiceImplementors = []string{"DebtInvoice", "Node"}
+var debtitemImplementors = []string{"DebtItem", "Node", "DebtInvoice"}
 
 // IsNode implements the Node interface check for GQLGen.
-func (*DebtInvoice) IsNode() {}
+func (*DebtItem) IsNode() {}
 
-func (_m DebtInvoice) marshalID() string {
+// IsDebtInvoice implements the DebtInvoice interface check for GQLGen.
+func (*DebtItem) IsDebtInvoice() {}
+
+func (_m DebtItem) marshalID() string {
 	var buf bytes.Buffer
 	_m.ID.MarshalGQL(&buf)
 	return buf.String()
@@ -244,15 +247,15 @@ func (c *Client) noder(ctx context.Context, table string, id string) (Noder, err
 			}
 		}
 		return query.Only(ctx)
-	case debtinvoice.Table:
+	case debtitem.Table:
 		var uid scalar.IntID
 		if err := uid.UnmarshalGQL(id); err != nil {
 			return nil, err
 		}
-		query := c.DebtInvoice.Query().
-			Where(debtinvoice.ID(uid))
+		query := c.DebtItem.Query().
+			Where(debtitem.ID(uid))
 		if fc := graphql.GetFieldContext(ctx); fc != nil {
-			if err := query.collectField(ctx, true, graphql.GetOperationContext(ctx), fc.Field, nil, debtinvoiceImplementors...); err != nil {
+			if err := query.collectField(ctx, true, graphql.GetOperationContext(ctx), fc.Field, nil, debtitemImplementors...); err != nil {
 				return nil, err
 			}
 		}
@@ -485,16 +488,16 @@ func (c *Client) noders(ctx context.Context, table string, ids []string) ([]Node
 				*noder = node
 			}
 		}
-	case debtinvoice.Table:
+	case debtitem.Table:
 		uids := make([]scalar.IntID, len(ids))
 		for i, id := range ids {
 			if err := uids[i].UnmarshalGQL(id); err != nil {
 				return nil, err
 			}
 		}
-		query := c.DebtInvoice.Query().
-			Where(debtinvoice.IDIn(uids...))
-		query, err := query.CollectFields(ctx, debtinvoiceImplementors...)
+		query := c.DebtItem.Query().
+			Where(debtitem.IDIn(uids...))
+		query, err := query.CollectFields(ctx, debtitemImplementors...)
 		if err != nil {
 			return nil, err
 		}

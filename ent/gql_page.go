@@ -15,7 +15,7 @@ import (
 	"github.com/debtql/debtql/ent/auditeventrecord"
 	"github.com/debtql/debtql/ent/creditor"
 	"github.com/debtql/debtql/ent/debt"
-	"github.com/debtql/debtql/ent/debtinvoice"
+	"github.com/debtql/debtql/ent/debtitem"
 	"github.com/debtql/debtql/ent/debtor"
 	"github.com/debtql/debtql/ent/idempotencyrecord"
 	"github.com/debtql/debtql/ent/invoice"
@@ -1404,12 +1404,12 @@ func (c *DebtConnection) Nodes() []*Debt {
 	return nodes
 }
 
-// Page returns one page of DebtInvoice as a connection. The total count is
+// Page returns one page of DebtItem as a connection. The total count is
 // computed only when totalCount is selected: with the page's rows, as a
 // column of the same statement (one round trip, not two), or on its own
 // when no row comes back; from p.Total when set, else by counting.
-func (_m *DebtInvoiceQuery) Page(ctx context.Context, p Paging, opts ...DebtInvoicePaginateOption) (*DebtInvoiceConnection, error) {
-	pager, err := newDebtInvoicePager(opts, !p.ByPage && p.Last != nil)
+func (_m *DebtItemQuery) Page(ctx context.Context, p Paging, opts ...DebtItemPaginateOption) (*DebtItemConnection, error) {
+	pager, err := newDebtItemPager(opts, !p.ByPage && p.Last != nil)
 	if err != nil {
 		return nil, err
 	}
@@ -1445,7 +1445,7 @@ func (_m *DebtInvoiceQuery) Page(ctx context.Context, p Paging, opts ...DebtInvo
 				return nil, err
 			}
 		}
-		return &DebtInvoiceConnection{Edges: []*DebtInvoiceEdge{}, TotalCount: total}, nil
+		return &DebtItemConnection{Edges: []*DebtItemEdge{}, TotalCount: total}, nil
 	}
 	var keptSel *sql.Selector
 	if wantTotal {
@@ -1465,9 +1465,9 @@ func (_m *DebtInvoiceQuery) Page(ctx context.Context, p Paging, opts ...DebtInvo
 		c.Unique(false)
 		cs := c.sqlQuery(ctx)
 		if distinct {
-			cs.Select(sql.Count(sql.Distinct(cs.C(debtinvoice.FieldID))))
+			cs.Select(sql.Count(sql.Distinct(cs.C(debtitem.FieldID))))
 		} else {
-			cs.Select(sql.Count(cs.C(debtinvoice.FieldID)))
+			cs.Select(sql.Count(cs.C(debtitem.FieldID)))
 		}
 		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(cs, pageTotalColumn) })
 	}
@@ -1481,7 +1481,7 @@ func (_m *DebtInvoiceQuery) Page(ctx context.Context, p Paging, opts ...DebtInvo
 		limit = p.Limit
 		if p.Offset == 0 {
 			_m.Limit(limit + 1)
-		} else if _m, err = deferDebtInvoicePageRows(ctx, _m, countQuery, pager, p.Offset, limit+1); err != nil {
+		} else if _m, err = deferDebtItemPageRows(ctx, _m, countQuery, pager, p.Offset, limit+1); err != nil {
 			return nil, err
 		}
 	} else {
@@ -1498,19 +1498,19 @@ func (_m *DebtInvoiceQuery) Page(ctx context.Context, p Paging, opts ...DebtInvo
 	}
 	var total int
 	if wantTotal {
-		if total, err = pageTotal(nodes, func(n *DebtInvoice) (ent.Value, error) { return n.Value(pageTotalColumn) }, count); err != nil {
+		if total, err = pageTotal(nodes, func(n *DebtItem) (ent.Value, error) { return n.Value(pageTotalColumn) }, count); err != nil {
 			return nil, err
 		}
 	}
-	conn := pageOfDebtInvoiceConnection(nodes, p, limit, pager)
+	conn := pageOfDebtItemConnection(nodes, p, limit, pager)
 	conn.TotalCount = total
 	return conn, nil
 }
 
-// pageOfDebtInvoiceConnection makes the connection of a page's nodes, read with
+// pageOfDebtItemConnection makes the connection of a page's nodes, read with
 // one row more than the page's limit to tell whether there are more.
-func pageOfDebtInvoiceConnection(nodes []*DebtInvoice, p Paging, limit int, pager *debtinvoicePager) *DebtInvoiceConnection {
-	conn := &DebtInvoiceConnection{}
+func pageOfDebtItemConnection(nodes []*DebtItem, p Paging, limit int, pager *debtitemPager) *DebtItemConnection {
+	conn := &DebtItemConnection{}
 	more := len(nodes) > limit
 	if more {
 		nodes = nodes[:limit]
@@ -1529,9 +1529,9 @@ func pageOfDebtInvoiceConnection(nodes []*DebtInvoice, p Paging, limit int, page
 		conn.PageInfo.HasNextPage = more
 		conn.PageInfo.HasPreviousPage = p.After != nil
 	}
-	conn.Edges = make([]*DebtInvoiceEdge, len(nodes))
+	conn.Edges = make([]*DebtItemEdge, len(nodes))
 	for i, node := range nodes {
-		conn.Edges[i] = &DebtInvoiceEdge{Node: node, Cursor: pager.toCursor(node)}
+		conn.Edges[i] = &DebtItemEdge{Node: node, Cursor: pager.toCursor(node)}
 	}
 	if l := len(conn.Edges); l > 0 {
 		conn.PageInfo.StartCursor = &conn.Edges[0].Cursor
@@ -1540,14 +1540,14 @@ func pageOfDebtInvoiceConnection(nodes []*DebtInvoice, p Paging, limit int, page
 	return conn
 }
 
-// deferDebtInvoicePageRows makes a page past the first (by page number) a deferred
+// deferDebtItemPageRows makes a page past the first (by page number) a deferred
 // join: the ids of the page's rows are found by skipping offset rows of
 // the filtered list in order, reading only the ids (an index-only scan
 // where an index serves the order), and then only those rows are read.
 // With OFFSET on the query itself PostgreSQL reads every skipped row from
 // the table (page 200 of 50: 9,950 rows for 51). Same statement, same
 // snapshot, same rows.
-func deferDebtInvoicePageRows(ctx context.Context, _m *DebtInvoiceQuery, filtered *DebtInvoiceQuery, pager *debtinvoicePager, offset, limit int) (*DebtInvoiceQuery, error) {
+func deferDebtItemPageRows(ctx context.Context, _m *DebtItemQuery, filtered *DebtItemQuery, pager *debtitemPager, offset, limit int) (*DebtItemQuery, error) {
 	keys := filtered.Clone()
 	keys.Unique(false)
 	keys = pager.applyOrder(keys)
@@ -1556,8 +1556,8 @@ func deferDebtInvoicePageRows(ctx context.Context, _m *DebtInvoiceQuery, filtere
 		return nil, err
 	}
 	ks := keys.sqlQuery(ctx)
-	ks.Select(ks.C(debtinvoice.FieldID))
-	return _m.Where(func(s *sql.Selector) { s.Where(sql.In(s.C(debtinvoice.FieldID), ks)) }), nil
+	ks.Select(ks.C(debtitem.FieldID))
+	return _m.Where(func(s *sql.Selector) { s.Where(sql.In(s.C(debtitem.FieldID), ks)) }), nil
 }
 
 // PageEach returns, for each of the groups that the column groupBy splits
@@ -1566,17 +1566,17 @@ func deferDebtInvoicePageRows(ctx context.Context, _m *DebtInvoiceQuery, filtere
 // groupBy and every key gets a connection. It takes a fixed number of
 // queries whatever the number of groups: a window function numbers the rows
 // of each group, and the page is a range of those numbers.
-func (_m *DebtInvoiceQuery) PageEach(ctx context.Context, p Paging, groupBy string, keys []string, group func(*DebtInvoice) string, opts ...DebtInvoicePaginateOption) (map[string]*DebtInvoiceConnection, error) {
-	pager, err := newDebtInvoicePager(opts, !p.ByPage && p.Last != nil)
+func (_m *DebtItemQuery) PageEach(ctx context.Context, p Paging, groupBy string, keys []string, group func(*DebtItem) string, opts ...DebtItemPaginateOption) (map[string]*DebtItemConnection, error) {
+	pager, err := newDebtItemPager(opts, !p.ByPage && p.Last != nil)
 	if err != nil {
 		return nil, err
 	}
 	if _m, err = pager.applyFilter(_m); err != nil {
 		return nil, err
 	}
-	out := make(map[string]*DebtInvoiceConnection, len(keys))
+	out := make(map[string]*DebtItemConnection, len(keys))
 	for _, k := range keys {
-		out[k] = pageOfDebtInvoiceConnection(nil, p, 0, pager)
+		out[k] = pageOfDebtItemConnection(nil, p, 0, pager)
 	}
 	if hasCollectedField(ctx, totalCountField) {
 		c := _m.Clone()
@@ -1624,24 +1624,24 @@ func (_m *DebtInvoiceQuery) PageEach(ctx context.Context, p Paging, groupBy stri
 	if err != nil {
 		return nil, err
 	}
-	grouped := make(map[string][]*DebtInvoice, len(keys))
+	grouped := make(map[string][]*DebtItem, len(keys))
 	for _, n := range nodes {
 		grouped[group(n)] = append(grouped[group(n)], n)
 	}
 	for k, ns := range grouped {
 		if conn, ok := out[k]; ok {
 			total := conn.TotalCount
-			*conn = *pageOfDebtInvoiceConnection(ns, p, limit, pager)
+			*conn = *pageOfDebtItemConnection(ns, p, limit, pager)
 			conn.TotalCount = total
 		}
 	}
 	return out, nil
 }
 
-// CollectSelection eager-loads the edges that a selection of DebtInvoice
+// CollectSelection eager-loads the edges that a selection of DebtItem
 // fields asks for (a field whose records another loader reads, such as
 // Invoice.debt), and keeps every column: the loader may need them all.
-func (_m *DebtInvoiceQuery) CollectSelection(ctx context.Context, field graphql.CollectedField) (*DebtInvoiceQuery, error) {
+func (_m *DebtItemQuery) CollectSelection(ctx context.Context, field graphql.CollectedField) (*DebtItemQuery, error) {
 	if err := _m.collectField(ctx, false, graphql.GetOperationContext(ctx), field, nil); err != nil {
 		return nil, err
 	}
@@ -1650,8 +1650,8 @@ func (_m *DebtInvoiceQuery) CollectSelection(ctx context.Context, field graphql.
 }
 
 // Nodes returns the nodes of the connection's edges.
-func (c *DebtInvoiceConnection) Nodes() []*DebtInvoice {
-	nodes := make([]*DebtInvoice, len(c.Edges))
+func (c *DebtItemConnection) Nodes() []*DebtItem {
+	nodes := make([]*DebtItem, len(c.Edges))
 	for i, e := range c.Edges {
 		nodes[i] = e.Node
 	}

@@ -19,7 +19,7 @@ import (
 	"github.com/debtql/debtql/ent/auditeventrecord"
 	"github.com/debtql/debtql/ent/creditor"
 	"github.com/debtql/debtql/ent/debt"
-	"github.com/debtql/debtql/ent/debtinvoice"
+	"github.com/debtql/debtql/ent/debtitem"
 	"github.com/debtql/debtql/ent/debtor"
 	"github.com/debtql/debtql/ent/idempotencyrecord"
 	"github.com/debtql/debtql/ent/invoice"
@@ -1577,20 +1577,20 @@ func (_m *Debt) ToEdge(order *DebtOrder) *DebtEdge {
 	}
 }
 
-// DebtInvoiceEdge is the edge representation of DebtInvoice.
-type DebtInvoiceEdge struct {
-	Node   *DebtInvoice `json:"node"`
-	Cursor Cursor       `json:"cursor"`
+// DebtItemEdge is the edge representation of DebtItem.
+type DebtItemEdge struct {
+	Node   *DebtItem `json:"node"`
+	Cursor Cursor    `json:"cursor"`
 }
 
-// DebtInvoiceConnection is the connection containing edges to DebtInvoice.
-type DebtInvoiceConnection struct {
-	Edges      []*DebtInvoiceEdge `json:"edges"`
-	PageInfo   PageInfo           `json:"pageInfo"`
-	TotalCount int                `json:"totalCount"`
+// DebtItemConnection is the connection containing edges to DebtItem.
+type DebtItemConnection struct {
+	Edges      []*DebtItemEdge `json:"edges"`
+	PageInfo   PageInfo        `json:"pageInfo"`
+	TotalCount int             `json:"totalCount"`
 }
 
-func (c *DebtInvoiceConnection) build(nodes []*DebtInvoice, pager *debtinvoicePager, after *Cursor, first *int, before *Cursor, last *int) {
+func (c *DebtItemConnection) build(nodes []*DebtItem, pager *debtitemPager, after *Cursor, first *int, before *Cursor, last *int) {
 	c.PageInfo.HasNextPage = before != nil
 	c.PageInfo.HasPreviousPage = after != nil
 	if first != nil && *first+1 == len(nodes) {
@@ -1600,21 +1600,21 @@ func (c *DebtInvoiceConnection) build(nodes []*DebtInvoice, pager *debtinvoicePa
 		c.PageInfo.HasPreviousPage = true
 		nodes = nodes[:len(nodes)-1]
 	}
-	var nodeAt func(int) *DebtInvoice
+	var nodeAt func(int) *DebtItem
 	if last != nil {
 		n := len(nodes) - 1
-		nodeAt = func(i int) *DebtInvoice {
+		nodeAt = func(i int) *DebtItem {
 			return nodes[n-i]
 		}
 	} else {
-		nodeAt = func(i int) *DebtInvoice {
+		nodeAt = func(i int) *DebtItem {
 			return nodes[i]
 		}
 	}
-	c.Edges = make([]*DebtInvoiceEdge, len(nodes))
+	c.Edges = make([]*DebtItemEdge, len(nodes))
 	for i := range nodes {
 		node := nodeAt(i)
-		c.Edges[i] = &DebtInvoiceEdge{
+		c.Edges[i] = &DebtItemEdge{
 			Node:   node,
 			Cursor: pager.toCursor(node),
 		}
@@ -1628,87 +1628,87 @@ func (c *DebtInvoiceConnection) build(nodes []*DebtInvoice, pager *debtinvoicePa
 	}
 }
 
-// DebtInvoicePaginateOption enables pagination customization.
-type DebtInvoicePaginateOption func(*debtinvoicePager) error
+// DebtItemPaginateOption enables pagination customization.
+type DebtItemPaginateOption func(*debtitemPager) error
 
-// WithDebtInvoiceOrder configures pagination ordering.
-func WithDebtInvoiceOrder(order *DebtInvoiceOrder) DebtInvoicePaginateOption {
+// WithDebtItemOrder configures pagination ordering.
+func WithDebtItemOrder(order *DebtItemOrder) DebtItemPaginateOption {
 	if order == nil {
-		order = DefaultDebtInvoiceOrder
+		order = DefaultDebtItemOrder
 	}
 	o := *order
-	return func(pager *debtinvoicePager) error {
+	return func(pager *debtitemPager) error {
 		if err := o.Direction.Validate(); err != nil {
 			return err
 		}
 		if o.Field == nil {
-			o.Field = DefaultDebtInvoiceOrder.Field
+			o.Field = DefaultDebtItemOrder.Field
 		}
 		pager.order = &o
 		return nil
 	}
 }
 
-// WithDebtInvoiceFilter configures pagination filter.
-func WithDebtInvoiceFilter(filter func(*DebtInvoiceQuery) (*DebtInvoiceQuery, error)) DebtInvoicePaginateOption {
-	return func(pager *debtinvoicePager) error {
+// WithDebtItemFilter configures pagination filter.
+func WithDebtItemFilter(filter func(*DebtItemQuery) (*DebtItemQuery, error)) DebtItemPaginateOption {
+	return func(pager *debtitemPager) error {
 		if filter == nil {
-			return errors.New("DebtInvoiceQuery filter cannot be nil")
+			return errors.New("DebtItemQuery filter cannot be nil")
 		}
 		pager.filter = filter
 		return nil
 	}
 }
 
-type debtinvoicePager struct {
+type debtitemPager struct {
 	reverse bool
-	order   *DebtInvoiceOrder
-	filter  func(*DebtInvoiceQuery) (*DebtInvoiceQuery, error)
+	order   *DebtItemOrder
+	filter  func(*DebtItemQuery) (*DebtItemQuery, error)
 }
 
-func newDebtInvoicePager(opts []DebtInvoicePaginateOption, reverse bool) (*debtinvoicePager, error) {
-	pager := &debtinvoicePager{reverse: reverse}
+func newDebtItemPager(opts []DebtItemPaginateOption, reverse bool) (*debtitemPager, error) {
+	pager := &debtitemPager{reverse: reverse}
 	for _, opt := range opts {
 		if err := opt(pager); err != nil {
 			return nil, err
 		}
 	}
 	if pager.order == nil {
-		pager.order = DefaultDebtInvoiceOrder
+		pager.order = DefaultDebtItemOrder
 	}
 	return pager, nil
 }
 
-func (p *debtinvoicePager) applyFilter(query *DebtInvoiceQuery) (*DebtInvoiceQuery, error) {
+func (p *debtitemPager) applyFilter(query *DebtItemQuery) (*DebtItemQuery, error) {
 	if p.filter != nil {
 		return p.filter(query)
 	}
 	return query, nil
 }
 
-func (p *debtinvoicePager) toCursor(_m *DebtInvoice) Cursor {
+func (p *debtitemPager) toCursor(_m *DebtItem) Cursor {
 	return p.order.Field.toCursor(_m)
 }
 
-func (p *debtinvoicePager) applyCursors(query *DebtInvoiceQuery, after, before *Cursor) (*DebtInvoiceQuery, error) {
+func (p *debtitemPager) applyCursors(query *DebtItemQuery, after, before *Cursor) (*DebtItemQuery, error) {
 	direction := p.order.Direction
 	if p.reverse {
 		direction = direction.Reverse()
 	}
-	for _, predicate := range entgql.CursorsPredicate(after, before, DefaultDebtInvoiceOrder.Field.column, p.order.Field.column, direction) {
+	for _, predicate := range entgql.CursorsPredicate(after, before, DefaultDebtItemOrder.Field.column, p.order.Field.column, direction) {
 		query = query.Where(predicate)
 	}
 	return query, nil
 }
 
-func (p *debtinvoicePager) applyOrder(query *DebtInvoiceQuery) *DebtInvoiceQuery {
+func (p *debtitemPager) applyOrder(query *DebtItemQuery) *DebtItemQuery {
 	direction := p.order.Direction
 	if p.reverse {
 		direction = direction.Reverse()
 	}
 	query = query.Order(p.order.Field.toTerm(direction.OrderTermOption()))
-	if p.order.Field != DefaultDebtInvoiceOrder.Field {
-		query = query.Order(DefaultDebtInvoiceOrder.Field.toTerm(direction.OrderTermOption()))
+	if p.order.Field != DefaultDebtItemOrder.Field {
+		query = query.Order(DefaultDebtItemOrder.Field.toTerm(direction.OrderTermOption()))
 	}
 	if len(query.ctx.Fields) > 0 {
 		query.ctx.AppendFieldOnce(p.order.Field.column)
@@ -1716,7 +1716,7 @@ func (p *debtinvoicePager) applyOrder(query *DebtInvoiceQuery) *DebtInvoiceQuery
 	return query
 }
 
-func (p *debtinvoicePager) orderExpr(query *DebtInvoiceQuery) sql.Querier {
+func (p *debtitemPager) orderExpr(query *DebtItemQuery) sql.Querier {
 	direction := p.order.Direction
 	if p.reverse {
 		direction = direction.Reverse()
@@ -1726,28 +1726,28 @@ func (p *debtinvoicePager) orderExpr(query *DebtInvoiceQuery) sql.Querier {
 	}
 	return sql.ExprFunc(func(b *sql.Builder) {
 		b.Ident(p.order.Field.column).Pad().WriteString(string(direction))
-		if p.order.Field != DefaultDebtInvoiceOrder.Field {
-			b.Comma().Ident(DefaultDebtInvoiceOrder.Field.column).Pad().WriteString(string(direction))
+		if p.order.Field != DefaultDebtItemOrder.Field {
+			b.Comma().Ident(DefaultDebtItemOrder.Field.column).Pad().WriteString(string(direction))
 		}
 	})
 }
 
-// Paginate executes the query and returns a relay based cursor connection to DebtInvoice.
-func (_m *DebtInvoiceQuery) Paginate(
+// Paginate executes the query and returns a relay based cursor connection to DebtItem.
+func (_m *DebtItemQuery) Paginate(
 	ctx context.Context, after *Cursor, first *int,
-	before *Cursor, last *int, opts ...DebtInvoicePaginateOption,
-) (*DebtInvoiceConnection, error) {
+	before *Cursor, last *int, opts ...DebtItemPaginateOption,
+) (*DebtItemConnection, error) {
 	if err := validateFirstLast(first, last); err != nil {
 		return nil, err
 	}
-	pager, err := newDebtInvoicePager(opts, last != nil)
+	pager, err := newDebtItemPager(opts, last != nil)
 	if err != nil {
 		return nil, err
 	}
 	if _m, err = pager.applyFilter(_m); err != nil {
 		return nil, err
 	}
-	conn := &DebtInvoiceConnection{Edges: []*DebtInvoiceEdge{}}
+	conn := &DebtItemConnection{Edges: []*DebtItemEdge{}}
 	ignoredEdges := !hasCollectedField(ctx, edgesField)
 	if hasCollectedField(ctx, totalCountField) || hasCollectedField(ctx, pageInfoField) {
 		hasPagination := after != nil || first != nil || before != nil || last != nil
@@ -1786,14 +1786,14 @@ func (_m *DebtInvoiceQuery) Paginate(
 }
 
 var (
-	// DebtInvoiceOrderFieldCreatedAt orders DebtInvoice by created_at.
-	DebtInvoiceOrderFieldCreatedAt = &DebtInvoiceOrderField{
-		Value: func(_m *DebtInvoice) (ent.Value, error) {
+	// DebtItemOrderFieldCreatedAt orders DebtItem by created_at.
+	DebtItemOrderFieldCreatedAt = &DebtItemOrderField{
+		Value: func(_m *DebtItem) (ent.Value, error) {
 			return _m.CreatedAt, nil
 		},
-		column: debtinvoice.FieldCreatedAt,
-		toTerm: debtinvoice.ByCreatedAt,
-		toCursor: func(_m *DebtInvoice) Cursor {
+		column: debtitem.FieldCreatedAt,
+		toTerm: debtitem.ByCreatedAt,
+		toCursor: func(_m *DebtItem) Cursor {
 			return Cursor{
 				ID:    _m.marshalID(),
 				Value: _m.CreatedAt,
@@ -1803,71 +1803,71 @@ var (
 )
 
 // String implement fmt.Stringer interface.
-func (f DebtInvoiceOrderField) String() string {
+func (f DebtItemOrderField) String() string {
 	var str string
 	switch f.column {
-	case DebtInvoiceOrderFieldCreatedAt.column:
+	case DebtItemOrderFieldCreatedAt.column:
 		str = "CREATED_AT"
 	}
 	return str
 }
 
 // MarshalGQL implements graphql.Marshaler interface.
-func (f DebtInvoiceOrderField) MarshalGQL(w io.Writer) {
+func (f DebtItemOrderField) MarshalGQL(w io.Writer) {
 	io.WriteString(w, strconv.Quote(f.String()))
 }
 
 // UnmarshalGQL implements graphql.Unmarshaler interface.
-func (f *DebtInvoiceOrderField) UnmarshalGQL(v interface{}) error {
+func (f *DebtItemOrderField) UnmarshalGQL(v interface{}) error {
 	str, ok := v.(string)
 	if !ok {
-		return fmt.Errorf("DebtInvoiceOrderField %T must be a string", v)
+		return fmt.Errorf("DebtItemOrderField %T must be a string", v)
 	}
 	switch str {
 	case "CREATED_AT":
-		*f = *DebtInvoiceOrderFieldCreatedAt
+		*f = *DebtItemOrderFieldCreatedAt
 	default:
-		return fmt.Errorf("%s is not a valid DebtInvoiceOrderField", str)
+		return fmt.Errorf("%s is not a valid DebtItemOrderField", str)
 	}
 	return nil
 }
 
-// DebtInvoiceOrderField defines the ordering field of DebtInvoice.
-type DebtInvoiceOrderField struct {
-	// Value extracts the ordering value from the given DebtInvoice.
-	Value    func(*DebtInvoice) (ent.Value, error)
+// DebtItemOrderField defines the ordering field of DebtItem.
+type DebtItemOrderField struct {
+	// Value extracts the ordering value from the given DebtItem.
+	Value    func(*DebtItem) (ent.Value, error)
 	column   string // field or computed.
-	toTerm   func(...sql.OrderTermOption) debtinvoice.OrderOption
-	toCursor func(*DebtInvoice) Cursor
+	toTerm   func(...sql.OrderTermOption) debtitem.OrderOption
+	toCursor func(*DebtItem) Cursor
 }
 
-// DebtInvoiceOrder defines the ordering of DebtInvoice.
-type DebtInvoiceOrder struct {
-	Direction OrderDirection         `json:"direction"`
-	Field     *DebtInvoiceOrderField `json:"field"`
+// DebtItemOrder defines the ordering of DebtItem.
+type DebtItemOrder struct {
+	Direction OrderDirection      `json:"direction"`
+	Field     *DebtItemOrderField `json:"field"`
 }
 
-// DefaultDebtInvoiceOrder is the default ordering of DebtInvoice.
-var DefaultDebtInvoiceOrder = &DebtInvoiceOrder{
+// DefaultDebtItemOrder is the default ordering of DebtItem.
+var DefaultDebtItemOrder = &DebtItemOrder{
 	Direction: entgql.OrderDirectionAsc,
-	Field: &DebtInvoiceOrderField{
-		Value: func(_m *DebtInvoice) (ent.Value, error) {
+	Field: &DebtItemOrderField{
+		Value: func(_m *DebtItem) (ent.Value, error) {
 			return _m.ID, nil
 		},
-		column: debtinvoice.FieldID,
-		toTerm: debtinvoice.ByID,
-		toCursor: func(_m *DebtInvoice) Cursor {
+		column: debtitem.FieldID,
+		toTerm: debtitem.ByID,
+		toCursor: func(_m *DebtItem) Cursor {
 			return Cursor{ID: _m.marshalID()}
 		},
 	},
 }
 
-// ToEdge converts DebtInvoice into DebtInvoiceEdge.
-func (_m *DebtInvoice) ToEdge(order *DebtInvoiceOrder) *DebtInvoiceEdge {
+// ToEdge converts DebtItem into DebtItemEdge.
+func (_m *DebtItem) ToEdge(order *DebtItemOrder) *DebtItemEdge {
 	if order == nil {
-		order = DefaultDebtInvoiceOrder
+		order = DefaultDebtItemOrder
 	}
-	return &DebtInvoiceEdge{
+	return &DebtItemEdge{
 		Node:   _m,
 		Cursor: order.Field.toCursor(_m),
 	}

@@ -17,7 +17,7 @@ import (
 	"github.com/debtql/debtql/ent/creditor"
 	"github.com/debtql/debtql/ent/debt"
 	"github.com/debtql/debtql/ent/debtcount"
-	"github.com/debtql/debtql/ent/debtinvoice"
+	"github.com/debtql/debtql/ent/debtitem"
 	"github.com/debtql/debtql/ent/debtor"
 	"github.com/debtql/debtql/ent/idempotencyrecord"
 	"github.com/debtql/debtql/ent/invoice"
@@ -44,7 +44,7 @@ const (
 	TypeCreditor          = "Creditor"
 	TypeDebt              = "Debt"
 	TypeDebtCount         = "DebtCount"
-	TypeDebtInvoice       = "DebtInvoice"
+	TypeDebtItem          = "DebtItem"
 	TypeDebtor            = "Debtor"
 	TypeIdempotencyRecord = "IdempotencyRecord"
 	TypeInvoice           = "Invoice"
@@ -4553,7 +4553,7 @@ func (m *DebtMutation) ResetDebtor() {
 	m.cleareddebtor = false
 }
 
-// AddInvoiceIDs adds the "invoices" edge to the DebtInvoice entity by ids.
+// AddInvoiceIDs adds the "invoices" edge to the DebtItem entity by ids.
 func (m *DebtMutation) AddInvoiceIDs(ids ...scalar.IntID) {
 	if m.invoices == nil {
 		m.invoices = make(map[scalar.IntID]struct{})
@@ -4563,17 +4563,17 @@ func (m *DebtMutation) AddInvoiceIDs(ids ...scalar.IntID) {
 	}
 }
 
-// ClearInvoices clears the "invoices" edge to the DebtInvoice entity.
+// ClearInvoices clears the "invoices" edge to the DebtItem entity.
 func (m *DebtMutation) ClearInvoices() {
 	m.clearedinvoices = true
 }
 
-// InvoicesCleared reports if the "invoices" edge to the DebtInvoice entity was cleared.
+// InvoicesCleared reports if the "invoices" edge to the DebtItem entity was cleared.
 func (m *DebtMutation) InvoicesCleared() bool {
 	return m.clearedinvoices
 }
 
-// RemoveInvoiceIDs removes the "invoices" edge to the DebtInvoice entity by IDs.
+// RemoveInvoiceIDs removes the "invoices" edge to the DebtItem entity by IDs.
 func (m *DebtMutation) RemoveInvoiceIDs(ids ...scalar.IntID) {
 	if m.removedinvoices == nil {
 		m.removedinvoices = make(map[scalar.IntID]struct{})
@@ -4584,7 +4584,7 @@ func (m *DebtMutation) RemoveInvoiceIDs(ids ...scalar.IntID) {
 	}
 }
 
-// RemovedInvoices returns the removed IDs of the "invoices" edge to the DebtInvoice entity.
+// RemovedInvoices returns the removed IDs of the "invoices" edge to the DebtItem entity.
 func (m *DebtMutation) RemovedInvoicesIDs() (ids []scalar.IntID) {
 	for id := range m.removedinvoices {
 		ids = append(ids, id)
@@ -5634,8 +5634,8 @@ func (m *DebtCountMutation) ResetEdge(name string) error {
 	return fmt.Errorf("unknown DebtCount edge %s", name)
 }
 
-// DebtInvoiceMutation represents an operation that mutates the DebtInvoice nodes in the graph.
-type DebtInvoiceMutation struct {
+// DebtItemMutation represents an operation that mutates the DebtItem nodes in the graph.
+type DebtItemMutation struct {
 	config
 	op                 Op
 	typ                string
@@ -5661,21 +5661,21 @@ type DebtInvoiceMutation struct {
 	removedpayments    map[scalar.IntID]struct{}
 	clearedpayments    bool
 	done               bool
-	oldValue           func(context.Context) (*DebtInvoice, error)
-	predicates         []predicate.DebtInvoice
+	oldValue           func(context.Context) (*DebtItem, error)
+	predicates         []predicate.DebtItem
 }
 
-var _ ent.Mutation = (*DebtInvoiceMutation)(nil)
+var _ ent.Mutation = (*DebtItemMutation)(nil)
 
-// debtinvoiceOption allows management of the mutation configuration using functional options.
-type debtinvoiceOption func(*DebtInvoiceMutation)
+// debtitemOption allows management of the mutation configuration using functional options.
+type debtitemOption func(*DebtItemMutation)
 
-// newDebtInvoiceMutation creates new mutation for the DebtInvoice entity.
-func newDebtInvoiceMutation(c config, op Op, opts ...debtinvoiceOption) *DebtInvoiceMutation {
-	m := &DebtInvoiceMutation{
+// newDebtItemMutation creates new mutation for the DebtItem entity.
+func newDebtItemMutation(c config, op Op, opts ...debtitemOption) *DebtItemMutation {
+	m := &DebtItemMutation{
 		config:        c,
 		op:            op,
-		typ:           TypeDebtInvoice,
+		typ:           TypeDebtItem,
 		clearedFields: make(map[string]struct{}),
 	}
 	for _, opt := range opts {
@@ -5684,20 +5684,20 @@ func newDebtInvoiceMutation(c config, op Op, opts ...debtinvoiceOption) *DebtInv
 	return m
 }
 
-// withDebtInvoiceID sets the ID field of the mutation.
-func withDebtInvoiceID(id scalar.IntID) debtinvoiceOption {
-	return func(m *DebtInvoiceMutation) {
+// withDebtItemID sets the ID field of the mutation.
+func withDebtItemID(id scalar.IntID) debtitemOption {
+	return func(m *DebtItemMutation) {
 		var (
 			err   error
 			once  sync.Once
-			value *DebtInvoice
+			value *DebtItem
 		)
-		m.oldValue = func(ctx context.Context) (*DebtInvoice, error) {
+		m.oldValue = func(ctx context.Context) (*DebtItem, error) {
 			once.Do(func() {
 				if m.done {
 					err = errors.New("querying old values post mutation is not allowed")
 				} else {
-					value, err = m.Client().DebtInvoice.Get(ctx, id)
+					value, err = m.Client().DebtItem.Get(ctx, id)
 				}
 			})
 			return value, err
@@ -5706,10 +5706,10 @@ func withDebtInvoiceID(id scalar.IntID) debtinvoiceOption {
 	}
 }
 
-// withDebtInvoice sets the old DebtInvoice of the mutation.
-func withDebtInvoice(node *DebtInvoice) debtinvoiceOption {
-	return func(m *DebtInvoiceMutation) {
-		m.oldValue = func(context.Context) (*DebtInvoice, error) {
+// withDebtItem sets the old DebtItem of the mutation.
+func withDebtItem(node *DebtItem) debtitemOption {
+	return func(m *DebtItemMutation) {
+		m.oldValue = func(context.Context) (*DebtItem, error) {
 			return node, nil
 		}
 		m.id = &node.ID
@@ -5718,7 +5718,7 @@ func withDebtInvoice(node *DebtInvoice) debtinvoiceOption {
 
 // Client returns a new `ent.Client` from the mutation. If the mutation was
 // executed in a transaction (ent.Tx), a transactional client is returned.
-func (m DebtInvoiceMutation) Client() *Client {
+func (m DebtItemMutation) Client() *Client {
 	client := &Client{config: m.config}
 	client.init()
 	return client
@@ -5726,7 +5726,7 @@ func (m DebtInvoiceMutation) Client() *Client {
 
 // Tx returns an `ent.Tx` for mutations that were executed in transactions;
 // it returns an error otherwise.
-func (m DebtInvoiceMutation) Tx() (*Tx, error) {
+func (m DebtItemMutation) Tx() (*Tx, error) {
 	if _, ok := m.driver.(*txDriver); !ok {
 		return nil, errors.New("ent: mutation is not running in a transaction")
 	}
@@ -5736,14 +5736,14 @@ func (m DebtInvoiceMutation) Tx() (*Tx, error) {
 }
 
 // SetID sets the value of the id field. Note that this
-// operation is only accepted on creation of DebtInvoice entities.
-func (m *DebtInvoiceMutation) SetID(id scalar.IntID) {
+// operation is only accepted on creation of DebtItem entities.
+func (m *DebtItemMutation) SetID(id scalar.IntID) {
 	m.id = &id
 }
 
 // ID returns the ID value in the mutation. Note that the ID is only available
 // if it was provided to the builder or after it was returned from the database.
-func (m *DebtInvoiceMutation) ID() (id scalar.IntID, exists bool) {
+func (m *DebtItemMutation) ID() (id scalar.IntID, exists bool) {
 	if m.id == nil {
 		return
 	}
@@ -5754,7 +5754,7 @@ func (m *DebtInvoiceMutation) ID() (id scalar.IntID, exists bool) {
 // That means, if the mutation is applied within a transaction with an isolation level such
 // as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
 // or updated by the mutation.
-func (m *DebtInvoiceMutation) IDs(ctx context.Context) ([]scalar.IntID, error) {
+func (m *DebtItemMutation) IDs(ctx context.Context) ([]scalar.IntID, error) {
 	switch {
 	case m.op.Is(OpUpdateOne | OpDeleteOne):
 		id, exists := m.ID()
@@ -5763,19 +5763,19 @@ func (m *DebtInvoiceMutation) IDs(ctx context.Context) ([]scalar.IntID, error) {
 		}
 		fallthrough
 	case m.op.Is(OpUpdate | OpDelete):
-		return m.Client().DebtInvoice.Query().Where(m.predicates...).IDs(ctx)
+		return m.Client().DebtItem.Query().Where(m.predicates...).IDs(ctx)
 	default:
 		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
 	}
 }
 
 // SetCreatedAt sets the "created_at" field.
-func (m *DebtInvoiceMutation) SetCreatedAt(t time.Time) {
+func (m *DebtItemMutation) SetCreatedAt(t time.Time) {
 	m.created_at = &t
 }
 
 // CreatedAt returns the value of the "created_at" field in the mutation.
-func (m *DebtInvoiceMutation) CreatedAt() (r time.Time, exists bool) {
+func (m *DebtItemMutation) CreatedAt() (r time.Time, exists bool) {
 	v := m.created_at
 	if v == nil {
 		return
@@ -5783,10 +5783,10 @@ func (m *DebtInvoiceMutation) CreatedAt() (r time.Time, exists bool) {
 	return *v, true
 }
 
-// OldCreatedAt returns the old "created_at" field's value of the DebtInvoice entity.
-// If the DebtInvoice object wasn't provided to the builder, the object is fetched from the database.
+// OldCreatedAt returns the old "created_at" field's value of the DebtItem entity.
+// If the DebtItem object wasn't provided to the builder, the object is fetched from the database.
 // An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *DebtInvoiceMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+func (m *DebtItemMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
 	if !m.op.Is(OpUpdateOne) {
 		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
 	}
@@ -5801,17 +5801,17 @@ func (m *DebtInvoiceMutation) OldCreatedAt(ctx context.Context) (v time.Time, er
 }
 
 // ResetCreatedAt resets all changes to the "created_at" field.
-func (m *DebtInvoiceMutation) ResetCreatedAt() {
+func (m *DebtItemMutation) ResetCreatedAt() {
 	m.created_at = nil
 }
 
 // SetClientID sets the "client_id" field.
-func (m *DebtInvoiceMutation) SetClientID(s string) {
+func (m *DebtItemMutation) SetClientID(s string) {
 	m.client_id = &s
 }
 
 // ClientID returns the value of the "client_id" field in the mutation.
-func (m *DebtInvoiceMutation) ClientID() (r string, exists bool) {
+func (m *DebtItemMutation) ClientID() (r string, exists bool) {
 	v := m.client_id
 	if v == nil {
 		return
@@ -5819,10 +5819,10 @@ func (m *DebtInvoiceMutation) ClientID() (r string, exists bool) {
 	return *v, true
 }
 
-// OldClientID returns the old "client_id" field's value of the DebtInvoice entity.
-// If the DebtInvoice object wasn't provided to the builder, the object is fetched from the database.
+// OldClientID returns the old "client_id" field's value of the DebtItem entity.
+// If the DebtItem object wasn't provided to the builder, the object is fetched from the database.
 // An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *DebtInvoiceMutation) OldClientID(ctx context.Context) (v string, err error) {
+func (m *DebtItemMutation) OldClientID(ctx context.Context) (v string, err error) {
 	if !m.op.Is(OpUpdateOne) {
 		return v, errors.New("OldClientID is only allowed on UpdateOne operations")
 	}
@@ -5837,17 +5837,17 @@ func (m *DebtInvoiceMutation) OldClientID(ctx context.Context) (v string, err er
 }
 
 // ResetClientID resets all changes to the "client_id" field.
-func (m *DebtInvoiceMutation) ResetClientID() {
+func (m *DebtItemMutation) ResetClientID() {
 	m.client_id = nil
 }
 
 // SetDebtID sets the "debt_id" field.
-func (m *DebtInvoiceMutation) SetDebtID(si scalar.IntID) {
+func (m *DebtItemMutation) SetDebtID(si scalar.IntID) {
 	m.debt = &si
 }
 
 // DebtID returns the value of the "debt_id" field in the mutation.
-func (m *DebtInvoiceMutation) DebtID() (r scalar.IntID, exists bool) {
+func (m *DebtItemMutation) DebtID() (r scalar.IntID, exists bool) {
 	v := m.debt
 	if v == nil {
 		return
@@ -5855,10 +5855,10 @@ func (m *DebtInvoiceMutation) DebtID() (r scalar.IntID, exists bool) {
 	return *v, true
 }
 
-// OldDebtID returns the old "debt_id" field's value of the DebtInvoice entity.
-// If the DebtInvoice object wasn't provided to the builder, the object is fetched from the database.
+// OldDebtID returns the old "debt_id" field's value of the DebtItem entity.
+// If the DebtItem object wasn't provided to the builder, the object is fetched from the database.
 // An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *DebtInvoiceMutation) OldDebtID(ctx context.Context) (v scalar.IntID, err error) {
+func (m *DebtItemMutation) OldDebtID(ctx context.Context) (v scalar.IntID, err error) {
 	if !m.op.Is(OpUpdateOne) {
 		return v, errors.New("OldDebtID is only allowed on UpdateOne operations")
 	}
@@ -5873,18 +5873,18 @@ func (m *DebtInvoiceMutation) OldDebtID(ctx context.Context) (v scalar.IntID, er
 }
 
 // ResetDebtID resets all changes to the "debt_id" field.
-func (m *DebtInvoiceMutation) ResetDebtID() {
+func (m *DebtItemMutation) ResetDebtID() {
 	m.debt = nil
 }
 
 // SetPosition sets the "position" field.
-func (m *DebtInvoiceMutation) SetPosition(i int) {
+func (m *DebtItemMutation) SetPosition(i int) {
 	m.position = &i
 	m.addposition = nil
 }
 
 // Position returns the value of the "position" field in the mutation.
-func (m *DebtInvoiceMutation) Position() (r int, exists bool) {
+func (m *DebtItemMutation) Position() (r int, exists bool) {
 	v := m.position
 	if v == nil {
 		return
@@ -5892,10 +5892,10 @@ func (m *DebtInvoiceMutation) Position() (r int, exists bool) {
 	return *v, true
 }
 
-// OldPosition returns the old "position" field's value of the DebtInvoice entity.
-// If the DebtInvoice object wasn't provided to the builder, the object is fetched from the database.
+// OldPosition returns the old "position" field's value of the DebtItem entity.
+// If the DebtItem object wasn't provided to the builder, the object is fetched from the database.
 // An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *DebtInvoiceMutation) OldPosition(ctx context.Context) (v int, err error) {
+func (m *DebtItemMutation) OldPosition(ctx context.Context) (v int, err error) {
 	if !m.op.Is(OpUpdateOne) {
 		return v, errors.New("OldPosition is only allowed on UpdateOne operations")
 	}
@@ -5910,7 +5910,7 @@ func (m *DebtInvoiceMutation) OldPosition(ctx context.Context) (v int, err error
 }
 
 // AddPosition adds i to the "position" field.
-func (m *DebtInvoiceMutation) AddPosition(i int) {
+func (m *DebtItemMutation) AddPosition(i int) {
 	if m.addposition != nil {
 		*m.addposition += i
 	} else {
@@ -5919,7 +5919,7 @@ func (m *DebtInvoiceMutation) AddPosition(i int) {
 }
 
 // AddedPosition returns the value that was added to the "position" field in this mutation.
-func (m *DebtInvoiceMutation) AddedPosition() (r int, exists bool) {
+func (m *DebtItemMutation) AddedPosition() (r int, exists bool) {
 	v := m.addposition
 	if v == nil {
 		return
@@ -5928,18 +5928,18 @@ func (m *DebtInvoiceMutation) AddedPosition() (r int, exists bool) {
 }
 
 // ResetPosition resets all changes to the "position" field.
-func (m *DebtInvoiceMutation) ResetPosition() {
+func (m *DebtItemMutation) ResetPosition() {
 	m.position = nil
 	m.addposition = nil
 }
 
 // SetInvoiceNumber sets the "invoice_number" field.
-func (m *DebtInvoiceMutation) SetInvoiceNumber(s string) {
+func (m *DebtItemMutation) SetInvoiceNumber(s string) {
 	m.invoice_number = &s
 }
 
 // InvoiceNumber returns the value of the "invoice_number" field in the mutation.
-func (m *DebtInvoiceMutation) InvoiceNumber() (r string, exists bool) {
+func (m *DebtItemMutation) InvoiceNumber() (r string, exists bool) {
 	v := m.invoice_number
 	if v == nil {
 		return
@@ -5947,10 +5947,10 @@ func (m *DebtInvoiceMutation) InvoiceNumber() (r string, exists bool) {
 	return *v, true
 }
 
-// OldInvoiceNumber returns the old "invoice_number" field's value of the DebtInvoice entity.
-// If the DebtInvoice object wasn't provided to the builder, the object is fetched from the database.
+// OldInvoiceNumber returns the old "invoice_number" field's value of the DebtItem entity.
+// If the DebtItem object wasn't provided to the builder, the object is fetched from the database.
 // An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *DebtInvoiceMutation) OldInvoiceNumber(ctx context.Context) (v string, err error) {
+func (m *DebtItemMutation) OldInvoiceNumber(ctx context.Context) (v string, err error) {
 	if !m.op.Is(OpUpdateOne) {
 		return v, errors.New("OldInvoiceNumber is only allowed on UpdateOne operations")
 	}
@@ -5965,17 +5965,17 @@ func (m *DebtInvoiceMutation) OldInvoiceNumber(ctx context.Context) (v string, e
 }
 
 // ResetInvoiceNumber resets all changes to the "invoice_number" field.
-func (m *DebtInvoiceMutation) ResetInvoiceNumber() {
+func (m *DebtItemMutation) ResetInvoiceNumber() {
 	m.invoice_number = nil
 }
 
 // SetInvoiceNumberKey sets the "invoice_number_key" field.
-func (m *DebtInvoiceMutation) SetInvoiceNumberKey(s string) {
+func (m *DebtItemMutation) SetInvoiceNumberKey(s string) {
 	m.invoice_number_key = &s
 }
 
 // InvoiceNumberKey returns the value of the "invoice_number_key" field in the mutation.
-func (m *DebtInvoiceMutation) InvoiceNumberKey() (r string, exists bool) {
+func (m *DebtItemMutation) InvoiceNumberKey() (r string, exists bool) {
 	v := m.invoice_number_key
 	if v == nil {
 		return
@@ -5983,10 +5983,10 @@ func (m *DebtInvoiceMutation) InvoiceNumberKey() (r string, exists bool) {
 	return *v, true
 }
 
-// OldInvoiceNumberKey returns the old "invoice_number_key" field's value of the DebtInvoice entity.
-// If the DebtInvoice object wasn't provided to the builder, the object is fetched from the database.
+// OldInvoiceNumberKey returns the old "invoice_number_key" field's value of the DebtItem entity.
+// If the DebtItem object wasn't provided to the builder, the object is fetched from the database.
 // An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *DebtInvoiceMutation) OldInvoiceNumberKey(ctx context.Context) (v string, err error) {
+func (m *DebtItemMutation) OldInvoiceNumberKey(ctx context.Context) (v string, err error) {
 	if !m.op.Is(OpUpdateOne) {
 		return v, errors.New("OldInvoiceNumberKey is only allowed on UpdateOne operations")
 	}
@@ -6001,17 +6001,17 @@ func (m *DebtInvoiceMutation) OldInvoiceNumberKey(ctx context.Context) (v string
 }
 
 // ResetInvoiceNumberKey resets all changes to the "invoice_number_key" field.
-func (m *DebtInvoiceMutation) ResetInvoiceNumberKey() {
+func (m *DebtItemMutation) ResetInvoiceNumberKey() {
 	m.invoice_number_key = nil
 }
 
 // SetDescription sets the "description" field.
-func (m *DebtInvoiceMutation) SetDescription(s string) {
+func (m *DebtItemMutation) SetDescription(s string) {
 	m.description = &s
 }
 
 // Description returns the value of the "description" field in the mutation.
-func (m *DebtInvoiceMutation) Description() (r string, exists bool) {
+func (m *DebtItemMutation) Description() (r string, exists bool) {
 	v := m.description
 	if v == nil {
 		return
@@ -6019,10 +6019,10 @@ func (m *DebtInvoiceMutation) Description() (r string, exists bool) {
 	return *v, true
 }
 
-// OldDescription returns the old "description" field's value of the DebtInvoice entity.
-// If the DebtInvoice object wasn't provided to the builder, the object is fetched from the database.
+// OldDescription returns the old "description" field's value of the DebtItem entity.
+// If the DebtItem object wasn't provided to the builder, the object is fetched from the database.
 // An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *DebtInvoiceMutation) OldDescription(ctx context.Context) (v *string, err error) {
+func (m *DebtItemMutation) OldDescription(ctx context.Context) (v *string, err error) {
 	if !m.op.Is(OpUpdateOne) {
 		return v, errors.New("OldDescription is only allowed on UpdateOne operations")
 	}
@@ -6037,30 +6037,30 @@ func (m *DebtInvoiceMutation) OldDescription(ctx context.Context) (v *string, er
 }
 
 // ClearDescription clears the value of the "description" field.
-func (m *DebtInvoiceMutation) ClearDescription() {
+func (m *DebtItemMutation) ClearDescription() {
 	m.description = nil
-	m.clearedFields[debtinvoice.FieldDescription] = struct{}{}
+	m.clearedFields[debtitem.FieldDescription] = struct{}{}
 }
 
 // DescriptionCleared returns if the "description" field was cleared in this mutation.
-func (m *DebtInvoiceMutation) DescriptionCleared() bool {
-	_, ok := m.clearedFields[debtinvoice.FieldDescription]
+func (m *DebtItemMutation) DescriptionCleared() bool {
+	_, ok := m.clearedFields[debtitem.FieldDescription]
 	return ok
 }
 
 // ResetDescription resets all changes to the "description" field.
-func (m *DebtInvoiceMutation) ResetDescription() {
+func (m *DebtItemMutation) ResetDescription() {
 	m.description = nil
-	delete(m.clearedFields, debtinvoice.FieldDescription)
+	delete(m.clearedFields, debtitem.FieldDescription)
 }
 
 // SetInvoiceDate sets the "invoice_date" field.
-func (m *DebtInvoiceMutation) SetInvoiceDate(t time.Time) {
+func (m *DebtItemMutation) SetInvoiceDate(t time.Time) {
 	m.invoice_date = &t
 }
 
 // InvoiceDate returns the value of the "invoice_date" field in the mutation.
-func (m *DebtInvoiceMutation) InvoiceDate() (r time.Time, exists bool) {
+func (m *DebtItemMutation) InvoiceDate() (r time.Time, exists bool) {
 	v := m.invoice_date
 	if v == nil {
 		return
@@ -6068,10 +6068,10 @@ func (m *DebtInvoiceMutation) InvoiceDate() (r time.Time, exists bool) {
 	return *v, true
 }
 
-// OldInvoiceDate returns the old "invoice_date" field's value of the DebtInvoice entity.
-// If the DebtInvoice object wasn't provided to the builder, the object is fetched from the database.
+// OldInvoiceDate returns the old "invoice_date" field's value of the DebtItem entity.
+// If the DebtItem object wasn't provided to the builder, the object is fetched from the database.
 // An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *DebtInvoiceMutation) OldInvoiceDate(ctx context.Context) (v time.Time, err error) {
+func (m *DebtItemMutation) OldInvoiceDate(ctx context.Context) (v time.Time, err error) {
 	if !m.op.Is(OpUpdateOne) {
 		return v, errors.New("OldInvoiceDate is only allowed on UpdateOne operations")
 	}
@@ -6086,17 +6086,17 @@ func (m *DebtInvoiceMutation) OldInvoiceDate(ctx context.Context) (v time.Time, 
 }
 
 // ResetInvoiceDate resets all changes to the "invoice_date" field.
-func (m *DebtInvoiceMutation) ResetInvoiceDate() {
+func (m *DebtItemMutation) ResetInvoiceDate() {
 	m.invoice_date = nil
 }
 
 // SetDueDate sets the "due_date" field.
-func (m *DebtInvoiceMutation) SetDueDate(t time.Time) {
+func (m *DebtItemMutation) SetDueDate(t time.Time) {
 	m.due_date = &t
 }
 
 // DueDate returns the value of the "due_date" field in the mutation.
-func (m *DebtInvoiceMutation) DueDate() (r time.Time, exists bool) {
+func (m *DebtItemMutation) DueDate() (r time.Time, exists bool) {
 	v := m.due_date
 	if v == nil {
 		return
@@ -6104,10 +6104,10 @@ func (m *DebtInvoiceMutation) DueDate() (r time.Time, exists bool) {
 	return *v, true
 }
 
-// OldDueDate returns the old "due_date" field's value of the DebtInvoice entity.
-// If the DebtInvoice object wasn't provided to the builder, the object is fetched from the database.
+// OldDueDate returns the old "due_date" field's value of the DebtItem entity.
+// If the DebtItem object wasn't provided to the builder, the object is fetched from the database.
 // An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *DebtInvoiceMutation) OldDueDate(ctx context.Context) (v time.Time, err error) {
+func (m *DebtItemMutation) OldDueDate(ctx context.Context) (v time.Time, err error) {
 	if !m.op.Is(OpUpdateOne) {
 		return v, errors.New("OldDueDate is only allowed on UpdateOne operations")
 	}
@@ -6122,17 +6122,17 @@ func (m *DebtInvoiceMutation) OldDueDate(ctx context.Context) (v time.Time, err 
 }
 
 // ResetDueDate resets all changes to the "due_date" field.
-func (m *DebtInvoiceMutation) ResetDueDate() {
+func (m *DebtItemMutation) ResetDueDate() {
 	m.due_date = nil
 }
 
 // SetReminderDate sets the "reminder_date" field.
-func (m *DebtInvoiceMutation) SetReminderDate(t time.Time) {
+func (m *DebtItemMutation) SetReminderDate(t time.Time) {
 	m.reminder_date = &t
 }
 
 // ReminderDate returns the value of the "reminder_date" field in the mutation.
-func (m *DebtInvoiceMutation) ReminderDate() (r time.Time, exists bool) {
+func (m *DebtItemMutation) ReminderDate() (r time.Time, exists bool) {
 	v := m.reminder_date
 	if v == nil {
 		return
@@ -6140,10 +6140,10 @@ func (m *DebtInvoiceMutation) ReminderDate() (r time.Time, exists bool) {
 	return *v, true
 }
 
-// OldReminderDate returns the old "reminder_date" field's value of the DebtInvoice entity.
-// If the DebtInvoice object wasn't provided to the builder, the object is fetched from the database.
+// OldReminderDate returns the old "reminder_date" field's value of the DebtItem entity.
+// If the DebtItem object wasn't provided to the builder, the object is fetched from the database.
 // An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *DebtInvoiceMutation) OldReminderDate(ctx context.Context) (v *time.Time, err error) {
+func (m *DebtItemMutation) OldReminderDate(ctx context.Context) (v *time.Time, err error) {
 	if !m.op.Is(OpUpdateOne) {
 		return v, errors.New("OldReminderDate is only allowed on UpdateOne operations")
 	}
@@ -6158,31 +6158,31 @@ func (m *DebtInvoiceMutation) OldReminderDate(ctx context.Context) (v *time.Time
 }
 
 // ClearReminderDate clears the value of the "reminder_date" field.
-func (m *DebtInvoiceMutation) ClearReminderDate() {
+func (m *DebtItemMutation) ClearReminderDate() {
 	m.reminder_date = nil
-	m.clearedFields[debtinvoice.FieldReminderDate] = struct{}{}
+	m.clearedFields[debtitem.FieldReminderDate] = struct{}{}
 }
 
 // ReminderDateCleared returns if the "reminder_date" field was cleared in this mutation.
-func (m *DebtInvoiceMutation) ReminderDateCleared() bool {
-	_, ok := m.clearedFields[debtinvoice.FieldReminderDate]
+func (m *DebtItemMutation) ReminderDateCleared() bool {
+	_, ok := m.clearedFields[debtitem.FieldReminderDate]
 	return ok
 }
 
 // ResetReminderDate resets all changes to the "reminder_date" field.
-func (m *DebtInvoiceMutation) ResetReminderDate() {
+func (m *DebtItemMutation) ResetReminderDate() {
 	m.reminder_date = nil
-	delete(m.clearedFields, debtinvoice.FieldReminderDate)
+	delete(m.clearedFields, debtitem.FieldReminderDate)
 }
 
 // SetAmount sets the "amount" field.
-func (m *DebtInvoiceMutation) SetAmount(c collection.Money) {
+func (m *DebtItemMutation) SetAmount(c collection.Money) {
 	m.amount = &c
 	m.addamount = nil
 }
 
 // Amount returns the value of the "amount" field in the mutation.
-func (m *DebtInvoiceMutation) Amount() (r collection.Money, exists bool) {
+func (m *DebtItemMutation) Amount() (r collection.Money, exists bool) {
 	v := m.amount
 	if v == nil {
 		return
@@ -6190,10 +6190,10 @@ func (m *DebtInvoiceMutation) Amount() (r collection.Money, exists bool) {
 	return *v, true
 }
 
-// OldAmount returns the old "amount" field's value of the DebtInvoice entity.
-// If the DebtInvoice object wasn't provided to the builder, the object is fetched from the database.
+// OldAmount returns the old "amount" field's value of the DebtItem entity.
+// If the DebtItem object wasn't provided to the builder, the object is fetched from the database.
 // An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *DebtInvoiceMutation) OldAmount(ctx context.Context) (v collection.Money, err error) {
+func (m *DebtItemMutation) OldAmount(ctx context.Context) (v collection.Money, err error) {
 	if !m.op.Is(OpUpdateOne) {
 		return v, errors.New("OldAmount is only allowed on UpdateOne operations")
 	}
@@ -6208,7 +6208,7 @@ func (m *DebtInvoiceMutation) OldAmount(ctx context.Context) (v collection.Money
 }
 
 // AddAmount adds c to the "amount" field.
-func (m *DebtInvoiceMutation) AddAmount(c collection.Money) {
+func (m *DebtItemMutation) AddAmount(c collection.Money) {
 	if m.addamount != nil {
 		*m.addamount += c
 	} else {
@@ -6217,7 +6217,7 @@ func (m *DebtInvoiceMutation) AddAmount(c collection.Money) {
 }
 
 // AddedAmount returns the value that was added to the "amount" field in this mutation.
-func (m *DebtInvoiceMutation) AddedAmount() (r collection.Money, exists bool) {
+func (m *DebtItemMutation) AddedAmount() (r collection.Money, exists bool) {
 	v := m.addamount
 	if v == nil {
 		return
@@ -6226,19 +6226,19 @@ func (m *DebtInvoiceMutation) AddedAmount() (r collection.Money, exists bool) {
 }
 
 // ResetAmount resets all changes to the "amount" field.
-func (m *DebtInvoiceMutation) ResetAmount() {
+func (m *DebtItemMutation) ResetAmount() {
 	m.amount = nil
 	m.addamount = nil
 }
 
 // SetPaidAmount sets the "paid_amount" field.
-func (m *DebtInvoiceMutation) SetPaidAmount(c collection.Money) {
+func (m *DebtItemMutation) SetPaidAmount(c collection.Money) {
 	m.paid_amount = &c
 	m.addpaid_amount = nil
 }
 
 // PaidAmount returns the value of the "paid_amount" field in the mutation.
-func (m *DebtInvoiceMutation) PaidAmount() (r collection.Money, exists bool) {
+func (m *DebtItemMutation) PaidAmount() (r collection.Money, exists bool) {
 	v := m.paid_amount
 	if v == nil {
 		return
@@ -6246,10 +6246,10 @@ func (m *DebtInvoiceMutation) PaidAmount() (r collection.Money, exists bool) {
 	return *v, true
 }
 
-// OldPaidAmount returns the old "paid_amount" field's value of the DebtInvoice entity.
-// If the DebtInvoice object wasn't provided to the builder, the object is fetched from the database.
+// OldPaidAmount returns the old "paid_amount" field's value of the DebtItem entity.
+// If the DebtItem object wasn't provided to the builder, the object is fetched from the database.
 // An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *DebtInvoiceMutation) OldPaidAmount(ctx context.Context) (v collection.Money, err error) {
+func (m *DebtItemMutation) OldPaidAmount(ctx context.Context) (v collection.Money, err error) {
 	if !m.op.Is(OpUpdateOne) {
 		return v, errors.New("OldPaidAmount is only allowed on UpdateOne operations")
 	}
@@ -6264,7 +6264,7 @@ func (m *DebtInvoiceMutation) OldPaidAmount(ctx context.Context) (v collection.M
 }
 
 // AddPaidAmount adds c to the "paid_amount" field.
-func (m *DebtInvoiceMutation) AddPaidAmount(c collection.Money) {
+func (m *DebtItemMutation) AddPaidAmount(c collection.Money) {
 	if m.addpaid_amount != nil {
 		*m.addpaid_amount += c
 	} else {
@@ -6273,7 +6273,7 @@ func (m *DebtInvoiceMutation) AddPaidAmount(c collection.Money) {
 }
 
 // AddedPaidAmount returns the value that was added to the "paid_amount" field in this mutation.
-func (m *DebtInvoiceMutation) AddedPaidAmount() (r collection.Money, exists bool) {
+func (m *DebtItemMutation) AddedPaidAmount() (r collection.Money, exists bool) {
 	v := m.addpaid_amount
 	if v == nil {
 		return
@@ -6282,26 +6282,26 @@ func (m *DebtInvoiceMutation) AddedPaidAmount() (r collection.Money, exists bool
 }
 
 // ResetPaidAmount resets all changes to the "paid_amount" field.
-func (m *DebtInvoiceMutation) ResetPaidAmount() {
+func (m *DebtItemMutation) ResetPaidAmount() {
 	m.paid_amount = nil
 	m.addpaid_amount = nil
 }
 
 // ClearDebt clears the "debt" edge to the Debt entity.
-func (m *DebtInvoiceMutation) ClearDebt() {
+func (m *DebtItemMutation) ClearDebt() {
 	m.cleareddebt = true
-	m.clearedFields[debtinvoice.FieldDebtID] = struct{}{}
+	m.clearedFields[debtitem.FieldDebtID] = struct{}{}
 }
 
 // DebtCleared reports if the "debt" edge to the Debt entity was cleared.
-func (m *DebtInvoiceMutation) DebtCleared() bool {
+func (m *DebtItemMutation) DebtCleared() bool {
 	return m.cleareddebt
 }
 
 // DebtIDs returns the "debt" edge IDs in the mutation.
 // Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
 // DebtID instead. It exists only for internal usage by the builders.
-func (m *DebtInvoiceMutation) DebtIDs() (ids []scalar.IntID) {
+func (m *DebtItemMutation) DebtIDs() (ids []scalar.IntID) {
 	if id := m.debt; id != nil {
 		ids = append(ids, *id)
 	}
@@ -6309,13 +6309,13 @@ func (m *DebtInvoiceMutation) DebtIDs() (ids []scalar.IntID) {
 }
 
 // ResetDebt resets all changes to the "debt" edge.
-func (m *DebtInvoiceMutation) ResetDebt() {
+func (m *DebtItemMutation) ResetDebt() {
 	m.debt = nil
 	m.cleareddebt = false
 }
 
 // AddPaymentIDs adds the "payments" edge to the Payment entity by ids.
-func (m *DebtInvoiceMutation) AddPaymentIDs(ids ...scalar.IntID) {
+func (m *DebtItemMutation) AddPaymentIDs(ids ...scalar.IntID) {
 	if m.payments == nil {
 		m.payments = make(map[scalar.IntID]struct{})
 	}
@@ -6325,17 +6325,17 @@ func (m *DebtInvoiceMutation) AddPaymentIDs(ids ...scalar.IntID) {
 }
 
 // ClearPayments clears the "payments" edge to the Payment entity.
-func (m *DebtInvoiceMutation) ClearPayments() {
+func (m *DebtItemMutation) ClearPayments() {
 	m.clearedpayments = true
 }
 
 // PaymentsCleared reports if the "payments" edge to the Payment entity was cleared.
-func (m *DebtInvoiceMutation) PaymentsCleared() bool {
+func (m *DebtItemMutation) PaymentsCleared() bool {
 	return m.clearedpayments
 }
 
 // RemovePaymentIDs removes the "payments" edge to the Payment entity by IDs.
-func (m *DebtInvoiceMutation) RemovePaymentIDs(ids ...scalar.IntID) {
+func (m *DebtItemMutation) RemovePaymentIDs(ids ...scalar.IntID) {
 	if m.removedpayments == nil {
 		m.removedpayments = make(map[scalar.IntID]struct{})
 	}
@@ -6346,7 +6346,7 @@ func (m *DebtInvoiceMutation) RemovePaymentIDs(ids ...scalar.IntID) {
 }
 
 // RemovedPayments returns the removed IDs of the "payments" edge to the Payment entity.
-func (m *DebtInvoiceMutation) RemovedPaymentsIDs() (ids []scalar.IntID) {
+func (m *DebtItemMutation) RemovedPaymentsIDs() (ids []scalar.IntID) {
 	for id := range m.removedpayments {
 		ids = append(ids, id)
 	}
@@ -6354,7 +6354,7 @@ func (m *DebtInvoiceMutation) RemovedPaymentsIDs() (ids []scalar.IntID) {
 }
 
 // PaymentsIDs returns the "payments" edge IDs in the mutation.
-func (m *DebtInvoiceMutation) PaymentsIDs() (ids []scalar.IntID) {
+func (m *DebtItemMutation) PaymentsIDs() (ids []scalar.IntID) {
 	for id := range m.payments {
 		ids = append(ids, id)
 	}
@@ -6362,21 +6362,21 @@ func (m *DebtInvoiceMutation) PaymentsIDs() (ids []scalar.IntID) {
 }
 
 // ResetPayments resets all changes to the "payments" edge.
-func (m *DebtInvoiceMutation) ResetPayments() {
+func (m *DebtItemMutation) ResetPayments() {
 	m.payments = nil
 	m.clearedpayments = false
 	m.removedpayments = nil
 }
 
-// Where appends a list predicates to the DebtInvoiceMutation builder.
-func (m *DebtInvoiceMutation) Where(ps ...predicate.DebtInvoice) {
+// Where appends a list predicates to the DebtItemMutation builder.
+func (m *DebtItemMutation) Where(ps ...predicate.DebtItem) {
 	m.predicates = append(m.predicates, ps...)
 }
 
-// WhereP appends storage-level predicates to the DebtInvoiceMutation builder. Using this method,
+// WhereP appends storage-level predicates to the DebtItemMutation builder. Using this method,
 // users can use type-assertion to append predicates that do not depend on any generated package.
-func (m *DebtInvoiceMutation) WhereP(ps ...func(*sql.Selector)) {
-	p := make([]predicate.DebtInvoice, len(ps))
+func (m *DebtItemMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.DebtItem, len(ps))
 	for i := range ps {
 		p[i] = ps[i]
 	}
@@ -6384,60 +6384,60 @@ func (m *DebtInvoiceMutation) WhereP(ps ...func(*sql.Selector)) {
 }
 
 // Op returns the operation name.
-func (m *DebtInvoiceMutation) Op() Op {
+func (m *DebtItemMutation) Op() Op {
 	return m.op
 }
 
 // SetOp allows setting the mutation operation.
-func (m *DebtInvoiceMutation) SetOp(op Op) {
+func (m *DebtItemMutation) SetOp(op Op) {
 	m.op = op
 }
 
-// Type returns the node type of this mutation (DebtInvoice).
-func (m *DebtInvoiceMutation) Type() string {
+// Type returns the node type of this mutation (DebtItem).
+func (m *DebtItemMutation) Type() string {
 	return m.typ
 }
 
 // Fields returns all fields that were changed during this mutation. Note that in
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
-func (m *DebtInvoiceMutation) Fields() []string {
+func (m *DebtItemMutation) Fields() []string {
 	fields := make([]string, 0, 12)
 	if m.created_at != nil {
-		fields = append(fields, debtinvoice.FieldCreatedAt)
+		fields = append(fields, debtitem.FieldCreatedAt)
 	}
 	if m.client_id != nil {
-		fields = append(fields, debtinvoice.FieldClientID)
+		fields = append(fields, debtitem.FieldClientID)
 	}
 	if m.debt != nil {
-		fields = append(fields, debtinvoice.FieldDebtID)
+		fields = append(fields, debtitem.FieldDebtID)
 	}
 	if m.position != nil {
-		fields = append(fields, debtinvoice.FieldPosition)
+		fields = append(fields, debtitem.FieldPosition)
 	}
 	if m.invoice_number != nil {
-		fields = append(fields, debtinvoice.FieldInvoiceNumber)
+		fields = append(fields, debtitem.FieldInvoiceNumber)
 	}
 	if m.invoice_number_key != nil {
-		fields = append(fields, debtinvoice.FieldInvoiceNumberKey)
+		fields = append(fields, debtitem.FieldInvoiceNumberKey)
 	}
 	if m.description != nil {
-		fields = append(fields, debtinvoice.FieldDescription)
+		fields = append(fields, debtitem.FieldDescription)
 	}
 	if m.invoice_date != nil {
-		fields = append(fields, debtinvoice.FieldInvoiceDate)
+		fields = append(fields, debtitem.FieldInvoiceDate)
 	}
 	if m.due_date != nil {
-		fields = append(fields, debtinvoice.FieldDueDate)
+		fields = append(fields, debtitem.FieldDueDate)
 	}
 	if m.reminder_date != nil {
-		fields = append(fields, debtinvoice.FieldReminderDate)
+		fields = append(fields, debtitem.FieldReminderDate)
 	}
 	if m.amount != nil {
-		fields = append(fields, debtinvoice.FieldAmount)
+		fields = append(fields, debtitem.FieldAmount)
 	}
 	if m.paid_amount != nil {
-		fields = append(fields, debtinvoice.FieldPaidAmount)
+		fields = append(fields, debtitem.FieldPaidAmount)
 	}
 	return fields
 }
@@ -6445,31 +6445,31 @@ func (m *DebtInvoiceMutation) Fields() []string {
 // Field returns the value of a field with the given name. The second boolean
 // return value indicates that this field was not set, or was not defined in the
 // schema.
-func (m *DebtInvoiceMutation) Field(name string) (ent.Value, bool) {
+func (m *DebtItemMutation) Field(name string) (ent.Value, bool) {
 	switch name {
-	case debtinvoice.FieldCreatedAt:
+	case debtitem.FieldCreatedAt:
 		return m.CreatedAt()
-	case debtinvoice.FieldClientID:
+	case debtitem.FieldClientID:
 		return m.ClientID()
-	case debtinvoice.FieldDebtID:
+	case debtitem.FieldDebtID:
 		return m.DebtID()
-	case debtinvoice.FieldPosition:
+	case debtitem.FieldPosition:
 		return m.Position()
-	case debtinvoice.FieldInvoiceNumber:
+	case debtitem.FieldInvoiceNumber:
 		return m.InvoiceNumber()
-	case debtinvoice.FieldInvoiceNumberKey:
+	case debtitem.FieldInvoiceNumberKey:
 		return m.InvoiceNumberKey()
-	case debtinvoice.FieldDescription:
+	case debtitem.FieldDescription:
 		return m.Description()
-	case debtinvoice.FieldInvoiceDate:
+	case debtitem.FieldInvoiceDate:
 		return m.InvoiceDate()
-	case debtinvoice.FieldDueDate:
+	case debtitem.FieldDueDate:
 		return m.DueDate()
-	case debtinvoice.FieldReminderDate:
+	case debtitem.FieldReminderDate:
 		return m.ReminderDate()
-	case debtinvoice.FieldAmount:
+	case debtitem.FieldAmount:
 		return m.Amount()
-	case debtinvoice.FieldPaidAmount:
+	case debtitem.FieldPaidAmount:
 		return m.PaidAmount()
 	}
 	return nil, false
@@ -6478,119 +6478,119 @@ func (m *DebtInvoiceMutation) Field(name string) (ent.Value, bool) {
 // OldField returns the old value of the field from the database. An error is
 // returned if the mutation operation is not UpdateOne, or the query to the
 // database failed.
-func (m *DebtInvoiceMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+func (m *DebtItemMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
 	switch name {
-	case debtinvoice.FieldCreatedAt:
+	case debtitem.FieldCreatedAt:
 		return m.OldCreatedAt(ctx)
-	case debtinvoice.FieldClientID:
+	case debtitem.FieldClientID:
 		return m.OldClientID(ctx)
-	case debtinvoice.FieldDebtID:
+	case debtitem.FieldDebtID:
 		return m.OldDebtID(ctx)
-	case debtinvoice.FieldPosition:
+	case debtitem.FieldPosition:
 		return m.OldPosition(ctx)
-	case debtinvoice.FieldInvoiceNumber:
+	case debtitem.FieldInvoiceNumber:
 		return m.OldInvoiceNumber(ctx)
-	case debtinvoice.FieldInvoiceNumberKey:
+	case debtitem.FieldInvoiceNumberKey:
 		return m.OldInvoiceNumberKey(ctx)
-	case debtinvoice.FieldDescription:
+	case debtitem.FieldDescription:
 		return m.OldDescription(ctx)
-	case debtinvoice.FieldInvoiceDate:
+	case debtitem.FieldInvoiceDate:
 		return m.OldInvoiceDate(ctx)
-	case debtinvoice.FieldDueDate:
+	case debtitem.FieldDueDate:
 		return m.OldDueDate(ctx)
-	case debtinvoice.FieldReminderDate:
+	case debtitem.FieldReminderDate:
 		return m.OldReminderDate(ctx)
-	case debtinvoice.FieldAmount:
+	case debtitem.FieldAmount:
 		return m.OldAmount(ctx)
-	case debtinvoice.FieldPaidAmount:
+	case debtitem.FieldPaidAmount:
 		return m.OldPaidAmount(ctx)
 	}
-	return nil, fmt.Errorf("unknown DebtInvoice field %s", name)
+	return nil, fmt.Errorf("unknown DebtItem field %s", name)
 }
 
 // SetField sets the value of a field with the given name. It returns an error if
 // the field is not defined in the schema, or if the type mismatched the field
 // type.
-func (m *DebtInvoiceMutation) SetField(name string, value ent.Value) error {
+func (m *DebtItemMutation) SetField(name string, value ent.Value) error {
 	switch name {
-	case debtinvoice.FieldCreatedAt:
+	case debtitem.FieldCreatedAt:
 		v, ok := value.(time.Time)
 		if !ok {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetCreatedAt(v)
 		return nil
-	case debtinvoice.FieldClientID:
+	case debtitem.FieldClientID:
 		v, ok := value.(string)
 		if !ok {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetClientID(v)
 		return nil
-	case debtinvoice.FieldDebtID:
+	case debtitem.FieldDebtID:
 		v, ok := value.(scalar.IntID)
 		if !ok {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetDebtID(v)
 		return nil
-	case debtinvoice.FieldPosition:
+	case debtitem.FieldPosition:
 		v, ok := value.(int)
 		if !ok {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetPosition(v)
 		return nil
-	case debtinvoice.FieldInvoiceNumber:
+	case debtitem.FieldInvoiceNumber:
 		v, ok := value.(string)
 		if !ok {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetInvoiceNumber(v)
 		return nil
-	case debtinvoice.FieldInvoiceNumberKey:
+	case debtitem.FieldInvoiceNumberKey:
 		v, ok := value.(string)
 		if !ok {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetInvoiceNumberKey(v)
 		return nil
-	case debtinvoice.FieldDescription:
+	case debtitem.FieldDescription:
 		v, ok := value.(string)
 		if !ok {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetDescription(v)
 		return nil
-	case debtinvoice.FieldInvoiceDate:
+	case debtitem.FieldInvoiceDate:
 		v, ok := value.(time.Time)
 		if !ok {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetInvoiceDate(v)
 		return nil
-	case debtinvoice.FieldDueDate:
+	case debtitem.FieldDueDate:
 		v, ok := value.(time.Time)
 		if !ok {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetDueDate(v)
 		return nil
-	case debtinvoice.FieldReminderDate:
+	case debtitem.FieldReminderDate:
 		v, ok := value.(time.Time)
 		if !ok {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetReminderDate(v)
 		return nil
-	case debtinvoice.FieldAmount:
+	case debtitem.FieldAmount:
 		v, ok := value.(collection.Money)
 		if !ok {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetAmount(v)
 		return nil
-	case debtinvoice.FieldPaidAmount:
+	case debtitem.FieldPaidAmount:
 		v, ok := value.(collection.Money)
 		if !ok {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
@@ -6598,21 +6598,21 @@ func (m *DebtInvoiceMutation) SetField(name string, value ent.Value) error {
 		m.SetPaidAmount(v)
 		return nil
 	}
-	return fmt.Errorf("unknown DebtInvoice field %s", name)
+	return fmt.Errorf("unknown DebtItem field %s", name)
 }
 
 // AddedFields returns all numeric fields that were incremented/decremented during
 // this mutation.
-func (m *DebtInvoiceMutation) AddedFields() []string {
+func (m *DebtItemMutation) AddedFields() []string {
 	var fields []string
 	if m.addposition != nil {
-		fields = append(fields, debtinvoice.FieldPosition)
+		fields = append(fields, debtitem.FieldPosition)
 	}
 	if m.addamount != nil {
-		fields = append(fields, debtinvoice.FieldAmount)
+		fields = append(fields, debtitem.FieldAmount)
 	}
 	if m.addpaid_amount != nil {
-		fields = append(fields, debtinvoice.FieldPaidAmount)
+		fields = append(fields, debtitem.FieldPaidAmount)
 	}
 	return fields
 }
@@ -6620,13 +6620,13 @@ func (m *DebtInvoiceMutation) AddedFields() []string {
 // AddedField returns the numeric value that was incremented/decremented on a field
 // with the given name. The second boolean return value indicates that this field
 // was not set, or was not defined in the schema.
-func (m *DebtInvoiceMutation) AddedField(name string) (ent.Value, bool) {
+func (m *DebtItemMutation) AddedField(name string) (ent.Value, bool) {
 	switch name {
-	case debtinvoice.FieldPosition:
+	case debtitem.FieldPosition:
 		return m.AddedPosition()
-	case debtinvoice.FieldAmount:
+	case debtitem.FieldAmount:
 		return m.AddedAmount()
-	case debtinvoice.FieldPaidAmount:
+	case debtitem.FieldPaidAmount:
 		return m.AddedPaidAmount()
 	}
 	return nil, false
@@ -6635,23 +6635,23 @@ func (m *DebtInvoiceMutation) AddedField(name string) (ent.Value, bool) {
 // AddField adds the value to the field with the given name. It returns an error if
 // the field is not defined in the schema, or if the type mismatched the field
 // type.
-func (m *DebtInvoiceMutation) AddField(name string, value ent.Value) error {
+func (m *DebtItemMutation) AddField(name string, value ent.Value) error {
 	switch name {
-	case debtinvoice.FieldPosition:
+	case debtitem.FieldPosition:
 		v, ok := value.(int)
 		if !ok {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.AddPosition(v)
 		return nil
-	case debtinvoice.FieldAmount:
+	case debtitem.FieldAmount:
 		v, ok := value.(collection.Money)
 		if !ok {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.AddAmount(v)
 		return nil
-	case debtinvoice.FieldPaidAmount:
+	case debtitem.FieldPaidAmount:
 		v, ok := value.(collection.Money)
 		if !ok {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
@@ -6659,108 +6659,108 @@ func (m *DebtInvoiceMutation) AddField(name string, value ent.Value) error {
 		m.AddPaidAmount(v)
 		return nil
 	}
-	return fmt.Errorf("unknown DebtInvoice numeric field %s", name)
+	return fmt.Errorf("unknown DebtItem numeric field %s", name)
 }
 
 // ClearedFields returns all nullable fields that were cleared during this
 // mutation.
-func (m *DebtInvoiceMutation) ClearedFields() []string {
+func (m *DebtItemMutation) ClearedFields() []string {
 	var fields []string
-	if m.FieldCleared(debtinvoice.FieldDescription) {
-		fields = append(fields, debtinvoice.FieldDescription)
+	if m.FieldCleared(debtitem.FieldDescription) {
+		fields = append(fields, debtitem.FieldDescription)
 	}
-	if m.FieldCleared(debtinvoice.FieldReminderDate) {
-		fields = append(fields, debtinvoice.FieldReminderDate)
+	if m.FieldCleared(debtitem.FieldReminderDate) {
+		fields = append(fields, debtitem.FieldReminderDate)
 	}
 	return fields
 }
 
 // FieldCleared returns a boolean indicating if a field with the given name was
 // cleared in this mutation.
-func (m *DebtInvoiceMutation) FieldCleared(name string) bool {
+func (m *DebtItemMutation) FieldCleared(name string) bool {
 	_, ok := m.clearedFields[name]
 	return ok
 }
 
 // ClearField clears the value of the field with the given name. It returns an
 // error if the field is not defined in the schema.
-func (m *DebtInvoiceMutation) ClearField(name string) error {
+func (m *DebtItemMutation) ClearField(name string) error {
 	switch name {
-	case debtinvoice.FieldDescription:
+	case debtitem.FieldDescription:
 		m.ClearDescription()
 		return nil
-	case debtinvoice.FieldReminderDate:
+	case debtitem.FieldReminderDate:
 		m.ClearReminderDate()
 		return nil
 	}
-	return fmt.Errorf("unknown DebtInvoice nullable field %s", name)
+	return fmt.Errorf("unknown DebtItem nullable field %s", name)
 }
 
 // ResetField resets all changes in the mutation for the field with the given name.
 // It returns an error if the field is not defined in the schema.
-func (m *DebtInvoiceMutation) ResetField(name string) error {
+func (m *DebtItemMutation) ResetField(name string) error {
 	switch name {
-	case debtinvoice.FieldCreatedAt:
+	case debtitem.FieldCreatedAt:
 		m.ResetCreatedAt()
 		return nil
-	case debtinvoice.FieldClientID:
+	case debtitem.FieldClientID:
 		m.ResetClientID()
 		return nil
-	case debtinvoice.FieldDebtID:
+	case debtitem.FieldDebtID:
 		m.ResetDebtID()
 		return nil
-	case debtinvoice.FieldPosition:
+	case debtitem.FieldPosition:
 		m.ResetPosition()
 		return nil
-	case debtinvoice.FieldInvoiceNumber:
+	case debtitem.FieldInvoiceNumber:
 		m.ResetInvoiceNumber()
 		return nil
-	case debtinvoice.FieldInvoiceNumberKey:
+	case debtitem.FieldInvoiceNumberKey:
 		m.ResetInvoiceNumberKey()
 		return nil
-	case debtinvoice.FieldDescription:
+	case debtitem.FieldDescription:
 		m.ResetDescription()
 		return nil
-	case debtinvoice.FieldInvoiceDate:
+	case debtitem.FieldInvoiceDate:
 		m.ResetInvoiceDate()
 		return nil
-	case debtinvoice.FieldDueDate:
+	case debtitem.FieldDueDate:
 		m.ResetDueDate()
 		return nil
-	case debtinvoice.FieldReminderDate:
+	case debtitem.FieldReminderDate:
 		m.ResetReminderDate()
 		return nil
-	case debtinvoice.FieldAmount:
+	case debtitem.FieldAmount:
 		m.ResetAmount()
 		return nil
-	case debtinvoice.FieldPaidAmount:
+	case debtitem.FieldPaidAmount:
 		m.ResetPaidAmount()
 		return nil
 	}
-	return fmt.Errorf("unknown DebtInvoice field %s", name)
+	return fmt.Errorf("unknown DebtItem field %s", name)
 }
 
 // AddedEdges returns all edge names that were set/added in this mutation.
-func (m *DebtInvoiceMutation) AddedEdges() []string {
+func (m *DebtItemMutation) AddedEdges() []string {
 	edges := make([]string, 0, 2)
 	if m.debt != nil {
-		edges = append(edges, debtinvoice.EdgeDebt)
+		edges = append(edges, debtitem.EdgeDebt)
 	}
 	if m.payments != nil {
-		edges = append(edges, debtinvoice.EdgePayments)
+		edges = append(edges, debtitem.EdgePayments)
 	}
 	return edges
 }
 
 // AddedIDs returns all IDs (to other nodes) that were added for the given edge
 // name in this mutation.
-func (m *DebtInvoiceMutation) AddedIDs(name string) []ent.Value {
+func (m *DebtItemMutation) AddedIDs(name string) []ent.Value {
 	switch name {
-	case debtinvoice.EdgeDebt:
+	case debtitem.EdgeDebt:
 		if id := m.debt; id != nil {
 			return []ent.Value{*id}
 		}
-	case debtinvoice.EdgePayments:
+	case debtitem.EdgePayments:
 		ids := make([]ent.Value, 0, len(m.payments))
 		for id := range m.payments {
 			ids = append(ids, id)
@@ -6771,19 +6771,19 @@ func (m *DebtInvoiceMutation) AddedIDs(name string) []ent.Value {
 }
 
 // RemovedEdges returns all edge names that were removed in this mutation.
-func (m *DebtInvoiceMutation) RemovedEdges() []string {
+func (m *DebtItemMutation) RemovedEdges() []string {
 	edges := make([]string, 0, 2)
 	if m.removedpayments != nil {
-		edges = append(edges, debtinvoice.EdgePayments)
+		edges = append(edges, debtitem.EdgePayments)
 	}
 	return edges
 }
 
 // RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
 // the given name in this mutation.
-func (m *DebtInvoiceMutation) RemovedIDs(name string) []ent.Value {
+func (m *DebtItemMutation) RemovedIDs(name string) []ent.Value {
 	switch name {
-	case debtinvoice.EdgePayments:
+	case debtitem.EdgePayments:
 		ids := make([]ent.Value, 0, len(m.removedpayments))
 		for id := range m.removedpayments {
 			ids = append(ids, id)
@@ -6794,24 +6794,24 @@ func (m *DebtInvoiceMutation) RemovedIDs(name string) []ent.Value {
 }
 
 // ClearedEdges returns all edge names that were cleared in this mutation.
-func (m *DebtInvoiceMutation) ClearedEdges() []string {
+func (m *DebtItemMutation) ClearedEdges() []string {
 	edges := make([]string, 0, 2)
 	if m.cleareddebt {
-		edges = append(edges, debtinvoice.EdgeDebt)
+		edges = append(edges, debtitem.EdgeDebt)
 	}
 	if m.clearedpayments {
-		edges = append(edges, debtinvoice.EdgePayments)
+		edges = append(edges, debtitem.EdgePayments)
 	}
 	return edges
 }
 
 // EdgeCleared returns a boolean which indicates if the edge with the given name
 // was cleared in this mutation.
-func (m *DebtInvoiceMutation) EdgeCleared(name string) bool {
+func (m *DebtItemMutation) EdgeCleared(name string) bool {
 	switch name {
-	case debtinvoice.EdgeDebt:
+	case debtitem.EdgeDebt:
 		return m.cleareddebt
-	case debtinvoice.EdgePayments:
+	case debtitem.EdgePayments:
 		return m.clearedpayments
 	}
 	return false
@@ -6819,27 +6819,27 @@ func (m *DebtInvoiceMutation) EdgeCleared(name string) bool {
 
 // ClearEdge clears the value of the edge with the given name. It returns an error
 // if that edge is not defined in the schema.
-func (m *DebtInvoiceMutation) ClearEdge(name string) error {
+func (m *DebtItemMutation) ClearEdge(name string) error {
 	switch name {
-	case debtinvoice.EdgeDebt:
+	case debtitem.EdgeDebt:
 		m.ClearDebt()
 		return nil
 	}
-	return fmt.Errorf("unknown DebtInvoice unique edge %s", name)
+	return fmt.Errorf("unknown DebtItem unique edge %s", name)
 }
 
 // ResetEdge resets all changes to the edge with the given name in this mutation.
 // It returns an error if the edge is not defined in the schema.
-func (m *DebtInvoiceMutation) ResetEdge(name string) error {
+func (m *DebtItemMutation) ResetEdge(name string) error {
 	switch name {
-	case debtinvoice.EdgeDebt:
+	case debtitem.EdgeDebt:
 		m.ResetDebt()
 		return nil
-	case debtinvoice.EdgePayments:
+	case debtitem.EdgePayments:
 		m.ResetPayments()
 		return nil
 	}
-	return fmt.Errorf("unknown DebtInvoice edge %s", name)
+	return fmt.Errorf("unknown DebtItem edge %s", name)
 }
 
 // DebtorMutation represents an operation that mutates the Debtor nodes in the graph.
@@ -12107,13 +12107,13 @@ func (m *PaymentMutation) ResetDebtID() {
 	m.debt = nil
 }
 
-// SetDebtInvoiceID sets the "debt_invoice_id" field.
-func (m *PaymentMutation) SetDebtInvoiceID(si scalar.IntID) {
+// SetDebtItemID sets the "debt_item_id" field.
+func (m *PaymentMutation) SetDebtItemID(si scalar.IntID) {
 	m.invoice = &si
 }
 
-// DebtInvoiceID returns the value of the "debt_invoice_id" field in the mutation.
-func (m *PaymentMutation) DebtInvoiceID() (r scalar.IntID, exists bool) {
+// DebtItemID returns the value of the "debt_item_id" field in the mutation.
+func (m *PaymentMutation) DebtItemID() (r scalar.IntID, exists bool) {
 	v := m.invoice
 	if v == nil {
 		return
@@ -12121,25 +12121,25 @@ func (m *PaymentMutation) DebtInvoiceID() (r scalar.IntID, exists bool) {
 	return *v, true
 }
 
-// OldDebtInvoiceID returns the old "debt_invoice_id" field's value of the Payment entity.
+// OldDebtItemID returns the old "debt_item_id" field's value of the Payment entity.
 // If the Payment object wasn't provided to the builder, the object is fetched from the database.
 // An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *PaymentMutation) OldDebtInvoiceID(ctx context.Context) (v scalar.IntID, err error) {
+func (m *PaymentMutation) OldDebtItemID(ctx context.Context) (v scalar.IntID, err error) {
 	if !m.op.Is(OpUpdateOne) {
-		return v, errors.New("OldDebtInvoiceID is only allowed on UpdateOne operations")
+		return v, errors.New("OldDebtItemID is only allowed on UpdateOne operations")
 	}
 	if m.id == nil || m.oldValue == nil {
-		return v, errors.New("OldDebtInvoiceID requires an ID field in the mutation")
+		return v, errors.New("OldDebtItemID requires an ID field in the mutation")
 	}
 	oldValue, err := m.oldValue(ctx)
 	if err != nil {
-		return v, fmt.Errorf("querying old value for OldDebtInvoiceID: %w", err)
+		return v, fmt.Errorf("querying old value for OldDebtItemID: %w", err)
 	}
-	return oldValue.DebtInvoiceID, nil
+	return oldValue.DebtItemID, nil
 }
 
-// ResetDebtInvoiceID resets all changes to the "debt_invoice_id" field.
-func (m *PaymentMutation) ResetDebtInvoiceID() {
+// ResetDebtItemID resets all changes to the "debt_item_id" field.
+func (m *PaymentMutation) ResetDebtItemID() {
 	m.invoice = nil
 }
 
@@ -12347,18 +12347,18 @@ func (m *PaymentMutation) ResetDebt() {
 	m.cleareddebt = false
 }
 
-// SetInvoiceID sets the "invoice" edge to the DebtInvoice entity by id.
+// SetInvoiceID sets the "invoice" edge to the DebtItem entity by id.
 func (m *PaymentMutation) SetInvoiceID(id scalar.IntID) {
 	m.invoice = &id
 }
 
-// ClearInvoice clears the "invoice" edge to the DebtInvoice entity.
+// ClearInvoice clears the "invoice" edge to the DebtItem entity.
 func (m *PaymentMutation) ClearInvoice() {
 	m.clearedinvoice = true
-	m.clearedFields[payment.FieldDebtInvoiceID] = struct{}{}
+	m.clearedFields[payment.FieldDebtItemID] = struct{}{}
 }
 
-// InvoiceCleared reports if the "invoice" edge to the DebtInvoice entity was cleared.
+// InvoiceCleared reports if the "invoice" edge to the DebtItem entity was cleared.
 func (m *PaymentMutation) InvoiceCleared() bool {
 	return m.clearedinvoice
 }
@@ -12432,7 +12432,7 @@ func (m *PaymentMutation) Fields() []string {
 		fields = append(fields, payment.FieldDebtID)
 	}
 	if m.invoice != nil {
-		fields = append(fields, payment.FieldDebtInvoiceID)
+		fields = append(fields, payment.FieldDebtItemID)
 	}
 	if m.amount != nil {
 		fields = append(fields, payment.FieldAmount)
@@ -12460,8 +12460,8 @@ func (m *PaymentMutation) Field(name string) (ent.Value, bool) {
 		return m.ClientID()
 	case payment.FieldDebtID:
 		return m.DebtID()
-	case payment.FieldDebtInvoiceID:
-		return m.DebtInvoiceID()
+	case payment.FieldDebtItemID:
+		return m.DebtItemID()
 	case payment.FieldAmount:
 		return m.Amount()
 	case payment.FieldTransactionDate:
@@ -12485,8 +12485,8 @@ func (m *PaymentMutation) OldField(ctx context.Context, name string) (ent.Value,
 		return m.OldClientID(ctx)
 	case payment.FieldDebtID:
 		return m.OldDebtID(ctx)
-	case payment.FieldDebtInvoiceID:
-		return m.OldDebtInvoiceID(ctx)
+	case payment.FieldDebtItemID:
+		return m.OldDebtItemID(ctx)
 	case payment.FieldAmount:
 		return m.OldAmount(ctx)
 	case payment.FieldTransactionDate:
@@ -12525,12 +12525,12 @@ func (m *PaymentMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetDebtID(v)
 		return nil
-	case payment.FieldDebtInvoiceID:
+	case payment.FieldDebtItemID:
 		v, ok := value.(scalar.IntID)
 		if !ok {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
-		m.SetDebtInvoiceID(v)
+		m.SetDebtItemID(v)
 		return nil
 	case payment.FieldAmount:
 		v, ok := value.(collection.Money)
@@ -12642,8 +12642,8 @@ func (m *PaymentMutation) ResetField(name string) error {
 	case payment.FieldDebtID:
 		m.ResetDebtID()
 		return nil
-	case payment.FieldDebtInvoiceID:
-		m.ResetDebtInvoiceID()
+	case payment.FieldDebtItemID:
+		m.ResetDebtItemID()
 		return nil
 	case payment.FieldAmount:
 		m.ResetAmount()

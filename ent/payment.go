@@ -10,7 +10,7 @@ import (
 	"entgo.io/ent"
 	"entgo.io/ent/dialect/sql"
 	"github.com/debtql/debtql/ent/debt"
-	"github.com/debtql/debtql/ent/debtinvoice"
+	"github.com/debtql/debtql/ent/debtitem"
 	"github.com/debtql/debtql/ent/payment"
 	"github.com/debtql/debtql/internal/collection"
 	"github.com/debtql/debtql/internal/scalar"
@@ -27,8 +27,8 @@ type Payment struct {
 	ClientID string `json:"client_id,omitempty"`
 	// DebtID holds the value of the "debt_id" field.
 	DebtID scalar.IntID `json:"debt_id,omitempty"`
-	// DebtInvoiceID holds the value of the "debt_invoice_id" field.
-	DebtInvoiceID scalar.IntID `json:"debt_invoice_id,omitempty"`
+	// DebtItemID holds the value of the "debt_item_id" field.
+	DebtItemID scalar.IntID `json:"debt_item_id,omitempty"`
 	// Amount holds the value of the "amount" field.
 	Amount collection.Money `json:"amount,omitempty"`
 	// TransactionDate holds the value of the "transaction_date" field.
@@ -48,7 +48,7 @@ type PaymentEdges struct {
 	// Debt holds the value of the debt edge.
 	Debt *Debt `json:"debt,omitempty"`
 	// Invoice holds the value of the invoice edge.
-	Invoice *DebtInvoice `json:"invoice,omitempty"`
+	Invoice *DebtItem `json:"invoice,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.
 	loadedTypes [2]bool
@@ -69,11 +69,11 @@ func (e PaymentEdges) DebtOrErr() (*Debt, error) {
 
 // InvoiceOrErr returns the Invoice value or an error if the edge
 // was not loaded in eager-loading, or loaded but was not found.
-func (e PaymentEdges) InvoiceOrErr() (*DebtInvoice, error) {
+func (e PaymentEdges) InvoiceOrErr() (*DebtItem, error) {
 	if e.Invoice != nil {
 		return e.Invoice, nil
 	} else if e.loadedTypes[1] {
-		return nil, &NotFoundError{label: debtinvoice.Label}
+		return nil, &NotFoundError{label: debtitem.Label}
 	}
 	return nil, &NotLoadedError{edge: "invoice"}
 }
@@ -87,7 +87,7 @@ func (*Payment) scanValues(columns []string) ([]any, error) {
 			values[i] = &sql.NullScanner{S: new(scalar.Date)}
 		case payment.FieldTransactionDate:
 			values[i] = new(scalar.Date)
-		case payment.FieldID, payment.FieldDebtID, payment.FieldDebtInvoiceID, payment.FieldAmount:
+		case payment.FieldID, payment.FieldDebtID, payment.FieldDebtItemID, payment.FieldAmount:
 			values[i] = new(sql.NullInt64)
 		case payment.FieldClientID, payment.FieldSource:
 			values[i] = new(sql.NullString)
@@ -134,11 +134,11 @@ func (_m *Payment) assignValues(columns []string, values []any) error {
 			} else if value.Valid {
 				_m.DebtID = scalar.IntID(value.Int64)
 			}
-		case payment.FieldDebtInvoiceID:
+		case payment.FieldDebtItemID:
 			if value, ok := values[i].(*sql.NullInt64); !ok {
-				return fmt.Errorf("unexpected type %T for field debt_invoice_id", values[i])
+				return fmt.Errorf("unexpected type %T for field debt_item_id", values[i])
 			} else if value.Valid {
-				_m.DebtInvoiceID = scalar.IntID(value.Int64)
+				_m.DebtItemID = scalar.IntID(value.Int64)
 			}
 		case payment.FieldAmount:
 			if value, ok := values[i].(*sql.NullInt64); !ok {
@@ -184,7 +184,7 @@ func (_m *Payment) QueryDebt() *DebtQuery {
 }
 
 // QueryInvoice queries the "invoice" edge of the Payment entity.
-func (_m *Payment) QueryInvoice() *DebtInvoiceQuery {
+func (_m *Payment) QueryInvoice() *DebtItemQuery {
 	return NewPaymentClient(_m.config).QueryInvoice(_m)
 }
 
@@ -220,8 +220,8 @@ func (_m *Payment) String() string {
 	builder.WriteString("debt_id=")
 	builder.WriteString(fmt.Sprintf("%v", _m.DebtID))
 	builder.WriteString(", ")
-	builder.WriteString("debt_invoice_id=")
-	builder.WriteString(fmt.Sprintf("%v", _m.DebtInvoiceID))
+	builder.WriteString("debt_item_id=")
+	builder.WriteString(fmt.Sprintf("%v", _m.DebtItemID))
 	builder.WriteString(", ")
 	builder.WriteString("amount=")
 	builder.WriteString(fmt.Sprintf("%v", _m.Amount))

@@ -12,7 +12,7 @@ import (
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
 	"github.com/debtql/debtql/ent/debt"
-	"github.com/debtql/debtql/ent/debtinvoice"
+	"github.com/debtql/debtql/ent/debtitem"
 	"github.com/debtql/debtql/ent/payment"
 	"github.com/debtql/debtql/internal/collection"
 	"github.com/debtql/debtql/internal/scalar"
@@ -52,9 +52,9 @@ func (_c *PaymentCreate) SetDebtID(v scalar.IntID) *PaymentCreate {
 	return _c
 }
 
-// SetDebtInvoiceID sets the "debt_invoice_id" field.
-func (_c *PaymentCreate) SetDebtInvoiceID(v scalar.IntID) *PaymentCreate {
-	_c.mutation.SetDebtInvoiceID(v)
+// SetDebtItemID sets the "debt_item_id" field.
+func (_c *PaymentCreate) SetDebtItemID(v scalar.IntID) *PaymentCreate {
+	_c.mutation.SetDebtItemID(v)
 	return _c
 }
 
@@ -101,14 +101,14 @@ func (_c *PaymentCreate) SetDebt(v *Debt) *PaymentCreate {
 	return _c.SetDebtID(v.ID)
 }
 
-// SetInvoiceID sets the "invoice" edge to the DebtInvoice entity by ID.
+// SetInvoiceID sets the "invoice" edge to the DebtItem entity by ID.
 func (_c *PaymentCreate) SetInvoiceID(id scalar.IntID) *PaymentCreate {
 	_c.mutation.SetInvoiceID(id)
 	return _c
 }
 
-// SetInvoice sets the "invoice" edge to the DebtInvoice entity.
-func (_c *PaymentCreate) SetInvoice(v *DebtInvoice) *PaymentCreate {
+// SetInvoice sets the "invoice" edge to the DebtItem entity.
+func (_c *PaymentCreate) SetInvoice(v *DebtItem) *PaymentCreate {
 	return _c.SetInvoiceID(v.ID)
 }
 
@@ -164,8 +164,8 @@ func (_c *PaymentCreate) check() error {
 	if _, ok := _c.mutation.DebtID(); !ok {
 		return &ValidationError{Name: "debt_id", err: errors.New(`ent: missing required field "Payment.debt_id"`)}
 	}
-	if _, ok := _c.mutation.DebtInvoiceID(); !ok {
-		return &ValidationError{Name: "debt_invoice_id", err: errors.New(`ent: missing required field "Payment.debt_invoice_id"`)}
+	if _, ok := _c.mutation.DebtItemID(); !ok {
+		return &ValidationError{Name: "debt_item_id", err: errors.New(`ent: missing required field "Payment.debt_item_id"`)}
 	}
 	if _, ok := _c.mutation.Amount(); !ok {
 		return &ValidationError{Name: "amount", err: errors.New(`ent: missing required field "Payment.amount"`)}
@@ -269,13 +269,13 @@ func (_c *PaymentCreate) createSpec() (*Payment, *sqlgraph.CreateSpec) {
 			Columns: []string{payment.InvoiceColumn},
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
-				IDSpec: sqlgraph.NewFieldSpec(debtinvoice.FieldID, field.TypeInt),
+				IDSpec: sqlgraph.NewFieldSpec(debtitem.FieldID, field.TypeInt),
 			},
 		}
 		for _, k := range nodes {
 			edge.Target.Nodes = append(edge.Target.Nodes, k)
 		}
-		_node.DebtInvoiceID = nodes[0]
+		_node.DebtItemID = nodes[0]
 		_spec.Edges = append(_spec.Edges, edge)
 	}
 	return _node, _spec
@@ -356,8 +356,8 @@ func (u *PaymentUpsertOne) UpdateNewValues() *PaymentUpsertOne {
 		if _, exists := u.create.mutation.DebtID(); exists {
 			s.SetIgnore(payment.FieldDebtID)
 		}
-		if _, exists := u.create.mutation.DebtInvoiceID(); exists {
-			s.SetIgnore(payment.FieldDebtInvoiceID)
+		if _, exists := u.create.mutation.DebtItemID(); exists {
+			s.SetIgnore(payment.FieldDebtItemID)
 		}
 		if _, exists := u.create.mutation.Amount(); exists {
 			s.SetIgnore(payment.FieldAmount)
@@ -593,8 +593,8 @@ func (u *PaymentUpsertBulk) UpdateNewValues() *PaymentUpsertBulk {
 			if _, exists := b.mutation.DebtID(); exists {
 				s.SetIgnore(payment.FieldDebtID)
 			}
-			if _, exists := b.mutation.DebtInvoiceID(); exists {
-				s.SetIgnore(payment.FieldDebtInvoiceID)
+			if _, exists := b.mutation.DebtItemID(); exists {
+				s.SetIgnore(payment.FieldDebtItemID)
 			}
 			if _, exists := b.mutation.Amount(); exists {
 				s.SetIgnore(payment.FieldAmount)

@@ -13,7 +13,7 @@ import (
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
 	"github.com/debtql/debtql/ent/debt"
-	"github.com/debtql/debtql/ent/debtinvoice"
+	"github.com/debtql/debtql/ent/debtitem"
 	"github.com/debtql/debtql/ent/payment"
 	"github.com/debtql/debtql/ent/predicate"
 	"github.com/debtql/debtql/internal/scalar"
@@ -27,7 +27,7 @@ type PaymentQuery struct {
 	inters      []Interceptor
 	predicates  []predicate.Payment
 	withDebt    *DebtQuery
-	withInvoice *DebtInvoiceQuery
+	withInvoice *DebtItemQuery
 	loadTotal   []func(context.Context, []*Payment) error
 	modifiers   []func(*sql.Selector)
 	// intermediate query (i.e. traversal path).
@@ -89,8 +89,8 @@ func (_q *PaymentQuery) QueryDebt() *DebtQuery {
 }
 
 // QueryInvoice chains the current query on the "invoice" edge.
-func (_q *PaymentQuery) QueryInvoice() *DebtInvoiceQuery {
-	query := (&DebtInvoiceClient{config: _q.config}).Query()
+func (_q *PaymentQuery) QueryInvoice() *DebtItemQuery {
+	query := (&DebtItemClient{config: _q.config}).Query()
 	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
 		if err := _q.prepareQuery(ctx); err != nil {
 			return nil, err
@@ -101,7 +101,7 @@ func (_q *PaymentQuery) QueryInvoice() *DebtInvoiceQuery {
 		}
 		step := sqlgraph.NewStep(
 			sqlgraph.From(payment.Table, payment.FieldID, selector),
-			sqlgraph.To(debtinvoice.Table, debtinvoice.FieldID),
+			sqlgraph.To(debtitem.Table, debtitem.FieldID),
 			sqlgraph.Edge(sqlgraph.M2O, true, payment.InvoiceTable, payment.InvoiceColumn),
 		)
 		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
@@ -324,8 +324,8 @@ func (_q *PaymentQuery) WithDebt(opts ...func(*DebtQuery)) *PaymentQuery {
 
 // WithInvoice tells the query-builder to eager-load the nodes that are connected to
 // the "invoice" edge. The optional arguments are used to configure the query builder of the edge.
-func (_q *PaymentQuery) WithInvoice(opts ...func(*DebtInvoiceQuery)) *PaymentQuery {
-	query := (&DebtInvoiceClient{config: _q.config}).Query()
+func (_q *PaymentQuery) WithInvoice(opts ...func(*DebtItemQuery)) *PaymentQuery {
+	query := (&DebtItemClient{config: _q.config}).Query()
 	for _, opt := range opts {
 		opt(query)
 	}
@@ -445,7 +445,7 @@ func (_q *PaymentQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*Paym
 	}
 	if query := _q.withInvoice; query != nil {
 		if err := _q.loadInvoice(ctx, query, nodes, nil,
-			func(n *Payment, e *DebtInvoice) { n.Edges.Invoice = e }); err != nil {
+			func(n *Payment, e *DebtItem) { n.Edges.Invoice = e }); err != nil {
 			return nil, err
 		}
 	}
@@ -486,11 +486,11 @@ func (_q *PaymentQuery) loadDebt(ctx context.Context, query *DebtQuery, nodes []
 	}
 	return nil
 }
-func (_q *PaymentQuery) loadInvoice(ctx context.Context, query *DebtInvoiceQuery, nodes []*Payment, init func(*Payment), assign func(*Payment, *DebtInvoice)) error {
+func (_q *PaymentQuery) loadInvoice(ctx context.Context, query *DebtItemQuery, nodes []*Payment, init func(*Payment), assign func(*Payment, *DebtItem)) error {
 	ids := make([]scalar.IntID, 0, len(nodes))
 	nodeids := make(map[scalar.IntID][]*Payment)
 	for i := range nodes {
-		fk := nodes[i].DebtInvoiceID
+		fk := nodes[i].DebtItemID
 		if _, ok := nodeids[fk]; !ok {
 			ids = append(ids, fk)
 		}
@@ -499,7 +499,7 @@ func (_q *PaymentQuery) loadInvoice(ctx context.Context, query *DebtInvoiceQuery
 	if len(ids) == 0 {
 		return nil
 	}
-	query.Where(debtinvoice.IDIn(ids...))
+	query.Where(debtitem.IDIn(ids...))
 	neighbors, err := query.All(ctx)
 	if err != nil {
 		return err
@@ -507,7 +507,7 @@ func (_q *PaymentQuery) loadInvoice(ctx context.Context, query *DebtInvoiceQuery
 	for _, n := range neighbors {
 		nodes, ok := nodeids[n.ID]
 		if !ok {
-			return fmt.Errorf(`unexpected foreign-key "debt_invoice_id" returned %v`, n.ID)
+			return fmt.Errorf(`unexpected foreign-key "debt_item_id" returned %v`, n.ID)
 		}
 		for i := range nodes {
 			assign(nodes[i], n)
@@ -548,7 +548,7 @@ func (_q *PaymentQuery) querySpec() *sqlgraph.QuerySpec {
 			_spec.Node.AddColumnOnce(payment.FieldDebtID)
 		}
 		if _q.withInvoice != nil {
-			_spec.Node.AddColumnOnce(payment.FieldDebtInvoiceID)
+			_spec.Node.AddColumnOnce(payment.FieldDebtItemID)
 		}
 	}
 	if ps := _q.predicates; len(ps) > 0 {

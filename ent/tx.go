@@ -26,8 +26,8 @@ type Tx struct {
 	Debt *DebtClient
 	// DebtCount is the client for interacting with the DebtCount builders.
 	DebtCount *DebtCountClient
-	// DebtInvoice is the client for interacting with the DebtInvoice builders.
-	DebtInvoice *DebtInvoiceClient
+	// DebtItem is the client for interacting with the DebtItem builders.
+	DebtItem *DebtItemClient
 	// Debtor is the client for interacting with the Debtor builders.
 	Debtor *DebtorClient
 	// IdempotencyRecord is the client for interacting with the IdempotencyRecord builders.
@@ -175,7 +175,7 @@ func (tx *Tx) init() {
 	tx.Creditor = NewCreditorClient(tx.config)
 	tx.Debt = NewDebtClient(tx.config)
 	tx.DebtCount = NewDebtCountClient(tx.config)
-	tx.DebtInvoice = NewDebtInvoiceClient(tx.config)
+	tx.DebtItem = NewDebtItemClient(tx.config)
 	tx.Debtor = NewDebtorClient(tx.config)
 	tx.IdempotencyRecord = NewIdempotencyRecordClient(tx.config)
 	tx.Invoice = NewInvoiceClient(tx.config)

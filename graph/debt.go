@@ -34,7 +34,7 @@ func (r *Resolver) debtProjection(d *ent.Debt) collection.DebtProjection {
 }
 
 // sortItems puts a debt's items in the order they were given.
-func sortItems(items []*ent.DebtInvoice) []*ent.DebtInvoice {
+func sortItems(items []*ent.DebtItem) []*ent.DebtItem {
 	sort.Slice(items, func(i, j int) bool { return items[i].Position < items[j].Position })
 	return items
 }

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/debtql/debtql/ent/debtinvoice"
+	"github.com/debtql/debtql/ent/debtitem"
 	"github.com/debtql/debtql/ent/payment"
 	"github.com/debtql/debtql/internal/apitest"
 	"github.com/debtql/debtql/internal/auth"
@@ -246,7 +246,7 @@ func debtCaseCounts(t *testing.T, env *apitest.Env, clientID string) (debts, deb
 		apitest.Vars{"c": clientID}).OK(t, &out)
 	ctx := auth.System(context.Background())
 	var err error
-	if items, err = env.DB.Ent.DebtInvoice.Query().Where(debtinvoice.ClientID(clientID)).Count(ctx); err != nil {
+	if items, err = env.DB.Ent.DebtItem.Query().Where(debtitem.ClientID(clientID)).Count(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if payments, err = env.DB.Ent.Payment.Query().Where(payment.ClientID(clientID)).Count(ctx); err != nil {

@@ -369,7 +369,7 @@ type ClientResolver interface {
 	Invoices(ctx context.Context, obj *ent.Creditor, filter *ledger.InvoiceFilter, orderBy *ent.InvoiceOrder, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) (*ent.InvoiceConnection, error)
 }
 type DebtResolver interface {
-	Invoices(ctx context.Context, obj *ent.Debt) ([]*ent.DebtInvoice, error)
+	Invoices(ctx context.Context, obj *ent.Debt) ([]*ent.DebtItem, error)
 	Payments(ctx context.Context, obj *ent.Debt) ([]*ent.Payment, error)
 
 	UnderStatus(ctx context.Context, obj *ent.Debt) (collection.CollectionSubStatus, error)
@@ -377,9 +377,9 @@ type DebtResolver interface {
 	Events(ctx context.Context, obj *ent.Debt) ([]*ent.AuditEvent, error)
 }
 type DebtInvoiceResolver interface {
-	RemainingAmount(ctx context.Context, obj *ent.DebtInvoice) (collection.Money, error)
-	Payments(ctx context.Context, obj *ent.DebtInvoice) ([]*ent.Payment, error)
-	Invoice(ctx context.Context, obj *ent.DebtInvoice) (*ent.Invoice, error)
+	RemainingAmount(ctx context.Context, obj *ent.DebtItem) (collection.Money, error)
+	Payments(ctx context.Context, obj *ent.DebtItem) ([]*ent.Payment, error)
+	Invoice(ctx context.Context, obj *ent.DebtItem) (*ent.Invoice, error)
 }
 type DebtorResolver interface {
 	Address(ctx context.Context, obj *ent.Debtor) (*collection.AddressRecord, error)
@@ -7216,8 +7216,8 @@ func (ec *executionContext) _Debt_invoices(ctx context.Context, field graphql.Co
 			return ec.Resolvers.Debt().Invoices(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*ent.DebtInvoice) graphql.Marshaler {
-			return ec.marshalNDebtInvoice2ᚕᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐDebtInvoiceᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.DebtItem) graphql.Marshaler {
+			return ec.marshalNDebtInvoice2ᚕᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐDebtItemᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -7773,7 +7773,7 @@ func (ec *executionContext) fieldContext_DebtEdge_cursor(_ context.Context, fiel
 	return graphql.NewScalarFieldContext("DebtEdge", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _DebtInvoice_id(ctx context.Context, field graphql.CollectedField, obj *ent.DebtInvoice) (ret graphql.Marshaler) {
+func (ec *executionContext) _DebtInvoice_id(ctx context.Context, field graphql.CollectedField, obj *ent.DebtItem) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -7796,7 +7796,7 @@ func (ec *executionContext) fieldContext_DebtInvoice_id(_ context.Context, field
 	return graphql.NewScalarFieldContext("DebtInvoice", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
-func (ec *executionContext) _DebtInvoice_invoiceNumber(ctx context.Context, field graphql.CollectedField, obj *ent.DebtInvoice) (ret graphql.Marshaler) {
+func (ec *executionContext) _DebtInvoice_invoiceNumber(ctx context.Context, field graphql.CollectedField, obj *ent.DebtItem) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -7819,7 +7819,7 @@ func (ec *executionContext) fieldContext_DebtInvoice_invoiceNumber(_ context.Con
 	return graphql.NewScalarFieldContext("DebtInvoice", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _DebtInvoice_description(ctx context.Context, field graphql.CollectedField, obj *ent.DebtInvoice) (ret graphql.Marshaler) {
+func (ec *executionContext) _DebtInvoice_description(ctx context.Context, field graphql.CollectedField, obj *ent.DebtItem) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -7842,7 +7842,7 @@ func (ec *executionContext) fieldContext_DebtInvoice_description(_ context.Conte
 	return graphql.NewScalarFieldContext("DebtInvoice", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _DebtInvoice_invoiceDate(ctx context.Context, field graphql.CollectedField, obj *ent.DebtInvoice) (ret graphql.Marshaler) {
+func (ec *executionContext) _DebtInvoice_invoiceDate(ctx context.Context, field graphql.CollectedField, obj *ent.DebtItem) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -7865,7 +7865,7 @@ func (ec *executionContext) fieldContext_DebtInvoice_invoiceDate(_ context.Conte
 	return graphql.NewScalarFieldContext("DebtInvoice", field, false, false, errors.New("field of type DateTime does not have child fields"))
 }
 
-func (ec *executionContext) _DebtInvoice_dueDate(ctx context.Context, field graphql.CollectedField, obj *ent.DebtInvoice) (ret graphql.Marshaler) {
+func (ec *executionContext) _DebtInvoice_dueDate(ctx context.Context, field graphql.CollectedField, obj *ent.DebtItem) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -7888,7 +7888,7 @@ func (ec *executionContext) fieldContext_DebtInvoice_dueDate(_ context.Context, 
 	return graphql.NewScalarFieldContext("DebtInvoice", field, false, false, errors.New("field of type DateTime does not have child fields"))
 }
 
-func (ec *executionContext) _DebtInvoice_reminderDate(ctx context.Context, field graphql.CollectedField, obj *ent.DebtInvoice) (ret graphql.Marshaler) {
+func (ec *executionContext) _DebtInvoice_reminderDate(ctx context.Context, field graphql.CollectedField, obj *ent.DebtItem) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -7911,7 +7911,7 @@ func (ec *executionContext) fieldContext_DebtInvoice_reminderDate(_ context.Cont
 	return graphql.NewScalarFieldContext("DebtInvoice", field, false, false, errors.New("field of type DateTime does not have child fields"))
 }
 
-func (ec *executionContext) _DebtInvoice_amount(ctx context.Context, field graphql.CollectedField, obj *ent.DebtInvoice) (ret graphql.Marshaler) {
+func (ec *executionContext) _DebtInvoice_amount(ctx context.Context, field graphql.CollectedField, obj *ent.DebtItem) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -7934,7 +7934,7 @@ func (ec *executionContext) fieldContext_DebtInvoice_amount(_ context.Context, f
 	return graphql.NewScalarFieldContext("DebtInvoice", field, false, false, errors.New("field of type Decimal does not have child fields"))
 }
 
-func (ec *executionContext) _DebtInvoice_paidAmount(ctx context.Context, field graphql.CollectedField, obj *ent.DebtInvoice) (ret graphql.Marshaler) {
+func (ec *executionContext) _DebtInvoice_paidAmount(ctx context.Context, field graphql.CollectedField, obj *ent.DebtItem) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -7957,7 +7957,7 @@ func (ec *executionContext) fieldContext_DebtInvoice_paidAmount(_ context.Contex
 	return graphql.NewScalarFieldContext("DebtInvoice", field, false, false, errors.New("field of type Decimal does not have child fields"))
 }
 
-func (ec *executionContext) _DebtInvoice_remainingAmount(ctx context.Context, field graphql.CollectedField, obj *ent.DebtInvoice) (ret graphql.Marshaler) {
+func (ec *executionContext) _DebtInvoice_remainingAmount(ctx context.Context, field graphql.CollectedField, obj *ent.DebtItem) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -7980,7 +7980,7 @@ func (ec *executionContext) fieldContext_DebtInvoice_remainingAmount(_ context.C
 	return graphql.NewScalarFieldContext("DebtInvoice", field, true, true, errors.New("field of type Decimal does not have child fields"))
 }
 
-func (ec *executionContext) _DebtInvoice_payments(ctx context.Context, field graphql.CollectedField, obj *ent.DebtInvoice) (ret graphql.Marshaler) {
+func (ec *executionContext) _DebtInvoice_payments(ctx context.Context, field graphql.CollectedField, obj *ent.DebtItem) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -8012,7 +8012,7 @@ func (ec *executionContext) fieldContext_DebtInvoice_payments(_ context.Context,
 	return fc, nil
 }
 
-func (ec *executionContext) _DebtInvoice_invoice(ctx context.Context, field graphql.CollectedField, obj *ent.DebtInvoice) (ret graphql.Marshaler) {
+func (ec *executionContext) _DebtInvoice_invoice(ctx context.Context, field graphql.CollectedField, obj *ent.DebtItem) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -8044,7 +8044,7 @@ func (ec *executionContext) fieldContext_DebtInvoice_invoice(_ context.Context, 
 	return fc, nil
 }
 
-func (ec *executionContext) _DebtInvoice_createdAt(ctx context.Context, field graphql.CollectedField, obj *ent.DebtInvoice) (ret graphql.Marshaler) {
+func (ec *executionContext) _DebtInvoice_createdAt(ctx context.Context, field graphql.CollectedField, obj *ent.DebtItem) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -10076,8 +10076,8 @@ func (ec *executionContext) _Payment_invoice(ctx context.Context, field graphql.
 			return obj.Invoice(ctx)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *ent.DebtInvoice) graphql.Marshaler {
-			return ec.marshalNDebtInvoice2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐDebtInvoice(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.DebtItem) graphql.Marshaler {
+			return ec.marshalNDebtInvoice2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐDebtItem(ctx, selections, v)
 		},
 		true,
 		true,
@@ -14846,7 +14846,7 @@ func (ec *executionContext) _DebtEdge(ctx context.Context, sel ast.SelectionSet,
 
 var debtInvoiceImplementors = []string{"DebtInvoice"}
 
-func (ec *executionContext) _DebtInvoice(ctx context.Context, sel ast.SelectionSet, obj *ent.DebtInvoice) graphql.Marshaler {
+func (ec *executionContext) _DebtInvoice(ctx context.Context, sel ast.SelectionSet, obj *ent.DebtItem) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, debtInvoiceImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -17606,11 +17606,11 @@ func (ec *executionContext) marshalNDebtConnection2ᚖgithubᚗcomᚋdebtqlᚋde
 	return ec._DebtConnection(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalNDebtInvoice2ᚕᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐDebtInvoiceᚄ(ctx context.Context, sel ast.SelectionSet, v []*ent.DebtInvoice) graphql.Marshaler {
+func (ec *executionContext) marshalNDebtInvoice2ᚕᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐDebtItemᚄ(ctx context.Context, sel ast.SelectionSet, v []*ent.DebtItem) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNDebtInvoice2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐDebtInvoice(ctx, sel, v[i])
+		return ec.marshalNDebtInvoice2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐDebtItem(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -17622,7 +17622,7 @@ func (ec *executionContext) marshalNDebtInvoice2ᚕᚖgithubᚗcomᚋdebtqlᚋde
 	return ret
 }
 
-func (ec *executionContext) marshalNDebtInvoice2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐDebtInvoice(ctx context.Context, sel ast.SelectionSet, v *ent.DebtInvoice) graphql.Marshaler {
+func (ec *executionContext) marshalNDebtInvoice2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐDebtItem(ctx context.Context, sel ast.SelectionSet, v *ent.DebtItem) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")

@@ -1500,7 +1500,7 @@ func invoiceDebt(t *testing.T, env *apitest.Env, clientID, debtorID, number stri
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := env.DB.Ent.DebtInvoice.Create().SetClientID(clientID).SetDebtID(d.ID).SetPosition(0).
+	if _, err := env.DB.Ent.DebtItem.Create().SetClientID(clientID).SetDebtID(d.ID).SetPosition(0).
 		SetInvoiceNumber(number).SetInvoiceDate(created).SetDueDate(created).
 		SetAmount(amount).SetPaidAmount(paid).SetCreatedAt(created).Save(ctx); err != nil {
 		t.Fatal(err)

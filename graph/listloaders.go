@@ -49,7 +49,7 @@ func (l *itemInvoices) prime(debts ...*ent.Debt) {
 }
 
 // get returns the registered invoice of item's number, or nil.
-func (l *itemInvoices) get(ctx context.Context, r *Resolver, item *ent.DebtInvoice) (*ent.Invoice, error) {
+func (l *itemInvoices) get(ctx context.Context, r *Resolver, item *ent.DebtItem) (*ent.Invoice, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	key := [2]string{item.ClientID, item.InvoiceNumber}

@@ -64,7 +64,7 @@ func (r *clientResolver) Invoices(ctx context.Context, obj *ent.Creditor, filter
 }
 
 // Invoices is the resolver for the invoices field.
-func (r *debtResolver) Invoices(ctx context.Context, obj *ent.Debt) ([]*ent.DebtInvoice, error) {
+func (r *debtResolver) Invoices(ctx context.Context, obj *ent.Debt) ([]*ent.DebtItem, error) {
 	items, err := obj.Invoices(ctx)
 	return sortItems(items), err
 }
@@ -87,18 +87,18 @@ func (r *debtResolver) Events(ctx context.Context, obj *ent.Debt) ([]*ent.AuditE
 }
 
 // RemainingAmount is the resolver for the remainingAmount field.
-func (r *debtInvoiceResolver) RemainingAmount(ctx context.Context, obj *ent.DebtInvoice) (collection.Money, error) {
+func (r *debtInvoiceResolver) RemainingAmount(ctx context.Context, obj *ent.DebtItem) (collection.Money, error) {
 	return max(obj.Amount-obj.PaidAmount, 0), nil
 }
 
 // Payments is the resolver for the payments field.
-func (r *debtInvoiceResolver) Payments(ctx context.Context, obj *ent.DebtInvoice) ([]*ent.Payment, error) {
+func (r *debtInvoiceResolver) Payments(ctx context.Context, obj *ent.DebtItem) ([]*ent.Payment, error) {
 	payments, err := obj.Payments(ctx)
 	return sortPayments(payments), err
 }
 
 // Invoice is the resolver for the invoice field.
-func (r *debtInvoiceResolver) Invoice(ctx context.Context, obj *ent.DebtInvoice) (*ent.Invoice, error) {
+func (r *debtInvoiceResolver) Invoice(ctx context.Context, obj *ent.DebtItem) (*ent.Invoice, error) {
 	return r.loaders(ctx).itemInvoice.get(ctx, r.Resolver, obj)
 }
 

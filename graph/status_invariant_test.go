@@ -94,7 +94,7 @@ func (f *invariantFixture) debtAt(t *testing.T, debtorID string, created time.Ti
 		t.Fatal(err)
 	}
 	for i, it := range items {
-		if _, err := f.db.DebtInvoice.Create().SetClientID(f.clientID).SetDebtID(d.ID).SetPosition(i).
+		if _, err := f.db.DebtItem.Create().SetClientID(f.clientID).SetDebtID(d.ID).SetPosition(i).
 			SetInvoiceNumber(it.number).SetInvoiceDate(created).SetDueDate(created).
 			SetAmount(it.amount).SetPaidAmount(it.paid).SetCreatedAt(created).Save(f.ctx); err != nil {
 			t.Fatal(err)

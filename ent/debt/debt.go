@@ -59,8 +59,8 @@ const (
 	DebtorColumn = "debtor_id"
 	// InvoicesTable is the table that holds the invoices relation/edge.
 	InvoicesTable = "debt_invoices"
-	// InvoicesInverseTable is the table name for the DebtInvoice entity.
-	// It exists in this package in order to avoid circular dependency with the "debtinvoice" package.
+	// InvoicesInverseTable is the table name for the DebtItem entity.
+	// It exists in this package in order to avoid circular dependency with the "debtitem" package.
 	InvoicesInverseTable = "debt_invoices"
 	// InvoicesColumn is the table column denoting the invoices relation/edge.
 	InvoicesColumn = "debt_id"

@@ -600,7 +600,7 @@ func HasInvoices() predicate.Debt {
 }
 
 // HasInvoicesWith applies the HasEdge predicate on the "invoices" edge with a given conditions (other predicates).
-func HasInvoicesWith(preds ...predicate.DebtInvoice) predicate.Debt {
+func HasInvoicesWith(preds ...predicate.DebtItem) predicate.Debt {
 	return predicate.Debt(func(s *sql.Selector) {
 		step := newInvoicesStep()
 		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {

@@ -81,16 +81,16 @@ func (f DebtCountFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, e
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.DebtCountMutation", m)
 }
 
-// The DebtInvoiceFunc type is an adapter to allow the use of ordinary
-// function as DebtInvoice mutator.
-type DebtInvoiceFunc func(context.Context, *ent.DebtInvoiceMutation) (ent.Value, error)
+// The DebtItemFunc type is an adapter to allow the use of ordinary
+// function as DebtItem mutator.
+type DebtItemFunc func(context.Context, *ent.DebtItemMutation) (ent.Value, error)
 
 // Mutate calls f(ctx, m).
-func (f DebtInvoiceFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
-	if mv, ok := m.(*ent.DebtInvoiceMutation); ok {
+func (f DebtItemFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.DebtItemMutation); ok {
 		return f(ctx, mv)
 	}
-	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.DebtInvoiceMutation", m)
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.DebtItemMutation", m)
 }
 
 // The DebtorFunc type is an adapter to allow the use of ordinary

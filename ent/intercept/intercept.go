@@ -14,7 +14,7 @@ import (
 	"github.com/debtql/debtql/ent/creditor"
 	"github.com/debtql/debtql/ent/debt"
 	"github.com/debtql/debtql/ent/debtcount"
-	"github.com/debtql/debtql/ent/debtinvoice"
+	"github.com/debtql/debtql/ent/debtitem"
 	"github.com/debtql/debtql/ent/debtor"
 	"github.com/debtql/debtql/ent/idempotencyrecord"
 	"github.com/debtql/debtql/ent/invoice"
@@ -241,31 +241,31 @@ func (f TraverseDebtCount) Traverse(ctx context.Context, q ent.Query) error {
 	return fmt.Errorf("unexpected query type %T. expect *ent.DebtCountQuery", q)
 }
 
-// The DebtInvoiceFunc type is an adapter to allow the use of ordinary function as a Querier.
-type DebtInvoiceFunc func(context.Context, *ent.DebtInvoiceQuery) (ent.Value, error)
+// The DebtItemFunc type is an adapter to allow the use of ordinary function as a Querier.
+type DebtItemFunc func(context.Context, *ent.DebtItemQuery) (ent.Value, error)
 
 // Query calls f(ctx, q).
-func (f DebtInvoiceFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
-	if q, ok := q.(*ent.DebtInvoiceQuery); ok {
+func (f DebtItemFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.DebtItemQuery); ok {
 		return f(ctx, q)
 	}
-	return nil, fmt.Errorf("unexpected query type %T. expect *ent.DebtInvoiceQuery", q)
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.DebtItemQuery", q)
 }
 
-// The TraverseDebtInvoice type is an adapter to allow the use of ordinary function as Traverser.
-type TraverseDebtInvoice func(context.Context, *ent.DebtInvoiceQuery) error
+// The TraverseDebtItem type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseDebtItem func(context.Context, *ent.DebtItemQuery) error
 
 // Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
-func (f TraverseDebtInvoice) Intercept(next ent.Querier) ent.Querier {
+func (f TraverseDebtItem) Intercept(next ent.Querier) ent.Querier {
 	return next
 }
 
 // Traverse calls f(ctx, q).
-func (f TraverseDebtInvoice) Traverse(ctx context.Context, q ent.Query) error {
-	if q, ok := q.(*ent.DebtInvoiceQuery); ok {
+func (f TraverseDebtItem) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.DebtItemQuery); ok {
 		return f(ctx, q)
 	}
-	return fmt.Errorf("unexpected query type %T. expect *ent.DebtInvoiceQuery", q)
+	return fmt.Errorf("unexpected query type %T. expect *ent.DebtItemQuery", q)
 }
 
 // The DebtorFunc type is an adapter to allow the use of ordinary function as a Querier.
@@ -418,8 +418,8 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.DebtQuery, predicate.Debt, debt.OrderOption]{typ: ent.TypeDebt, tq: q}, nil
 	case *ent.DebtCountQuery:
 		return &query[*ent.DebtCountQuery, predicate.DebtCount, debtcount.OrderOption]{typ: ent.TypeDebtCount, tq: q}, nil
-	case *ent.DebtInvoiceQuery:
-		return &query[*ent.DebtInvoiceQuery, predicate.DebtInvoice, debtinvoice.OrderOption]{typ: ent.TypeDebtInvoice, tq: q}, nil
+	case *ent.DebtItemQuery:
+		return &query[*ent.DebtItemQuery, predicate.DebtItem, debtitem.OrderOption]{typ: ent.TypeDebtItem, tq: q}, nil
 	case *ent.DebtorQuery:
 		return &query[*ent.DebtorQuery, predicate.Debtor, debtor.OrderOption]{typ: ent.TypeDebtor, tq: q}, nil
 	case *ent.IdempotencyRecordQuery:

@@ -587,6 +587,9 @@ func init() {
 		Table: "debt_counts",
 	}
 	DebtInvoicesTable.ForeignKeys[0].RefTable = DebtsTable
+	DebtInvoicesTable.Annotation = &entsql.Annotation{
+		Table: "debt_invoices",
+	}
 	DebtorsTable.ForeignKeys[0].RefTable = ClientsTable
 	InvoicesTable.ForeignKeys[0].RefTable = ClientsTable
 	InvoiceArticlesTable.ForeignKeys[0].RefTable = InvoicesTable

@@ -23,8 +23,8 @@ const (
 	FieldClientID = "client_id"
 	// FieldDebtID holds the string denoting the debt_id field in the database.
 	FieldDebtID = "debt_id"
-	// FieldDebtInvoiceID holds the string denoting the debt_invoice_id field in the database.
-	FieldDebtInvoiceID = "debt_invoice_id"
+	// FieldDebtItemID holds the string denoting the debt_item_id field in the database.
+	FieldDebtItemID = "debt_invoice_id"
 	// FieldAmount holds the string denoting the amount field in the database.
 	FieldAmount = "amount"
 	// FieldTransactionDate holds the string denoting the transaction_date field in the database.
@@ -48,8 +48,8 @@ const (
 	DebtColumn = "debt_id"
 	// InvoiceTable is the table that holds the invoice relation/edge.
 	InvoiceTable = "payments"
-	// InvoiceInverseTable is the table name for the DebtInvoice entity.
-	// It exists in this package in order to avoid circular dependency with the "debtinvoice" package.
+	// InvoiceInverseTable is the table name for the DebtItem entity.
+	// It exists in this package in order to avoid circular dependency with the "debtitem" package.
 	InvoiceInverseTable = "debt_invoices"
 	// InvoiceColumn is the table column denoting the invoice relation/edge.
 	InvoiceColumn = "debt_invoice_id"
@@ -61,7 +61,7 @@ var Columns = []string{
 	FieldCreatedAt,
 	FieldClientID,
 	FieldDebtID,
-	FieldDebtInvoiceID,
+	FieldDebtItemID,
 	FieldAmount,
 	FieldTransactionDate,
 	FieldBookedDate,
@@ -129,9 +129,9 @@ func ByDebtID(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldDebtID, opts...).ToFunc()
 }
 
-// ByDebtInvoiceID orders the results by the debt_invoice_id field.
-func ByDebtInvoiceID(opts ...sql.OrderTermOption) OrderOption {
-	return sql.OrderByField(FieldDebtInvoiceID, opts...).ToFunc()
+// ByDebtItemID orders the results by the debt_item_id field.
+func ByDebtItemID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldDebtItemID, opts...).ToFunc()
 }
 
 // ByAmount orders the results by the amount field.

@@ -73,10 +73,10 @@ func DebtID(v scalar.IntID) predicate.Payment {
 	return predicate.Payment(sql.FieldEQ(FieldDebtID, vc))
 }
 
-// DebtInvoiceID applies equality check predicate on the "debt_invoice_id" field. It's identical to DebtInvoiceIDEQ.
-func DebtInvoiceID(v scalar.IntID) predicate.Payment {
+// DebtItemID applies equality check predicate on the "debt_item_id" field. It's identical to DebtItemIDEQ.
+func DebtItemID(v scalar.IntID) predicate.Payment {
 	vc := int(v)
-	return predicate.Payment(sql.FieldEQ(FieldDebtInvoiceID, vc))
+	return predicate.Payment(sql.FieldEQ(FieldDebtItemID, vc))
 }
 
 // Amount applies equality check predicate on the "amount" field. It's identical to AmountEQ.
@@ -230,34 +230,34 @@ func DebtIDNotIn(vs ...scalar.IntID) predicate.Payment {
 	return predicate.Payment(sql.FieldNotIn(FieldDebtID, v...))
 }
 
-// DebtInvoiceIDEQ applies the EQ predicate on the "debt_invoice_id" field.
-func DebtInvoiceIDEQ(v scalar.IntID) predicate.Payment {
+// DebtItemIDEQ applies the EQ predicate on the "debt_item_id" field.
+func DebtItemIDEQ(v scalar.IntID) predicate.Payment {
 	vc := int(v)
-	return predicate.Payment(sql.FieldEQ(FieldDebtInvoiceID, vc))
+	return predicate.Payment(sql.FieldEQ(FieldDebtItemID, vc))
 }
 
-// DebtInvoiceIDNEQ applies the NEQ predicate on the "debt_invoice_id" field.
-func DebtInvoiceIDNEQ(v scalar.IntID) predicate.Payment {
+// DebtItemIDNEQ applies the NEQ predicate on the "debt_item_id" field.
+func DebtItemIDNEQ(v scalar.IntID) predicate.Payment {
 	vc := int(v)
-	return predicate.Payment(sql.FieldNEQ(FieldDebtInvoiceID, vc))
+	return predicate.Payment(sql.FieldNEQ(FieldDebtItemID, vc))
 }
 
-// DebtInvoiceIDIn applies the In predicate on the "debt_invoice_id" field.
-func DebtInvoiceIDIn(vs ...scalar.IntID) predicate.Payment {
+// DebtItemIDIn applies the In predicate on the "debt_item_id" field.
+func DebtItemIDIn(vs ...scalar.IntID) predicate.Payment {
 	v := make([]any, len(vs))
 	for i := range v {
 		v[i] = int(vs[i])
 	}
-	return predicate.Payment(sql.FieldIn(FieldDebtInvoiceID, v...))
+	return predicate.Payment(sql.FieldIn(FieldDebtItemID, v...))
 }
 
-// DebtInvoiceIDNotIn applies the NotIn predicate on the "debt_invoice_id" field.
-func DebtInvoiceIDNotIn(vs ...scalar.IntID) predicate.Payment {
+// DebtItemIDNotIn applies the NotIn predicate on the "debt_item_id" field.
+func DebtItemIDNotIn(vs ...scalar.IntID) predicate.Payment {
 	v := make([]any, len(vs))
 	for i := range v {
 		v[i] = int(vs[i])
 	}
-	return predicate.Payment(sql.FieldNotIn(FieldDebtInvoiceID, v...))
+	return predicate.Payment(sql.FieldNotIn(FieldDebtItemID, v...))
 }
 
 // AmountEQ applies the EQ predicate on the "amount" field.
@@ -459,7 +459,7 @@ func HasInvoice() predicate.Payment {
 }
 
 // HasInvoiceWith applies the HasEdge predicate on the "invoice" edge with a given conditions (other predicates).
-func HasInvoiceWith(preds ...predicate.DebtInvoice) predicate.Payment {
+func HasInvoiceWith(preds ...predicate.DebtItem) predicate.Payment {
 	return predicate.Payment(func(s *sql.Selector) {
 		step := newInvoiceStep()
 		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {

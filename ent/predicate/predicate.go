@@ -24,8 +24,8 @@ type Debt func(*sql.Selector)
 // DebtCount is the predicate function for debtcount builders.
 type DebtCount func(*sql.Selector)
 
-// DebtInvoice is the predicate function for debtinvoice builders.
-type DebtInvoice func(*sql.Selector)
+// DebtItem is the predicate function for debtitem builders.
+type DebtItem func(*sql.Selector)
 
 // Debtor is the predicate function for debtor builders.
 type Debtor func(*sql.Selector)

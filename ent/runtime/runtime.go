@@ -10,7 +10,7 @@ import (
 	"github.com/debtql/debtql/ent/auditeventrecord"
 	"github.com/debtql/debtql/ent/creditor"
 	"github.com/debtql/debtql/ent/debt"
-	"github.com/debtql/debtql/ent/debtinvoice"
+	"github.com/debtql/debtql/ent/debtitem"
 	"github.com/debtql/debtql/ent/debtor"
 	"github.com/debtql/debtql/ent/idempotencyrecord"
 	"github.com/debtql/debtql/ent/invoice"
@@ -163,29 +163,29 @@ func init() {
 	debtDescWithdrawComment := debtFields[6].Descriptor()
 	// debt.WithdrawCommentValidator is a validator for the "withdraw_comment" field. It is called by the builders before save.
 	debt.WithdrawCommentValidator = debtDescWithdrawComment.Validators[0].(func(string) error)
-	debtinvoiceMixin := schema.DebtInvoice{}.Mixin()
-	debtinvoiceHooks := schema.DebtInvoice{}.Hooks()
-	debtinvoice.Hooks[0] = debtinvoiceHooks[0]
-	debtinvoiceMixinFields0 := debtinvoiceMixin[0].Fields()
-	_ = debtinvoiceMixinFields0
-	debtinvoiceFields := schema.DebtInvoice{}.Fields()
-	_ = debtinvoiceFields
-	// debtinvoiceDescCreatedAt is the schema descriptor for created_at field.
-	debtinvoiceDescCreatedAt := debtinvoiceMixinFields0[0].Descriptor()
-	// debtinvoice.DefaultCreatedAt holds the default value on creation for the created_at field.
-	debtinvoice.DefaultCreatedAt = debtinvoiceDescCreatedAt.Default.(func() time.Time)
-	// debtinvoiceDescInvoiceNumber is the schema descriptor for invoice_number field.
-	debtinvoiceDescInvoiceNumber := debtinvoiceFields[4].Descriptor()
-	// debtinvoice.InvoiceNumberValidator is a validator for the "invoice_number" field. It is called by the builders before save.
-	debtinvoice.InvoiceNumberValidator = debtinvoiceDescInvoiceNumber.Validators[0].(func(string) error)
-	// debtinvoiceDescDescription is the schema descriptor for description field.
-	debtinvoiceDescDescription := debtinvoiceFields[6].Descriptor()
-	// debtinvoice.DescriptionValidator is a validator for the "description" field. It is called by the builders before save.
-	debtinvoice.DescriptionValidator = debtinvoiceDescDescription.Validators[0].(func(string) error)
-	// debtinvoiceDescPaidAmount is the schema descriptor for paid_amount field.
-	debtinvoiceDescPaidAmount := debtinvoiceFields[11].Descriptor()
-	// debtinvoice.DefaultPaidAmount holds the default value on creation for the paid_amount field.
-	debtinvoice.DefaultPaidAmount = collection.Money(debtinvoiceDescPaidAmount.Default.(int64))
+	debtitemMixin := schema.DebtItem{}.Mixin()
+	debtitemHooks := schema.DebtItem{}.Hooks()
+	debtitem.Hooks[0] = debtitemHooks[0]
+	debtitemMixinFields0 := debtitemMixin[0].Fields()
+	_ = debtitemMixinFields0
+	debtitemFields := schema.DebtItem{}.Fields()
+	_ = debtitemFields
+	// debtitemDescCreatedAt is the schema descriptor for created_at field.
+	debtitemDescCreatedAt := debtitemMixinFields0[0].Descriptor()
+	// debtitem.DefaultCreatedAt holds the default value on creation for the created_at field.
+	debtitem.DefaultCreatedAt = debtitemDescCreatedAt.Default.(func() time.Time)
+	// debtitemDescInvoiceNumber is the schema descriptor for invoice_number field.
+	debtitemDescInvoiceNumber := debtitemFields[4].Descriptor()
+	// debtitem.InvoiceNumberValidator is a validator for the "invoice_number" field. It is called by the builders before save.
+	debtitem.InvoiceNumberValidator = debtitemDescInvoiceNumber.Validators[0].(func(string) error)
+	// debtitemDescDescription is the schema descriptor for description field.
+	debtitemDescDescription := debtitemFields[6].Descriptor()
+	// debtitem.DescriptionValidator is a validator for the "description" field. It is called by the builders before save.
+	debtitem.DescriptionValidator = debtitemDescDescription.Validators[0].(func(string) error)
+	// debtitemDescPaidAmount is the schema descriptor for paid_amount field.
+	debtitemDescPaidAmount := debtitemFields[11].Descriptor()
+	// debtitem.DefaultPaidAmount holds the default value on creation for the paid_amount field.
+	debtitem.DefaultPaidAmount = collection.Money(debtitemDescPaidAmount.Default.(int64))
 	debtorMixin := schema.Debtor{}.Mixin()
 	debtorHooks := schema.Debtor{}.Hooks()
 	debtor.Hooks[0] = debtorHooks[0]

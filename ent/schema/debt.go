@@ -14,7 +14,7 @@ import (
 )
 
 // Debt is a collection case ("errand"): receivables of one client against one
-// debtor, handed over together. Its items are DebtInvoices, fixed at
+// debtor, handed over together. Its items are DebtItems, fixed at
 // creation; payments accumulate on it.
 type Debt struct{ ent.Schema }
 
@@ -50,7 +50,7 @@ func (Debt) Edges() []ent.Edge {
 			Unique().Required().Immutable(),
 		edge.From("debtor", Debtor.Type).Ref("debts").Field("debtor_id").
 			Unique().Required().Immutable(),
-		edge.To("invoices", DebtInvoice.Type),
+		edge.To("invoices", DebtItem.Type),
 		edge.To("payments", Payment.Type),
 		// The debt's audit trail (Debt.events). A debt with events cannot
 		// be deleted: the trail is kept.

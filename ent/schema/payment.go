@@ -22,7 +22,7 @@ func (Payment) Fields() []ent.Field {
 		intID(),
 		field.String("client_id").SchemaType(uuidType).Immutable(),
 		field.Int("debt_id").GoType(scalar.IntID(0)).Immutable(),
-		field.Int("debt_invoice_id").GoType(scalar.IntID(0)).Immutable(),
+		field.Int("debt_item_id").StorageKey("debt_invoice_id").GoType(scalar.IntID(0)).Immutable(),
 		field.Int64("amount").GoType(collection.Money(0)).Immutable(),
 		field.Other("transaction_date", scalar.Date{}).SchemaType(dateType).Immutable(),
 		field.Other("booked_date", scalar.Date{}).SchemaType(dateType).Optional().Nillable().Immutable(),
@@ -35,7 +35,7 @@ func (Payment) Edges() []ent.Edge {
 	return []ent.Edge{
 		edge.From("debt", Debt.Type).Ref("payments").Field("debt_id").
 			Unique().Required().Immutable(),
-		edge.From("invoice", DebtInvoice.Type).Ref("payments").Field("debt_invoice_id").
+		edge.From("invoice", DebtItem.Type).Ref("payments").Field("debt_item_id").
 			Unique().Required().Immutable(),
 	}
 }
@@ -44,6 +44,6 @@ func (Payment) Edges() []ent.Edge {
 func (Payment) Indexes() []ent.Index {
 	return []ent.Index{
 		index.Fields("debt_id", "created_at"),
-		index.Fields("debt_invoice_id"),
+		index.Fields("debt_item_id").StorageKey("payment_debt_invoice_id"),
 	}
 }

@@ -424,7 +424,7 @@ func (w *writer) debt(ctx context.Context, plans []plan, d *ent.Debt) {
 	})
 }
 
-func (w *writer) debtItem(ctx context.Context, plans []plan, item *ent.DebtInvoice) {
+func (w *writer) debtItem(ctx context.Context, plans []plan, item *ent.DebtItem) {
 	w.object(plans, "DebtInvoice", func(p *plan) {
 		switch p.field.Name {
 		case "id":

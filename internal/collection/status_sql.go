@@ -20,8 +20,8 @@ import (
 
 // Tables of ent/schema that the expressions read.
 const (
-	tableDebtInvoices = "debt_invoices"
-	tableDebts        = "debts"
+	tableDebtItems = "debt_invoices"
+	tableDebts     = "debts"
 )
 
 // Expr writes an SQL expression into a builder.
@@ -282,7 +282,7 @@ func (q InvoiceSQL) items(a string) string {
 // items of the invoice's number, which any number of the client's
 // (withdrawn) debts may hold, so it may pass int64.
 func (q InvoiceSQL) paid() Expr {
-	return expr("COALESCE((SELECT SUM(ip.paid_amount) FROM ", tableDebtInvoices, " ip WHERE ", q.items("ip"), "), 0)")
+	return expr("COALESCE((SELECT SUM(ip.paid_amount) FROM ", tableDebtItems, " ip WHERE ", q.items("ip"), "), 0)")
 }
 
 // paidVsTotal compares paid() with the total, exactly at any size.
@@ -291,7 +291,7 @@ func (q InvoiceSQL) paidVsTotal() moneyCmp {
 		return plainCmp(q.paid(), expr(q.total))
 	}
 	over := func(value Expr) Expr {
-		return expr("(SELECT ", value, " FROM ", tableDebtInvoices, " ip WHERE ", q.items("ip"), ")")
+		return expr("(SELECT ", value, " FROM ", tableDebtItems, " ip WHERE ", q.items("ip"), ")")
 	}
 	hi, lo := splitSum("ip.paid_amount")
 	return signCmp(over(splitSign(hi, lo)),
@@ -300,13 +300,13 @@ func (q InvoiceSQL) paidVsTotal() moneyCmp {
 
 // held mirrors InvoiceFacts.Holding != nil.
 func (q InvoiceSQL) held() Expr {
-	return expr("EXISTS (SELECT 1 FROM ", tableDebtInvoices, " ih JOIN ", tableDebts, " dh ON dh.id = ih.debt_id WHERE ",
+	return expr("EXISTS (SELECT 1 FROM ", tableDebtItems, " ih JOIN ", tableDebts, " dh ON dh.id = ih.debt_id WHERE ",
 		q.items("ih"), " AND dh.withdrawn_at IS NULL)")
 }
 
 // holding is a value of the holding debt.
 func (q InvoiceSQL) holding(value Expr) Expr {
-	return expr("(SELECT ", value, " FROM ", tableDebtInvoices, " ih JOIN ", tableDebts, " dh ON dh.id = ih.debt_id WHERE ",
+	return expr("(SELECT ", value, " FROM ", tableDebtItems, " ih JOIN ", tableDebts, " dh ON dh.id = ih.debt_id WHERE ",
 		q.items("ih"), " AND dh.withdrawn_at IS NULL LIMIT 1)")
 }
 

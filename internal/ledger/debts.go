@@ -10,7 +10,7 @@ import (
 	"github.com/debtql/debtql/ent"
 	"github.com/debtql/debtql/ent/auditeventrecord"
 	"github.com/debtql/debtql/ent/debt"
-	"github.com/debtql/debtql/ent/debtinvoice"
+	"github.com/debtql/debtql/ent/debtitem"
 	"github.com/debtql/debtql/ent/debtor"
 	"github.com/debtql/debtql/ent/payment"
 	"github.com/debtql/debtql/internal/apierr"
@@ -76,14 +76,14 @@ func (s *Service) createDebt(ctx context.Context, a Actor, clientID string, in c
 	if err != nil {
 		return nil, err
 	}
-	items := make([]*ent.DebtInvoiceCreate, len(in.Debts))
+	items := make([]*ent.DebtItemCreate, len(in.Debts))
 	for i, it := range in.Debts {
 		var reminder *time.Time
 		if it.ReminderDate != nil {
 			u := it.ReminderDate.UTC()
 			reminder = &u
 		}
-		items[i] = db.DebtInvoice.Create().
+		items[i] = db.DebtItem.Create().
 			SetClientID(clientID).
 			SetDebtID(d.ID).
 			SetPosition(i).
@@ -95,7 +95,7 @@ func (s *Service) createDebt(ctx context.Context, a Actor, clientID string, in c
 			SetAmount(it.Amount).
 			SetPaidAmount(it.Paid())
 	}
-	saved, err := db.DebtInvoice.CreateBulk(items...).Save(ctx)
+	saved, err := db.DebtItem.CreateBulk(items...).Save(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -110,7 +110,7 @@ func (s *Service) createDebt(ctx context.Context, a Actor, clientID string, in c
 			payments = append(payments, db.Payment.Create().
 				SetClientID(clientID).
 				SetDebtID(d.ID).
-				SetDebtInvoiceID(saved[i].ID).
+				SetDebtItemID(saved[i].ID).
 				SetAmount(p.Amount).
 				SetTransactionDate(scalar.DateOf(p.TransactionDate)).
 				SetNillableBookedDate(booked).
@@ -147,10 +147,10 @@ func (s *Service) checkNumbersFree(ctx context.Context, clientID string, items [
 	for i, it := range items {
 		numbers[i] = it.InvoiceNumber
 	}
-	held, err := s.db(ctx).DebtInvoice.Query().
-		Where(debtinvoice.ClientID(clientID), debtinvoice.InvoiceNumberIn(numbers...),
-			debtinvoice.HasDebtWith(debt.WithdrawnAtIsNil())).
-		Select(debtinvoice.FieldInvoiceNumber, debtinvoice.FieldDebtID).
+	held, err := s.db(ctx).DebtItem.Query().
+		Where(debtitem.ClientID(clientID), debtitem.InvoiceNumberIn(numbers...),
+			debtitem.HasDebtWith(debt.WithdrawnAtIsNil())).
+		Select(debtitem.FieldInvoiceNumber, debtitem.FieldDebtID).
 		All(ctx)
 	if err != nil || len(held) == 0 {
 		return err

@@ -11,7 +11,7 @@ import (
 	"github.com/debtql/debtql/ent/auditeventrecord"
 	"github.com/debtql/debtql/ent/creditor"
 	"github.com/debtql/debtql/ent/debt"
-	"github.com/debtql/debtql/ent/debtinvoice"
+	"github.com/debtql/debtql/ent/debtitem"
 	"github.com/debtql/debtql/ent/debtor"
 	"github.com/debtql/debtql/ent/invoice"
 	"github.com/debtql/debtql/ent/invoicearticle"
@@ -163,7 +163,7 @@ var debtSearch = searchFields[predicate.Debt]{
 	identification: func(k string) predicate.Debt {
 		return debt.HasDebtorWith(debtor.IdentificationKeyContains(k))
 	},
-	invoiceNumber: func(k string) predicate.Debt { return debt.HasInvoicesWith(debtinvoice.InvoiceNumberKeyContains(k)) },
+	invoiceNumber: func(k string) predicate.Debt { return debt.HasInvoicesWith(debtitem.InvoiceNumberKeyContains(k)) },
 	debtID:        func(id scalar.IntID) predicate.Debt { return debt.ID(id) },
 	or:            debt.Or,
 }
@@ -192,7 +192,7 @@ func debtorFilter(f *DebtorFilter, now collection.Now) ([]predicate.Debtor, erro
 		preds = append(preds, flagIs[collection.DebtorSQL, predicate.Debtor](now, collection.NewDebtorSQL, collection.DebtorSQL.IsCompleted, *f.IsCompleted))
 	}
 	if f.InvoiceCreatedDate != nil {
-		preds = append(preds, debtor.HasDebtsWith(debt.HasInvoicesWith(debtinvoice.CreatedAtGTE(f.InvoiceCreatedDate.UTC()))))
+		preds = append(preds, debtor.HasDebtsWith(debt.HasInvoicesWith(debtitem.CreatedAtGTE(f.InvoiceCreatedDate.UTC()))))
 	}
 	if f.ClientNumber != nil {
 		preds = append(preds, debtor.HasClientWith(creditor.ClientNumber(*f.ClientNumber)))
@@ -218,7 +218,7 @@ var debtorSearch = searchFields[predicate.Debtor]{
 	email:          debtor.EmailKeyContains,
 	identification: debtor.IdentificationKeyContains,
 	invoiceNumber: func(k string) predicate.Debtor {
-		return debtor.HasDebtsWith(debt.HasInvoicesWith(debtinvoice.InvoiceNumberKeyContains(k)))
+		return debtor.HasDebtsWith(debt.HasInvoicesWith(debtitem.InvoiceNumberKeyContains(k)))
 	},
 	debtID: func(id scalar.IntID) predicate.Debtor { return debtor.HasDebtsWith(debt.ID(id)) },
 	or:     debtor.Or,

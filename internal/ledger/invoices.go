@@ -6,7 +6,7 @@ import (
 
 	"github.com/debtql/debtql/ent"
 	"github.com/debtql/debtql/ent/auditeventrecord"
-	"github.com/debtql/debtql/ent/debtinvoice"
+	"github.com/debtql/debtql/ent/debtitem"
 	"github.com/debtql/debtql/ent/invoice"
 	"github.com/debtql/debtql/internal/apierr"
 	"github.com/debtql/debtql/internal/audit"
@@ -193,8 +193,8 @@ func (s *Service) InvoiceFacts(ctx context.Context, invoices []*ent.Invoice, loa
 		clients[inv.ClientID], numbers[inv.InvoiceNumber] = true, true
 	}
 	var loadErr error
-	items, err := s.db(ctx).DebtInvoice.Query().
-		Where(debtinvoice.ClientIDIn(keys(clients)...), debtinvoice.InvoiceNumberIn(keys(numbers)...)).
+	items, err := s.db(ctx).DebtItem.Query().
+		Where(debtitem.ClientIDIn(keys(clients)...), debtitem.InvoiceNumberIn(keys(numbers)...)).
 		WithDebt(func(q *ent.DebtQuery) {
 			if loadDebt != nil {
 				loadErr = loadDebt(q)

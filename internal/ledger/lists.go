@@ -11,7 +11,7 @@ import (
 	"github.com/debtql/debtql/ent"
 	"github.com/debtql/debtql/ent/debt"
 	"github.com/debtql/debtql/ent/debtcount"
-	"github.com/debtql/debtql/ent/debtinvoice"
+	"github.com/debtql/debtql/ent/debtitem"
 	"github.com/debtql/debtql/ent/debtor"
 	"github.com/debtql/debtql/ent/invoice"
 	"github.com/debtql/debtql/internal/collection"
@@ -171,11 +171,11 @@ func (s *Service) ItemInvoices(ctx context.Context, debts []scalar.IntID) ([]*en
 	// The invoices whose client and number an item of the debts holds.
 	return s.db(ctx).Invoice.Query().
 		Where(func(s *sql.Selector) {
-			t := sql.Table(debtinvoice.Table)
-			s.Where(sql.Exists(sql.Select(t.C(debtinvoice.FieldID)).From(t).Where(sql.And(
-				sql.In(t.C(debtinvoice.FieldDebtID), ids...),
-				sql.ColumnsEQ(t.C(debtinvoice.FieldClientID), s.C(invoice.FieldClientID)),
-				sql.ColumnsEQ(t.C(debtinvoice.FieldInvoiceNumber), s.C(invoice.FieldInvoiceNumber)),
+			t := sql.Table(debtitem.Table)
+			s.Where(sql.Exists(sql.Select(t.C(debtitem.FieldID)).From(t).Where(sql.And(
+				sql.In(t.C(debtitem.FieldDebtID), ids...),
+				sql.ColumnsEQ(t.C(debtitem.FieldClientID), s.C(invoice.FieldClientID)),
+				sql.ColumnsEQ(t.C(debtitem.FieldInvoiceNumber), s.C(invoice.FieldInvoiceNumber)),
 			))))
 		}).
 		All(ctx)

@@ -10,7 +10,7 @@ import (
 	"github.com/debtql/debtql/ent"
 	"github.com/debtql/debtql/ent/auditeventrecord"
 	"github.com/debtql/debtql/ent/debt"
-	"github.com/debtql/debtql/ent/debtinvoice"
+	"github.com/debtql/debtql/ent/debtitem"
 	"github.com/debtql/debtql/ent/payment"
 	"github.com/debtql/debtql/internal/apierr"
 	"github.com/debtql/debtql/internal/auth"
@@ -132,7 +132,7 @@ func (pb plainBooker) book(ctx context.Context, e event, clientID string, in col
 	p, err := db.Payment.Create().
 		SetClientID(clientID).
 		SetDebtID(d.ID).
-		SetDebtInvoiceID(item.ID).
+		SetDebtItemID(item.ID).
 		SetAmount(in.Amount).
 		SetTransactionDate(in.TransactionDate).
 		SetSource(payment.SourceREPORTED).
@@ -159,10 +159,10 @@ func (pb plainBooker) book(ctx context.Context, e event, clientID string, in col
 		return nil, s.unpayable(ctx, clientID, in)
 	}
 	d.PaidAmount, d.UpdatedAt = paid, now
-	itemPaid, ok, err := addReturning(ctx, tx, b.Update(debtinvoice.Table).
-		Add(debtinvoice.FieldPaidAmount, int64(in.Amount)).
-		Where(sql.EQ(debtinvoice.FieldID, item.ID)).
-		Returning(debtinvoice.FieldPaidAmount))
+	itemPaid, ok, err := addReturning(ctx, tx, b.Update(debtitem.Table).
+		Add(debtitem.FieldPaidAmount, int64(in.Amount)).
+		Where(sql.EQ(debtitem.FieldID, item.ID)).
+		Returning(debtitem.FieldPaidAmount))
 	if err != nil {
 		return nil, err
 	}
@@ -196,13 +196,13 @@ func (pb plainBooker) book(ctx context.Context, e event, clientID string, in col
 // payableDebt reads the debt and the item a payment is for, without locks,
 // and checks that the client and the debt exist, that the debt is not
 // withdrawn and that the item is one of its own.
-func (s *Service) payableDebt(ctx context.Context, clientID string, in collection.PaymentRecord) (*ent.Debt, *ent.DebtInvoice, error) {
+func (s *Service) payableDebt(ctx context.Context, clientID string, in collection.PaymentRecord) (*ent.Debt, *ent.DebtItem, error) {
 	if err := s.ClientExists(ctx, clientID); err != nil {
 		return nil, nil, err
 	}
 	d, err := s.db(ctx).Debt.Query().
 		Where(debt.ClientID(clientID), debt.ID(in.DebtID)).
-		WithInvoices(func(q *ent.DebtInvoiceQuery) { q.Where(debtinvoice.ID(in.InvoiceID)) }).
+		WithInvoices(func(q *ent.DebtItemQuery) { q.Where(debtitem.ID(in.InvoiceID)) }).
 		Only(ctx)
 	if ent.IsNotFound(err) {
 		return nil, nil, apierr.New(apierr.NotFound, "debt %d does not exist", in.DebtID)

@@ -14,7 +14,7 @@ import (
 	"github.com/debtql/debtql/ent"
 	"github.com/debtql/debtql/ent/auditeventrecord"
 	"github.com/debtql/debtql/ent/debt"
-	"github.com/debtql/debtql/ent/debtinvoice"
+	"github.com/debtql/debtql/ent/debtitem"
 	"github.com/debtql/debtql/ent/payment"
 	"github.com/debtql/debtql/internal/audit"
 	"github.com/debtql/debtql/internal/collection"
@@ -115,7 +115,7 @@ func (s *Service) bookPayments(ctx context.Context, tx querier, clientID string,
 		" nextval(pg_get_serial_sequence('audit_events', 'id')) AS event_id FROM o),\n")
 	w("i AS (UPDATE debt_invoices AS t SET paid_amount = t.paid_amount + s.total",
 		" FROM (SELECT invoice_id, sum(amount) AS total FROM mm GROUP BY invoice_id) AS s",
-		" WHERE t.id = s.invoice_id RETURNING ", cols("t", debtinvoice.Columns), "),\n")
+		" WHERE t.id = s.invoice_id RETURNING ", cols("t", debtitem.Columns), "),\n")
 	w("p AS (INSERT INTO payments (id, created_at, client_id, amount, transaction_date, source, debt_id, debt_invoice_id)",
 		" SELECT payment_id, $9, $11::uuid, amount, transaction_date, '", payment.SourceREPORTED.String(), "', $10, invoice_id FROM mm ORDER BY n",
 		" RETURNING ", cols("", payment.Columns), "),\n")
@@ -135,7 +135,7 @@ func (s *Service) bookPayments(ctx context.Context, tx querier, clientID string,
 	// after it, the debt, the item and the payment.
 	w("SELECT mm.n, mm.paid_after, i.paid_amount - coalesce(sum(mm.amount) OVER (PARTITION BY mm.invoice_id ORDER BY mm.n DESC",
 		" ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0), ",
-		cols("d", debt.Columns), ", ", cols("i", debtinvoice.Columns), ", ", cols("p", payment.Columns),
+		cols("d", debt.Columns), ", ", cols("i", debtitem.Columns), ", ", cols("p", payment.Columns),
 		" FROM mm, d, i, p WHERE i.id = mm.invoice_id AND p.id = mm.payment_id")
 
 	query, exprArgs := b.Query()
@@ -153,7 +153,7 @@ func (s *Service) bookPayments(ctx context.Context, tx querier, clientID string,
 		if err != nil {
 			return err
 		}
-		item, err := row.ScanDebtInvoice(db, debtinvoice.Columns)
+		item, err := row.ScanDebtItem(db, debtitem.Columns)
 		if err != nil {
 			return err
 		}

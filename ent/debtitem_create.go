@@ -12,28 +12,28 @@ import (
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
 	"github.com/debtql/debtql/ent/debt"
-	"github.com/debtql/debtql/ent/debtinvoice"
+	"github.com/debtql/debtql/ent/debtitem"
 	"github.com/debtql/debtql/ent/payment"
 	"github.com/debtql/debtql/internal/collection"
 	"github.com/debtql/debtql/internal/scalar"
 )
 
-// DebtInvoiceCreate is the builder for creating a DebtInvoice entity.
-type DebtInvoiceCreate struct {
+// DebtItemCreate is the builder for creating a DebtItem entity.
+type DebtItemCreate struct {
 	config
-	mutation *DebtInvoiceMutation
+	mutation *DebtItemMutation
 	hooks    []Hook
 	conflict []sql.ConflictOption
 }
 
 // SetCreatedAt sets the "created_at" field.
-func (_c *DebtInvoiceCreate) SetCreatedAt(v time.Time) *DebtInvoiceCreate {
+func (_c *DebtItemCreate) SetCreatedAt(v time.Time) *DebtItemCreate {
 	_c.mutation.SetCreatedAt(v)
 	return _c
 }
 
 // SetNillableCreatedAt sets the "created_at" field if the given value is not nil.
-func (_c *DebtInvoiceCreate) SetNillableCreatedAt(v *time.Time) *DebtInvoiceCreate {
+func (_c *DebtItemCreate) SetNillableCreatedAt(v *time.Time) *DebtItemCreate {
 	if v != nil {
 		_c.SetCreatedAt(*v)
 	}
@@ -41,43 +41,43 @@ func (_c *DebtInvoiceCreate) SetNillableCreatedAt(v *time.Time) *DebtInvoiceCrea
 }
 
 // SetClientID sets the "client_id" field.
-func (_c *DebtInvoiceCreate) SetClientID(v string) *DebtInvoiceCreate {
+func (_c *DebtItemCreate) SetClientID(v string) *DebtItemCreate {
 	_c.mutation.SetClientID(v)
 	return _c
 }
 
 // SetDebtID sets the "debt_id" field.
-func (_c *DebtInvoiceCreate) SetDebtID(v scalar.IntID) *DebtInvoiceCreate {
+func (_c *DebtItemCreate) SetDebtID(v scalar.IntID) *DebtItemCreate {
 	_c.mutation.SetDebtID(v)
 	return _c
 }
 
 // SetPosition sets the "position" field.
-func (_c *DebtInvoiceCreate) SetPosition(v int) *DebtInvoiceCreate {
+func (_c *DebtItemCreate) SetPosition(v int) *DebtItemCreate {
 	_c.mutation.SetPosition(v)
 	return _c
 }
 
 // SetInvoiceNumber sets the "invoice_number" field.
-func (_c *DebtInvoiceCreate) SetInvoiceNumber(v string) *DebtInvoiceCreate {
+func (_c *DebtItemCreate) SetInvoiceNumber(v string) *DebtItemCreate {
 	_c.mutation.SetInvoiceNumber(v)
 	return _c
 }
 
 // SetInvoiceNumberKey sets the "invoice_number_key" field.
-func (_c *DebtInvoiceCreate) SetInvoiceNumberKey(v string) *DebtInvoiceCreate {
+func (_c *DebtItemCreate) SetInvoiceNumberKey(v string) *DebtItemCreate {
 	_c.mutation.SetInvoiceNumberKey(v)
 	return _c
 }
 
 // SetDescription sets the "description" field.
-func (_c *DebtInvoiceCreate) SetDescription(v string) *DebtInvoiceCreate {
+func (_c *DebtItemCreate) SetDescription(v string) *DebtItemCreate {
 	_c.mutation.SetDescription(v)
 	return _c
 }
 
 // SetNillableDescription sets the "description" field if the given value is not nil.
-func (_c *DebtInvoiceCreate) SetNillableDescription(v *string) *DebtInvoiceCreate {
+func (_c *DebtItemCreate) SetNillableDescription(v *string) *DebtItemCreate {
 	if v != nil {
 		_c.SetDescription(*v)
 	}
@@ -85,25 +85,25 @@ func (_c *DebtInvoiceCreate) SetNillableDescription(v *string) *DebtInvoiceCreat
 }
 
 // SetInvoiceDate sets the "invoice_date" field.
-func (_c *DebtInvoiceCreate) SetInvoiceDate(v time.Time) *DebtInvoiceCreate {
+func (_c *DebtItemCreate) SetInvoiceDate(v time.Time) *DebtItemCreate {
 	_c.mutation.SetInvoiceDate(v)
 	return _c
 }
 
 // SetDueDate sets the "due_date" field.
-func (_c *DebtInvoiceCreate) SetDueDate(v time.Time) *DebtInvoiceCreate {
+func (_c *DebtItemCreate) SetDueDate(v time.Time) *DebtItemCreate {
 	_c.mutation.SetDueDate(v)
 	return _c
 }
 
 // SetReminderDate sets the "reminder_date" field.
-func (_c *DebtInvoiceCreate) SetReminderDate(v time.Time) *DebtInvoiceCreate {
+func (_c *DebtItemCreate) SetReminderDate(v time.Time) *DebtItemCreate {
 	_c.mutation.SetReminderDate(v)
 	return _c
 }
 
 // SetNillableReminderDate sets the "reminder_date" field if the given value is not nil.
-func (_c *DebtInvoiceCreate) SetNillableReminderDate(v *time.Time) *DebtInvoiceCreate {
+func (_c *DebtItemCreate) SetNillableReminderDate(v *time.Time) *DebtItemCreate {
 	if v != nil {
 		_c.SetReminderDate(*v)
 	}
@@ -111,19 +111,19 @@ func (_c *DebtInvoiceCreate) SetNillableReminderDate(v *time.Time) *DebtInvoiceC
 }
 
 // SetAmount sets the "amount" field.
-func (_c *DebtInvoiceCreate) SetAmount(v collection.Money) *DebtInvoiceCreate {
+func (_c *DebtItemCreate) SetAmount(v collection.Money) *DebtItemCreate {
 	_c.mutation.SetAmount(v)
 	return _c
 }
 
 // SetPaidAmount sets the "paid_amount" field.
-func (_c *DebtInvoiceCreate) SetPaidAmount(v collection.Money) *DebtInvoiceCreate {
+func (_c *DebtItemCreate) SetPaidAmount(v collection.Money) *DebtItemCreate {
 	_c.mutation.SetPaidAmount(v)
 	return _c
 }
 
 // SetNillablePaidAmount sets the "paid_amount" field if the given value is not nil.
-func (_c *DebtInvoiceCreate) SetNillablePaidAmount(v *collection.Money) *DebtInvoiceCreate {
+func (_c *DebtItemCreate) SetNillablePaidAmount(v *collection.Money) *DebtItemCreate {
 	if v != nil {
 		_c.SetPaidAmount(*v)
 	}
@@ -131,24 +131,24 @@ func (_c *DebtInvoiceCreate) SetNillablePaidAmount(v *collection.Money) *DebtInv
 }
 
 // SetID sets the "id" field.
-func (_c *DebtInvoiceCreate) SetID(v scalar.IntID) *DebtInvoiceCreate {
+func (_c *DebtItemCreate) SetID(v scalar.IntID) *DebtItemCreate {
 	_c.mutation.SetID(v)
 	return _c
 }
 
 // SetDebt sets the "debt" edge to the Debt entity.
-func (_c *DebtInvoiceCreate) SetDebt(v *Debt) *DebtInvoiceCreate {
+func (_c *DebtItemCreate) SetDebt(v *Debt) *DebtItemCreate {
 	return _c.SetDebtID(v.ID)
 }
 
 // AddPaymentIDs adds the "payments" edge to the Payment entity by IDs.
-func (_c *DebtInvoiceCreate) AddPaymentIDs(ids ...scalar.IntID) *DebtInvoiceCreate {
+func (_c *DebtItemCreate) AddPaymentIDs(ids ...scalar.IntID) *DebtItemCreate {
 	_c.mutation.AddPaymentIDs(ids...)
 	return _c
 }
 
 // AddPayments adds the "payments" edges to the Payment entity.
-func (_c *DebtInvoiceCreate) AddPayments(v ...*Payment) *DebtInvoiceCreate {
+func (_c *DebtItemCreate) AddPayments(v ...*Payment) *DebtItemCreate {
 	ids := make([]scalar.IntID, len(v))
 	for i := range v {
 		ids[i] = v[i].ID
@@ -156,13 +156,13 @@ func (_c *DebtInvoiceCreate) AddPayments(v ...*Payment) *DebtInvoiceCreate {
 	return _c.AddPaymentIDs(ids...)
 }
 
-// Mutation returns the DebtInvoiceMutation object of the builder.
-func (_c *DebtInvoiceCreate) Mutation() *DebtInvoiceMutation {
+// Mutation returns the DebtItemMutation object of the builder.
+func (_c *DebtItemCreate) Mutation() *DebtItemMutation {
 	return _c.mutation
 }
 
-// Save creates the DebtInvoice in the database.
-func (_c *DebtInvoiceCreate) Save(ctx context.Context) (*DebtInvoice, error) {
+// Save creates the DebtItem in the database.
+func (_c *DebtItemCreate) Save(ctx context.Context) (*DebtItem, error) {
 	if err := _c.defaults(); err != nil {
 		return nil, err
 	}
@@ -170,7 +170,7 @@ func (_c *DebtInvoiceCreate) Save(ctx context.Context) (*DebtInvoice, error) {
 }
 
 // SaveX calls Save and panics if Save returns an error.
-func (_c *DebtInvoiceCreate) SaveX(ctx context.Context) *DebtInvoice {
+func (_c *DebtItemCreate) SaveX(ctx context.Context) *DebtItem {
 	v, err := _c.Save(ctx)
 	if err != nil {
 		panic(err)
@@ -179,83 +179,83 @@ func (_c *DebtInvoiceCreate) SaveX(ctx context.Context) *DebtInvoice {
 }
 
 // Exec executes the query.
-func (_c *DebtInvoiceCreate) Exec(ctx context.Context) error {
+func (_c *DebtItemCreate) Exec(ctx context.Context) error {
 	_, err := _c.Save(ctx)
 	return err
 }
 
 // ExecX is like Exec, but panics if an error occurs.
-func (_c *DebtInvoiceCreate) ExecX(ctx context.Context) {
+func (_c *DebtItemCreate) ExecX(ctx context.Context) {
 	if err := _c.Exec(ctx); err != nil {
 		panic(err)
 	}
 }
 
 // defaults sets the default values of the builder before save.
-func (_c *DebtInvoiceCreate) defaults() error {
+func (_c *DebtItemCreate) defaults() error {
 	if _, ok := _c.mutation.CreatedAt(); !ok {
-		if debtinvoice.DefaultCreatedAt == nil {
-			return fmt.Errorf("ent: uninitialized debtinvoice.DefaultCreatedAt (forgotten import ent/runtime?)")
+		if debtitem.DefaultCreatedAt == nil {
+			return fmt.Errorf("ent: uninitialized debtitem.DefaultCreatedAt (forgotten import ent/runtime?)")
 		}
-		v := debtinvoice.DefaultCreatedAt()
+		v := debtitem.DefaultCreatedAt()
 		_c.mutation.SetCreatedAt(v)
 	}
 	if _, ok := _c.mutation.PaidAmount(); !ok {
-		v := debtinvoice.DefaultPaidAmount
+		v := debtitem.DefaultPaidAmount
 		_c.mutation.SetPaidAmount(v)
 	}
 	return nil
 }
 
 // check runs all checks and user-defined validators on the builder.
-func (_c *DebtInvoiceCreate) check() error {
+func (_c *DebtItemCreate) check() error {
 	if _, ok := _c.mutation.CreatedAt(); !ok {
-		return &ValidationError{Name: "created_at", err: errors.New(`ent: missing required field "DebtInvoice.created_at"`)}
+		return &ValidationError{Name: "created_at", err: errors.New(`ent: missing required field "DebtItem.created_at"`)}
 	}
 	if _, ok := _c.mutation.ClientID(); !ok {
-		return &ValidationError{Name: "client_id", err: errors.New(`ent: missing required field "DebtInvoice.client_id"`)}
+		return &ValidationError{Name: "client_id", err: errors.New(`ent: missing required field "DebtItem.client_id"`)}
 	}
 	if _, ok := _c.mutation.DebtID(); !ok {
-		return &ValidationError{Name: "debt_id", err: errors.New(`ent: missing required field "DebtInvoice.debt_id"`)}
+		return &ValidationError{Name: "debt_id", err: errors.New(`ent: missing required field "DebtItem.debt_id"`)}
 	}
 	if _, ok := _c.mutation.Position(); !ok {
-		return &ValidationError{Name: "position", err: errors.New(`ent: missing required field "DebtInvoice.position"`)}
+		return &ValidationError{Name: "position", err: errors.New(`ent: missing required field "DebtItem.position"`)}
 	}
 	if _, ok := _c.mutation.InvoiceNumber(); !ok {
-		return &ValidationError{Name: "invoice_number", err: errors.New(`ent: missing required field "DebtInvoice.invoice_number"`)}
+		return &ValidationError{Name: "invoice_number", err: errors.New(`ent: missing required field "DebtItem.invoice_number"`)}
 	}
 	if v, ok := _c.mutation.InvoiceNumber(); ok {
-		if err := debtinvoice.InvoiceNumberValidator(v); err != nil {
-			return &ValidationError{Name: "invoice_number", err: fmt.Errorf(`ent: validator failed for field "DebtInvoice.invoice_number": %w`, err)}
+		if err := debtitem.InvoiceNumberValidator(v); err != nil {
+			return &ValidationError{Name: "invoice_number", err: fmt.Errorf(`ent: validator failed for field "DebtItem.invoice_number": %w`, err)}
 		}
 	}
 	if _, ok := _c.mutation.InvoiceNumberKey(); !ok {
-		return &ValidationError{Name: "invoice_number_key", err: errors.New(`ent: missing required field "DebtInvoice.invoice_number_key"`)}
+		return &ValidationError{Name: "invoice_number_key", err: errors.New(`ent: missing required field "DebtItem.invoice_number_key"`)}
 	}
 	if v, ok := _c.mutation.Description(); ok {
-		if err := debtinvoice.DescriptionValidator(v); err != nil {
-			return &ValidationError{Name: "description", err: fmt.Errorf(`ent: validator failed for field "DebtInvoice.description": %w`, err)}
+		if err := debtitem.DescriptionValidator(v); err != nil {
+			return &ValidationError{Name: "description", err: fmt.Errorf(`ent: validator failed for field "DebtItem.description": %w`, err)}
 		}
 	}
 	if _, ok := _c.mutation.InvoiceDate(); !ok {
-		return &ValidationError{Name: "invoice_date", err: errors.New(`ent: missing required field "DebtInvoice.invoice_date"`)}
+		return &ValidationError{Name: "invoice_date", err: errors.New(`ent: missing required field "DebtItem.invoice_date"`)}
 	}
 	if _, ok := _c.mutation.DueDate(); !ok {
-		return &ValidationError{Name: "due_date", err: errors.New(`ent: missing required field "DebtInvoice.due_date"`)}
+		return &ValidationError{Name: "due_date", err: errors.New(`ent: missing required field "DebtItem.due_date"`)}
 	}
 	if _, ok := _c.mutation.Amount(); !ok {
-		return &ValidationError{Name: "amount", err: errors.New(`ent: missing required field "DebtInvoice.amount"`)}
+		return &ValidationError{Name: "amount", err: errors.New(`ent: missing required field "DebtItem.amount"`)}
 	}
 	if _, ok := _c.mutation.PaidAmount(); !ok {
-		return &ValidationError{Name: "paid_amount", err: errors.New(`ent: missing required field "DebtInvoice.paid_amount"`)}
+		return &ValidationError{Name: "paid_amount", err: errors.New(`ent: missing required field "DebtItem.paid_amount"`)}
 	}
 	if len(_c.mutation.DebtIDs()) == 0 {
-		return &ValidationError{Name: "debt", err: errors.New(`ent: missing required edge "DebtInvoice.debt"`)}
+		return &ValidationError{Name: "debt", err: errors.New(`ent: missing required edge "DebtItem.debt"`)}
 	}
 	return nil
 }
 
-func (_c *DebtInvoiceCreate) sqlSave(ctx context.Context) (*DebtInvoice, error) {
+func (_c *DebtItemCreate) sqlSave(ctx context.Context) (*DebtItem, error) {
 	if err := _c.check(); err != nil {
 		return nil, err
 	}
@@ -275,10 +275,10 @@ func (_c *DebtInvoiceCreate) sqlSave(ctx context.Context) (*DebtInvoice, error) 
 	return _node, nil
 }
 
-func (_c *DebtInvoiceCreate) createSpec() (*DebtInvoice, *sqlgraph.CreateSpec) {
+func (_c *DebtItemCreate) createSpec() (*DebtItem, *sqlgraph.CreateSpec) {
 	var (
-		_node = &DebtInvoice{config: _c.config}
-		_spec = sqlgraph.NewCreateSpec(debtinvoice.Table, sqlgraph.NewFieldSpec(debtinvoice.FieldID, field.TypeInt))
+		_node = &DebtItem{config: _c.config}
+		_spec = sqlgraph.NewCreateSpec(debtitem.Table, sqlgraph.NewFieldSpec(debtitem.FieldID, field.TypeInt))
 	)
 	_spec.OnConflict = _c.conflict
 	if id, ok := _c.mutation.ID(); ok {
@@ -286,55 +286,55 @@ func (_c *DebtInvoiceCreate) createSpec() (*DebtInvoice, *sqlgraph.CreateSpec) {
 		_spec.ID.Value = id
 	}
 	if value, ok := _c.mutation.CreatedAt(); ok {
-		_spec.SetField(debtinvoice.FieldCreatedAt, field.TypeTime, value)
+		_spec.SetField(debtitem.FieldCreatedAt, field.TypeTime, value)
 		_node.CreatedAt = value
 	}
 	if value, ok := _c.mutation.ClientID(); ok {
-		_spec.SetField(debtinvoice.FieldClientID, field.TypeString, value)
+		_spec.SetField(debtitem.FieldClientID, field.TypeString, value)
 		_node.ClientID = value
 	}
 	if value, ok := _c.mutation.Position(); ok {
-		_spec.SetField(debtinvoice.FieldPosition, field.TypeInt, value)
+		_spec.SetField(debtitem.FieldPosition, field.TypeInt, value)
 		_node.Position = value
 	}
 	if value, ok := _c.mutation.InvoiceNumber(); ok {
-		_spec.SetField(debtinvoice.FieldInvoiceNumber, field.TypeString, value)
+		_spec.SetField(debtitem.FieldInvoiceNumber, field.TypeString, value)
 		_node.InvoiceNumber = value
 	}
 	if value, ok := _c.mutation.InvoiceNumberKey(); ok {
-		_spec.SetField(debtinvoice.FieldInvoiceNumberKey, field.TypeString, value)
+		_spec.SetField(debtitem.FieldInvoiceNumberKey, field.TypeString, value)
 		_node.InvoiceNumberKey = value
 	}
 	if value, ok := _c.mutation.Description(); ok {
-		_spec.SetField(debtinvoice.FieldDescription, field.TypeString, value)
+		_spec.SetField(debtitem.FieldDescription, field.TypeString, value)
 		_node.Description = &value
 	}
 	if value, ok := _c.mutation.InvoiceDate(); ok {
-		_spec.SetField(debtinvoice.FieldInvoiceDate, field.TypeTime, value)
+		_spec.SetField(debtitem.FieldInvoiceDate, field.TypeTime, value)
 		_node.InvoiceDate = value
 	}
 	if value, ok := _c.mutation.DueDate(); ok {
-		_spec.SetField(debtinvoice.FieldDueDate, field.TypeTime, value)
+		_spec.SetField(debtitem.FieldDueDate, field.TypeTime, value)
 		_node.DueDate = value
 	}
 	if value, ok := _c.mutation.ReminderDate(); ok {
-		_spec.SetField(debtinvoice.FieldReminderDate, field.TypeTime, value)
+		_spec.SetField(debtitem.FieldReminderDate, field.TypeTime, value)
 		_node.ReminderDate = &value
 	}
 	if value, ok := _c.mutation.Amount(); ok {
-		_spec.SetField(debtinvoice.FieldAmount, field.TypeInt64, value)
+		_spec.SetField(debtitem.FieldAmount, field.TypeInt64, value)
 		_node.Amount = value
 	}
 	if value, ok := _c.mutation.PaidAmount(); ok {
-		_spec.SetField(debtinvoice.FieldPaidAmount, field.TypeInt64, value)
+		_spec.SetField(debtitem.FieldPaidAmount, field.TypeInt64, value)
 		_node.PaidAmount = value
 	}
 	if nodes := _c.mutation.DebtIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.M2O,
 			Inverse: true,
-			Table:   debtinvoice.DebtTable,
-			Columns: []string{debtinvoice.DebtColumn},
+			Table:   debtitem.DebtTable,
+			Columns: []string{debtitem.DebtColumn},
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(debt.FieldID, field.TypeInt),
@@ -350,8 +350,8 @@ func (_c *DebtInvoiceCreate) createSpec() (*DebtInvoice, *sqlgraph.CreateSpec) {
 		edge := &sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.O2M,
 			Inverse: false,
-			Table:   debtinvoice.PaymentsTable,
-			Columns: []string{debtinvoice.PaymentsColumn},
+			Table:   debtitem.PaymentsTable,
+			Columns: []string{debtitem.PaymentsColumn},
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(payment.FieldID, field.TypeInt),
@@ -368,7 +368,7 @@ func (_c *DebtInvoiceCreate) createSpec() (*DebtInvoice, *sqlgraph.CreateSpec) {
 // OnConflict allows configuring the `ON CONFLICT` / `ON DUPLICATE KEY` clause
 // of the `INSERT` statement. For example:
 //
-//	client.DebtInvoice.Create().
+//	client.DebtItem.Create().
 //		SetCreatedAt(v).
 //		OnConflict(
 //			// Update the row with the new values
@@ -377,13 +377,13 @@ func (_c *DebtInvoiceCreate) createSpec() (*DebtInvoice, *sqlgraph.CreateSpec) {
 //		).
 //		// Override some of the fields with custom
 //		// update values.
-//		Update(func(u *ent.DebtInvoiceUpsert) {
+//		Update(func(u *ent.DebtItemUpsert) {
 //			SetCreatedAt(v+v).
 //		}).
 //		Exec(ctx)
-func (_c *DebtInvoiceCreate) OnConflict(opts ...sql.ConflictOption) *DebtInvoiceUpsertOne {
+func (_c *DebtItemCreate) OnConflict(opts ...sql.ConflictOption) *DebtItemUpsertOne {
 	_c.conflict = opts
-	return &DebtInvoiceUpsertOne{
+	return &DebtItemUpsertOne{
 		create: _c,
 	}
 }
@@ -391,96 +391,96 @@ func (_c *DebtInvoiceCreate) OnConflict(opts ...sql.ConflictOption) *DebtInvoice
 // OnConflictColumns calls `OnConflict` and configures the columns
 // as conflict target. Using this option is equivalent to using:
 //
-//	client.DebtInvoice.Create().
+//	client.DebtItem.Create().
 //		OnConflict(sql.ConflictColumns(columns...)).
 //		Exec(ctx)
-func (_c *DebtInvoiceCreate) OnConflictColumns(columns ...string) *DebtInvoiceUpsertOne {
+func (_c *DebtItemCreate) OnConflictColumns(columns ...string) *DebtItemUpsertOne {
 	_c.conflict = append(_c.conflict, sql.ConflictColumns(columns...))
-	return &DebtInvoiceUpsertOne{
+	return &DebtItemUpsertOne{
 		create: _c,
 	}
 }
 
 type (
-	// DebtInvoiceUpsertOne is the builder for "upsert"-ing
-	//  one DebtInvoice node.
-	DebtInvoiceUpsertOne struct {
-		create *DebtInvoiceCreate
+	// DebtItemUpsertOne is the builder for "upsert"-ing
+	//  one DebtItem node.
+	DebtItemUpsertOne struct {
+		create *DebtItemCreate
 	}
 
-	// DebtInvoiceUpsert is the "OnConflict" setter.
-	DebtInvoiceUpsert struct {
+	// DebtItemUpsert is the "OnConflict" setter.
+	DebtItemUpsert struct {
 		*sql.UpdateSet
 	}
 )
 
 // SetPaidAmount sets the "paid_amount" field.
-func (u *DebtInvoiceUpsert) SetPaidAmount(v collection.Money) *DebtInvoiceUpsert {
-	u.Set(debtinvoice.FieldPaidAmount, v)
+func (u *DebtItemUpsert) SetPaidAmount(v collection.Money) *DebtItemUpsert {
+	u.Set(debtitem.FieldPaidAmount, v)
 	return u
 }
 
 // UpdatePaidAmount sets the "paid_amount" field to the value that was provided on create.
-func (u *DebtInvoiceUpsert) UpdatePaidAmount() *DebtInvoiceUpsert {
-	u.SetExcluded(debtinvoice.FieldPaidAmount)
+func (u *DebtItemUpsert) UpdatePaidAmount() *DebtItemUpsert {
+	u.SetExcluded(debtitem.FieldPaidAmount)
 	return u
 }
 
 // AddPaidAmount adds v to the "paid_amount" field.
-func (u *DebtInvoiceUpsert) AddPaidAmount(v collection.Money) *DebtInvoiceUpsert {
-	u.Add(debtinvoice.FieldPaidAmount, v)
+func (u *DebtItemUpsert) AddPaidAmount(v collection.Money) *DebtItemUpsert {
+	u.Add(debtitem.FieldPaidAmount, v)
 	return u
 }
 
 // UpdateNewValues updates the mutable fields using the new values that were set on create except the ID field.
 // Using this option is equivalent to using:
 //
-//	client.DebtInvoice.Create().
+//	client.DebtItem.Create().
 //		OnConflict(
 //			sql.ResolveWithNewValues(),
 //			sql.ResolveWith(func(u *sql.UpdateSet) {
-//				u.SetIgnore(debtinvoice.FieldID)
+//				u.SetIgnore(debtitem.FieldID)
 //			}),
 //		).
 //		Exec(ctx)
-func (u *DebtInvoiceUpsertOne) UpdateNewValues() *DebtInvoiceUpsertOne {
+func (u *DebtItemUpsertOne) UpdateNewValues() *DebtItemUpsertOne {
 	u.create.conflict = append(u.create.conflict, sql.ResolveWithNewValues())
 	u.create.conflict = append(u.create.conflict, sql.ResolveWith(func(s *sql.UpdateSet) {
 		if _, exists := u.create.mutation.ID(); exists {
-			s.SetIgnore(debtinvoice.FieldID)
+			s.SetIgnore(debtitem.FieldID)
 		}
 		if _, exists := u.create.mutation.CreatedAt(); exists {
-			s.SetIgnore(debtinvoice.FieldCreatedAt)
+			s.SetIgnore(debtitem.FieldCreatedAt)
 		}
 		if _, exists := u.create.mutation.ClientID(); exists {
-			s.SetIgnore(debtinvoice.FieldClientID)
+			s.SetIgnore(debtitem.FieldClientID)
 		}
 		if _, exists := u.create.mutation.DebtID(); exists {
-			s.SetIgnore(debtinvoice.FieldDebtID)
+			s.SetIgnore(debtitem.FieldDebtID)
 		}
 		if _, exists := u.create.mutation.Position(); exists {
-			s.SetIgnore(debtinvoice.FieldPosition)
+			s.SetIgnore(debtitem.FieldPosition)
 		}
 		if _, exists := u.create.mutation.InvoiceNumber(); exists {
-			s.SetIgnore(debtinvoice.FieldInvoiceNumber)
+			s.SetIgnore(debtitem.FieldInvoiceNumber)
 		}
 		if _, exists := u.create.mutation.InvoiceNumberKey(); exists {
-			s.SetIgnore(debtinvoice.FieldInvoiceNumberKey)
+			s.SetIgnore(debtitem.FieldInvoiceNumberKey)
 		}
 		if _, exists := u.create.mutation.Description(); exists {
-			s.SetIgnore(debtinvoice.FieldDescription)
+			s.SetIgnore(debtitem.FieldDescription)
 		}
 		if _, exists := u.create.mutation.InvoiceDate(); exists {
-			s.SetIgnore(debtinvoice.FieldInvoiceDate)
+			s.SetIgnore(debtitem.FieldInvoiceDate)
 		}
 		if _, exists := u.create.mutation.DueDate(); exists {
-			s.SetIgnore(debtinvoice.FieldDueDate)
+			s.SetIgnore(debtitem.FieldDueDate)
 		}
 		if _, exists := u.create.mutation.ReminderDate(); exists {
-			s.SetIgnore(debtinvoice.FieldReminderDate)
+			s.SetIgnore(debtitem.FieldReminderDate)
 		}
 		if _, exists := u.create.mutation.Amount(); exists {
-			s.SetIgnore(debtinvoice.FieldAmount)
+			s.SetIgnore(debtitem.FieldAmount)
 		}
 	}))
 	return u
@@ -489,68 +489,68 @@ func (u *DebtInvoiceUpsertOne) UpdateNewValues() *DebtInvoiceUpsertOne {
 // Ignore sets each column to itself in case of conflict.
 // Using this option is equivalent to using:
 //
-//	client.DebtInvoice.Create().
+//	client.DebtItem.Create().
 //	    OnConflict(sql.ResolveWithIgnore()).
 //	    Exec(ctx)
-func (u *DebtInvoiceUpsertOne) Ignore() *DebtInvoiceUpsertOne {
+func (u *DebtItemUpsertOne) Ignore() *DebtItemUpsertOne {
 	u.create.conflict = append(u.create.conflict, sql.ResolveWithIgnore())
 	return u
 }
 
 // DoNothing configures the conflict_action to `DO NOTHING`.
 // Supported only by SQLite and PostgreSQL.
-func (u *DebtInvoiceUpsertOne) DoNothing() *DebtInvoiceUpsertOne {
+func (u *DebtItemUpsertOne) DoNothing() *DebtItemUpsertOne {
 	u.create.conflict = append(u.create.conflict, sql.DoNothing())
 	return u
 }
 
-// Update allows overriding fields `UPDATE` values. See the DebtInvoiceCreate.OnConflict
+// Update allows overriding fields `UPDATE` values. See the DebtItemCreate.OnConflict
 // documentation for more info.
-func (u *DebtInvoiceUpsertOne) Update(set func(*DebtInvoiceUpsert)) *DebtInvoiceUpsertOne {
+func (u *DebtItemUpsertOne) Update(set func(*DebtItemUpsert)) *DebtItemUpsertOne {
 	u.create.conflict = append(u.create.conflict, sql.ResolveWith(func(update *sql.UpdateSet) {
-		set(&DebtInvoiceUpsert{UpdateSet: update})
+		set(&DebtItemUpsert{UpdateSet: update})
 	}))
 	return u
 }
 
 // SetPaidAmount sets the "paid_amount" field.
-func (u *DebtInvoiceUpsertOne) SetPaidAmount(v collection.Money) *DebtInvoiceUpsertOne {
-	return u.Update(func(s *DebtInvoiceUpsert) {
+func (u *DebtItemUpsertOne) SetPaidAmount(v collection.Money) *DebtItemUpsertOne {
+	return u.Update(func(s *DebtItemUpsert) {
 		s.SetPaidAmount(v)
 	})
 }
 
 // AddPaidAmount adds v to the "paid_amount" field.
-func (u *DebtInvoiceUpsertOne) AddPaidAmount(v collection.Money) *DebtInvoiceUpsertOne {
-	return u.Update(func(s *DebtInvoiceUpsert) {
+func (u *DebtItemUpsertOne) AddPaidAmount(v collection.Money) *DebtItemUpsertOne {
+	return u.Update(func(s *DebtItemUpsert) {
 		s.AddPaidAmount(v)
 	})
 }
 
 // UpdatePaidAmount sets the "paid_amount" field to the value that was provided on create.
-func (u *DebtInvoiceUpsertOne) UpdatePaidAmount() *DebtInvoiceUpsertOne {
-	return u.Update(func(s *DebtInvoiceUpsert) {
+func (u *DebtItemUpsertOne) UpdatePaidAmount() *DebtItemUpsertOne {
+	return u.Update(func(s *DebtItemUpsert) {
 		s.UpdatePaidAmount()
 	})
 }
 
 // Exec executes the query.
-func (u *DebtInvoiceUpsertOne) Exec(ctx context.Context) error {
+func (u *DebtItemUpsertOne) Exec(ctx context.Context) error {
 	if len(u.create.conflict) == 0 {
-		return errors.New("ent: missing options for DebtInvoiceCreate.OnConflict")
+		return errors.New("ent: missing options for DebtItemCreate.OnConflict")
 	}
 	return u.create.Exec(ctx)
 }
 
 // ExecX is like Exec, but panics if an error occurs.
-func (u *DebtInvoiceUpsertOne) ExecX(ctx context.Context) {
+func (u *DebtItemUpsertOne) ExecX(ctx context.Context) {
 	if err := u.create.Exec(ctx); err != nil {
 		panic(err)
 	}
 }
 
 // Exec executes the UPSERT query and returns the inserted/updated ID.
-func (u *DebtInvoiceUpsertOne) ID(ctx context.Context) (id scalar.IntID, err error) {
+func (u *DebtItemUpsertOne) ID(ctx context.Context) (id scalar.IntID, err error) {
 	node, err := u.create.Save(ctx)
 	if err != nil {
 		return id, err
@@ -559,7 +559,7 @@ func (u *DebtInvoiceUpsertOne) ID(ctx context.Context) (id scalar.IntID, err err
 }
 
 // IDX is like ID, but panics if an error occurs.
-func (u *DebtInvoiceUpsertOne) IDX(ctx context.Context) scalar.IntID {
+func (u *DebtItemUpsertOne) IDX(ctx context.Context) scalar.IntID {
 	id, err := u.ID(ctx)
 	if err != nil {
 		panic(err)
@@ -567,28 +567,28 @@ func (u *DebtInvoiceUpsertOne) IDX(ctx context.Context) scalar.IntID {
 	return id
 }
 
-// DebtInvoiceCreateBulk is the builder for creating many DebtInvoice entities in bulk.
-type DebtInvoiceCreateBulk struct {
+// DebtItemCreateBulk is the builder for creating many DebtItem entities in bulk.
+type DebtItemCreateBulk struct {
 	config
 	err      error
-	builders []*DebtInvoiceCreate
+	builders []*DebtItemCreate
 	conflict []sql.ConflictOption
 }
 
-// Save creates the DebtInvoice entities in the database.
-func (_c *DebtInvoiceCreateBulk) Save(ctx context.Context) ([]*DebtInvoice, error) {
+// Save creates the DebtItem entities in the database.
+func (_c *DebtItemCreateBulk) Save(ctx context.Context) ([]*DebtItem, error) {
 	if _c.err != nil {
 		return nil, _c.err
 	}
 	specs := make([]*sqlgraph.CreateSpec, len(_c.builders))
-	nodes := make([]*DebtInvoice, len(_c.builders))
+	nodes := make([]*DebtItem, len(_c.builders))
 	mutators := make([]Mutator, len(_c.builders))
 	for i := range _c.builders {
 		func(i int, root context.Context) {
 			builder := _c.builders[i]
 			builder.defaults()
 			var mut Mutator = MutateFunc(func(ctx context.Context, m Mutation) (Value, error) {
-				mutation, ok := m.(*DebtInvoiceMutation)
+				mutation, ok := m.(*DebtItemMutation)
 				if !ok {
 					return nil, fmt.Errorf("unexpected mutation type %T", m)
 				}
@@ -636,7 +636,7 @@ func (_c *DebtInvoiceCreateBulk) Save(ctx context.Context) ([]*DebtInvoice, erro
 }
 
 // SaveX is like Save, but panics if an error occurs.
-func (_c *DebtInvoiceCreateBulk) SaveX(ctx context.Context) []*DebtInvoice {
+func (_c *DebtItemCreateBulk) SaveX(ctx context.Context) []*DebtItem {
 	v, err := _c.Save(ctx)
 	if err != nil {
 		panic(err)
@@ -645,13 +645,13 @@ func (_c *DebtInvoiceCreateBulk) SaveX(ctx context.Context) []*DebtInvoice {
 }
 
 // Exec executes the query.
-func (_c *DebtInvoiceCreateBulk) Exec(ctx context.Context) error {
+func (_c *DebtItemCreateBulk) Exec(ctx context.Context) error {
 	_, err := _c.Save(ctx)
 	return err
 }
 
 // ExecX is like Exec, but panics if an error occurs.
-func (_c *DebtInvoiceCreateBulk) ExecX(ctx context.Context) {
+func (_c *DebtItemCreateBulk) ExecX(ctx context.Context) {
 	if err := _c.Exec(ctx); err != nil {
 		panic(err)
 	}
@@ -660,7 +660,7 @@ func (_c *DebtInvoiceCreateBulk) ExecX(ctx context.Context) {
 // OnConflict allows configuring the `ON CONFLICT` / `ON DUPLICATE KEY` clause
 // of the `INSERT` statement. For example:
 //
-//	client.DebtInvoice.CreateBulk(builders...).
+//	client.DebtItem.CreateBulk(builders...).
 //		OnConflict(
 //			// Update the row with the new values
 //			// the was proposed for insertion.
@@ -668,13 +668,13 @@ func (_c *DebtInvoiceCreateBulk) ExecX(ctx context.Context) {
 //		).
 //		// Override some of the fields with custom
 //		// update values.
-//		Update(func(u *ent.DebtInvoiceUpsert) {
+//		Update(func(u *ent.DebtItemUpsert) {
 //			SetCreatedAt(v+v).
 //		}).
 //		Exec(ctx)
-func (_c *DebtInvoiceCreateBulk) OnConflict(opts ...sql.ConflictOption) *DebtInvoiceUpsertBulk {
+func (_c *DebtItemCreateBulk) OnConflict(opts ...sql.ConflictOption) *DebtItemUpsertBulk {
 	_c.conflict = opts
-	return &DebtInvoiceUpsertBulk{
+	return &DebtItemUpsertBulk{
 		create: _c,
 	}
 }
@@ -682,72 +682,72 @@ func (_c *DebtInvoiceCreateBulk) OnConflict(opts ...sql.ConflictOption) *DebtInv
 // OnConflictColumns calls `OnConflict` and configures the columns
 // as conflict target. Using this option is equivalent to using:
 //
-//	client.DebtInvoice.Create().
+//	client.DebtItem.Create().
 //		OnConflict(sql.ConflictColumns(columns...)).
 //		Exec(ctx)
-func (_c *DebtInvoiceCreateBulk) OnConflictColumns(columns ...string) *DebtInvoiceUpsertBulk {
+func (_c *DebtItemCreateBulk) OnConflictColumns(columns ...string) *DebtItemUpsertBulk {
 	_c.conflict = append(_c.conflict, sql.ConflictColumns(columns...))
-	return &DebtInvoiceUpsertBulk{
+	return &DebtItemUpsertBulk{
 		create: _c,
 	}
 }
 
-// DebtInvoiceUpsertBulk is the builder for "upsert"-ing
-// a bulk of DebtInvoice nodes.
-type DebtInvoiceUpsertBulk struct {
-	create *DebtInvoiceCreateBulk
+// DebtItemUpsertBulk is the builder for "upsert"-ing
+// a bulk of DebtItem nodes.
+type DebtItemUpsertBulk struct {
+	create *DebtItemCreateBulk
 }
 
 // UpdateNewValues updates the mutable fields using the new values that
 // were set on create. Using this option is equivalent to using:
 //
-//	client.DebtInvoice.Create().
+//	client.DebtItem.Create().
 //		OnConflict(
 //			sql.ResolveWithNewValues(),
 //			sql.ResolveWith(func(u *sql.UpdateSet) {
-//				u.SetIgnore(debtinvoice.FieldID)
+//				u.SetIgnore(debtitem.FieldID)
 //			}),
 //		).
 //		Exec(ctx)
-func (u *DebtInvoiceUpsertBulk) UpdateNewValues() *DebtInvoiceUpsertBulk {
+func (u *DebtItemUpsertBulk) UpdateNewValues() *DebtItemUpsertBulk {
 	u.create.conflict = append(u.create.conflict, sql.ResolveWithNewValues())
 	u.create.conflict = append(u.create.conflict, sql.ResolveWith(func(s *sql.UpdateSet) {
 		for _, b := range u.create.builders {
 			if _, exists := b.mutation.ID(); exists {
-				s.SetIgnore(debtinvoice.FieldID)
+				s.SetIgnore(debtitem.FieldID)
 			}
 			if _, exists := b.mutation.CreatedAt(); exists {
-				s.SetIgnore(debtinvoice.FieldCreatedAt)
+				s.SetIgnore(debtitem.FieldCreatedAt)
 			}
 			if _, exists := b.mutation.ClientID(); exists {
-				s.SetIgnore(debtinvoice.FieldClientID)
+				s.SetIgnore(debtitem.FieldClientID)
 			}
 			if _, exists := b.mutation.DebtID(); exists {
-				s.SetIgnore(debtinvoice.FieldDebtID)
+				s.SetIgnore(debtitem.FieldDebtID)
 			}
 			if _, exists := b.mutation.Position(); exists {
-				s.SetIgnore(debtinvoice.FieldPosition)
+				s.SetIgnore(debtitem.FieldPosition)
 			}
 			if _, exists := b.mutation.InvoiceNumber(); exists {
-				s.SetIgnore(debtinvoice.FieldInvoiceNumber)
+				s.SetIgnore(debtitem.FieldInvoiceNumber)
 			}
 			if _, exists := b.mutation.InvoiceNumberKey(); exists {
-				s.SetIgnore(debtinvoice.FieldInvoiceNumberKey)
+				s.SetIgnore(debtitem.FieldInvoiceNumberKey)
 			}
 			if _, exists := b.mutation.Description(); exists {
-				s.SetIgnore(debtinvoice.FieldDescription)
+				s.SetIgnore(debtitem.FieldDescription)
 			}
 			if _, exists := b.mutation.InvoiceDate(); exists {
-				s.SetIgnore(debtinvoice.FieldInvoiceDate)
+				s.SetIgnore(debtitem.FieldInvoiceDate)
 			}
 			if _, exists := b.mutation.DueDate(); exists {
-				s.SetIgnore(debtinvoice.FieldDueDate)
+				s.SetIgnore(debtitem.FieldDueDate)
 			}
 			if _, exists := b.mutation.ReminderDate(); exists {
-				s.SetIgnore(debtinvoice.FieldReminderDate)
+				s.SetIgnore(debtitem.FieldReminderDate)
 			}
 			if _, exists := b.mutation.Amount(); exists {
-				s.SetIgnore(debtinvoice.FieldAmount)
+				s.SetIgnore(debtitem.FieldAmount)
 			}
 		}
 	}))
@@ -757,69 +757,69 @@ func (u *DebtInvoiceUpsertBulk) UpdateNewValues() *DebtInvoiceUpsertBulk {
 // Ignore sets each column to itself in case of conflict.
 // Using this option is equivalent to using:
 //
-//	client.DebtInvoice.Create().
+//	client.DebtItem.Create().
 //		OnConflict(sql.ResolveWithIgnore()).
 //		Exec(ctx)
-func (u *DebtInvoiceUpsertBulk) Ignore() *DebtInvoiceUpsertBulk {
+func (u *DebtItemUpsertBulk) Ignore() *DebtItemUpsertBulk {
 	u.create.conflict = append(u.create.conflict, sql.ResolveWithIgnore())
 	return u
 }
 
 // DoNothing configures the conflict_action to `DO NOTHING`.
 // Supported only by SQLite and PostgreSQL.
-func (u *DebtInvoiceUpsertBulk) DoNothing() *DebtInvoiceUpsertBulk {
+func (u *DebtItemUpsertBulk) DoNothing() *DebtItemUpsertBulk {
 	u.create.conflict = append(u.create.conflict, sql.DoNothing())
 	return u
 }
 
-// Update allows overriding fields `UPDATE` values. See the DebtInvoiceCreateBulk.OnConflict
+// Update allows overriding fields `UPDATE` values. See the DebtItemCreateBulk.OnConflict
 // documentation for more info.
-func (u *DebtInvoiceUpsertBulk) Update(set func(*DebtInvoiceUpsert)) *DebtInvoiceUpsertBulk {
+func (u *DebtItemUpsertBulk) Update(set func(*DebtItemUpsert)) *DebtItemUpsertBulk {
 	u.create.conflict = append(u.create.conflict, sql.ResolveWith(func(update *sql.UpdateSet) {
-		set(&DebtInvoiceUpsert{UpdateSet: update})
+		set(&DebtItemUpsert{UpdateSet: update})
 	}))
 	return u
 }
 
 // SetPaidAmount sets the "paid_amount" field.
-func (u *DebtInvoiceUpsertBulk) SetPaidAmount(v collection.Money) *DebtInvoiceUpsertBulk {
-	return u.Update(func(s *DebtInvoiceUpsert) {
+func (u *DebtItemUpsertBulk) SetPaidAmount(v collection.Money) *DebtItemUpsertBulk {
+	return u.Update(func(s *DebtItemUpsert) {
 		s.SetPaidAmount(v)
 	})
 }
 
 // AddPaidAmount adds v to the "paid_amount" field.
-func (u *DebtInvoiceUpsertBulk) AddPaidAmount(v collection.Money) *DebtInvoiceUpsertBulk {
-	return u.Update(func(s *DebtInvoiceUpsert) {
+func (u *DebtItemUpsertBulk) AddPaidAmount(v collection.Money) *DebtItemUpsertBulk {
+	return u.Update(func(s *DebtItemUpsert) {
 		s.AddPaidAmount(v)
 	})
 }
 
 // UpdatePaidAmount sets the "paid_amount" field to the value that was provided on create.
-func (u *DebtInvoiceUpsertBulk) UpdatePaidAmount() *DebtInvoiceUpsertBulk {
-	return u.Update(func(s *DebtInvoiceUpsert) {
+func (u *DebtItemUpsertBulk) UpdatePaidAmount() *DebtItemUpsertBulk {
+	return u.Update(func(s *DebtItemUpsert) {
 		s.UpdatePaidAmount()
 	})
 }
 
 // Exec executes the query.
-func (u *DebtInvoiceUpsertBulk) Exec(ctx context.Context) error {
+func (u *DebtItemUpsertBulk) Exec(ctx context.Context) error {
 	if u.create.err != nil {
 		return u.create.err
 	}
 	for i, b := range u.create.builders {
 		if len(b.conflict) != 0 {
-			return fmt.Errorf("ent: OnConflict was set for builder %d. Set it on the DebtInvoiceCreateBulk instead", i)
+			return fmt.Errorf("ent: OnConflict was set for builder %d. Set it on the DebtItemCreateBulk instead", i)
 		}
 	}
 	if len(u.create.conflict) == 0 {
-		return errors.New("ent: missing options for DebtInvoiceCreateBulk.OnConflict")
+		return errors.New("ent: missing options for DebtItemCreateBulk.OnConflict")
 	}
 	return u.create.Exec(ctx)
 }
 
 // ExecX is like Exec, but panics if an error occurs.
-func (u *DebtInvoiceUpsertBulk) ExecX(ctx context.Context) {
+func (u *DebtItemUpsertBulk) ExecX(ctx context.Context) {
 	if err := u.create.Exec(ctx); err != nil {
 		panic(err)
 	}

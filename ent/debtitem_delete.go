@@ -8,30 +8,30 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
-	"github.com/debtql/debtql/ent/debtinvoice"
+	"github.com/debtql/debtql/ent/debtitem"
 	"github.com/debtql/debtql/ent/predicate"
 )
 
-// DebtInvoiceDelete is the builder for deleting a DebtInvoice entity.
-type DebtInvoiceDelete struct {
+// DebtItemDelete is the builder for deleting a DebtItem entity.
+type DebtItemDelete struct {
 	config
 	hooks    []Hook
-	mutation *DebtInvoiceMutation
+	mutation *DebtItemMutation
 }
 
-// Where appends a list predicates to the DebtInvoiceDelete builder.
-func (_d *DebtInvoiceDelete) Where(ps ...predicate.DebtInvoice) *DebtInvoiceDelete {
+// Where appends a list predicates to the DebtItemDelete builder.
+func (_d *DebtItemDelete) Where(ps ...predicate.DebtItem) *DebtItemDelete {
 	_d.mutation.Where(ps...)
 	return _d
 }
 
 // Exec executes the deletion query and returns how many vertices were deleted.
-func (_d *DebtInvoiceDelete) Exec(ctx context.Context) (int, error) {
+func (_d *DebtItemDelete) Exec(ctx context.Context) (int, error) {
 	return withHooks(ctx, _d.sqlExec, _d.mutation, _d.hooks)
 }
 
 // ExecX is like Exec, but panics if an error occurs.
-func (_d *DebtInvoiceDelete) ExecX(ctx context.Context) int {
+func (_d *DebtItemDelete) ExecX(ctx context.Context) int {
 	n, err := _d.Exec(ctx)
 	if err != nil {
 		panic(err)
@@ -39,8 +39,8 @@ func (_d *DebtInvoiceDelete) ExecX(ctx context.Context) int {
 	return n
 }
 
-func (_d *DebtInvoiceDelete) sqlExec(ctx context.Context) (int, error) {
-	_spec := sqlgraph.NewDeleteSpec(debtinvoice.Table, sqlgraph.NewFieldSpec(debtinvoice.FieldID, field.TypeInt))
+func (_d *DebtItemDelete) sqlExec(ctx context.Context) (int, error) {
+	_spec := sqlgraph.NewDeleteSpec(debtitem.Table, sqlgraph.NewFieldSpec(debtitem.FieldID, field.TypeInt))
 	if ps := _d.mutation.predicates; len(ps) > 0 {
 		_spec.Predicate = func(selector *sql.Selector) {
 			for i := range ps {
@@ -56,32 +56,32 @@ func (_d *DebtInvoiceDelete) sqlExec(ctx context.Context) (int, error) {
 	return affected, err
 }
 
-// DebtInvoiceDeleteOne is the builder for deleting a single DebtInvoice entity.
-type DebtInvoiceDeleteOne struct {
-	_d *DebtInvoiceDelete
+// DebtItemDeleteOne is the builder for deleting a single DebtItem entity.
+type DebtItemDeleteOne struct {
+	_d *DebtItemDelete
 }
 
-// Where appends a list predicates to the DebtInvoiceDelete builder.
-func (_d *DebtInvoiceDeleteOne) Where(ps ...predicate.DebtInvoice) *DebtInvoiceDeleteOne {
+// Where appends a list predicates to the DebtItemDelete builder.
+func (_d *DebtItemDeleteOne) Where(ps ...predicate.DebtItem) *DebtItemDeleteOne {
 	_d._d.mutation.Where(ps...)
 	return _d
 }
 
 // Exec executes the deletion query.
-func (_d *DebtInvoiceDeleteOne) Exec(ctx context.Context) error {
+func (_d *DebtItemDeleteOne) Exec(ctx context.Context) error {
 	n, err := _d._d.Exec(ctx)
 	switch {
 	case err != nil:
 		return err
 	case n == 0:
-		return &NotFoundError{debtinvoice.Label}
+		return &NotFoundError{debtitem.Label}
 	default:
 		return nil
 	}
 }
 
 // ExecX is like Exec, but panics if an error occurs.
-func (_d *DebtInvoiceDeleteOne) ExecX(ctx context.Context) {
+func (_d *DebtItemDeleteOne) ExecX(ctx context.Context) {
 	if err := _d.Exec(ctx); err != nil {
 		panic(err)
 	}

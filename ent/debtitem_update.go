@@ -10,36 +10,36 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
-	"github.com/debtql/debtql/ent/debtinvoice"
+	"github.com/debtql/debtql/ent/debtitem"
 	"github.com/debtql/debtql/ent/payment"
 	"github.com/debtql/debtql/ent/predicate"
 	"github.com/debtql/debtql/internal/collection"
 	"github.com/debtql/debtql/internal/scalar"
 )
 
-// DebtInvoiceUpdate is the builder for updating DebtInvoice entities.
-type DebtInvoiceUpdate struct {
+// DebtItemUpdate is the builder for updating DebtItem entities.
+type DebtItemUpdate struct {
 	config
 	hooks     []Hook
-	mutation  *DebtInvoiceMutation
+	mutation  *DebtItemMutation
 	modifiers []func(*sql.UpdateBuilder)
 }
 
-// Where appends a list predicates to the DebtInvoiceUpdate builder.
-func (_u *DebtInvoiceUpdate) Where(ps ...predicate.DebtInvoice) *DebtInvoiceUpdate {
+// Where appends a list predicates to the DebtItemUpdate builder.
+func (_u *DebtItemUpdate) Where(ps ...predicate.DebtItem) *DebtItemUpdate {
 	_u.mutation.Where(ps...)
 	return _u
 }
 
 // SetPaidAmount sets the "paid_amount" field.
-func (_u *DebtInvoiceUpdate) SetPaidAmount(v collection.Money) *DebtInvoiceUpdate {
+func (_u *DebtItemUpdate) SetPaidAmount(v collection.Money) *DebtItemUpdate {
 	_u.mutation.ResetPaidAmount()
 	_u.mutation.SetPaidAmount(v)
 	return _u
 }
 
 // SetNillablePaidAmount sets the "paid_amount" field if the given value is not nil.
-func (_u *DebtInvoiceUpdate) SetNillablePaidAmount(v *collection.Money) *DebtInvoiceUpdate {
+func (_u *DebtItemUpdate) SetNillablePaidAmount(v *collection.Money) *DebtItemUpdate {
 	if v != nil {
 		_u.SetPaidAmount(*v)
 	}
@@ -47,19 +47,19 @@ func (_u *DebtInvoiceUpdate) SetNillablePaidAmount(v *collection.Money) *DebtInv
 }
 
 // AddPaidAmount adds value to the "paid_amount" field.
-func (_u *DebtInvoiceUpdate) AddPaidAmount(v collection.Money) *DebtInvoiceUpdate {
+func (_u *DebtItemUpdate) AddPaidAmount(v collection.Money) *DebtItemUpdate {
 	_u.mutation.AddPaidAmount(v)
 	return _u
 }
 
 // AddPaymentIDs adds the "payments" edge to the Payment entity by IDs.
-func (_u *DebtInvoiceUpdate) AddPaymentIDs(ids ...scalar.IntID) *DebtInvoiceUpdate {
+func (_u *DebtItemUpdate) AddPaymentIDs(ids ...scalar.IntID) *DebtItemUpdate {
 	_u.mutation.AddPaymentIDs(ids...)
 	return _u
 }
 
 // AddPayments adds the "payments" edges to the Payment entity.
-func (_u *DebtInvoiceUpdate) AddPayments(v ...*Payment) *DebtInvoiceUpdate {
+func (_u *DebtItemUpdate) AddPayments(v ...*Payment) *DebtItemUpdate {
 	ids := make([]scalar.IntID, len(v))
 	for i := range v {
 		ids[i] = v[i].ID
@@ -67,25 +67,25 @@ func (_u *DebtInvoiceUpdate) AddPayments(v ...*Payment) *DebtInvoiceUpdate {
 	return _u.AddPaymentIDs(ids...)
 }
 
-// Mutation returns the DebtInvoiceMutation object of the builder.
-func (_u *DebtInvoiceUpdate) Mutation() *DebtInvoiceMutation {
+// Mutation returns the DebtItemMutation object of the builder.
+func (_u *DebtItemUpdate) Mutation() *DebtItemMutation {
 	return _u.mutation
 }
 
 // ClearPayments clears all "payments" edges to the Payment entity.
-func (_u *DebtInvoiceUpdate) ClearPayments() *DebtInvoiceUpdate {
+func (_u *DebtItemUpdate) ClearPayments() *DebtItemUpdate {
 	_u.mutation.ClearPayments()
 	return _u
 }
 
 // RemovePaymentIDs removes the "payments" edge to Payment entities by IDs.
-func (_u *DebtInvoiceUpdate) RemovePaymentIDs(ids ...scalar.IntID) *DebtInvoiceUpdate {
+func (_u *DebtItemUpdate) RemovePaymentIDs(ids ...scalar.IntID) *DebtItemUpdate {
 	_u.mutation.RemovePaymentIDs(ids...)
 	return _u
 }
 
 // RemovePayments removes "payments" edges to Payment entities.
-func (_u *DebtInvoiceUpdate) RemovePayments(v ...*Payment) *DebtInvoiceUpdate {
+func (_u *DebtItemUpdate) RemovePayments(v ...*Payment) *DebtItemUpdate {
 	ids := make([]scalar.IntID, len(v))
 	for i := range v {
 		ids[i] = v[i].ID
@@ -94,12 +94,12 @@ func (_u *DebtInvoiceUpdate) RemovePayments(v ...*Payment) *DebtInvoiceUpdate {
 }
 
 // Save executes the query and returns the number of nodes affected by the update operation.
-func (_u *DebtInvoiceUpdate) Save(ctx context.Context) (int, error) {
+func (_u *DebtItemUpdate) Save(ctx context.Context) (int, error) {
 	return withHooks(ctx, _u.sqlSave, _u.mutation, _u.hooks)
 }
 
 // SaveX is like Save, but panics if an error occurs.
-func (_u *DebtInvoiceUpdate) SaveX(ctx context.Context) int {
+func (_u *DebtItemUpdate) SaveX(ctx context.Context) int {
 	affected, err := _u.Save(ctx)
 	if err != nil {
 		panic(err)
@@ -108,37 +108,37 @@ func (_u *DebtInvoiceUpdate) SaveX(ctx context.Context) int {
 }
 
 // Exec executes the query.
-func (_u *DebtInvoiceUpdate) Exec(ctx context.Context) error {
+func (_u *DebtItemUpdate) Exec(ctx context.Context) error {
 	_, err := _u.Save(ctx)
 	return err
 }
 
 // ExecX is like Exec, but panics if an error occurs.
-func (_u *DebtInvoiceUpdate) ExecX(ctx context.Context) {
+func (_u *DebtItemUpdate) ExecX(ctx context.Context) {
 	if err := _u.Exec(ctx); err != nil {
 		panic(err)
 	}
 }
 
 // check runs all checks and user-defined validators on the builder.
-func (_u *DebtInvoiceUpdate) check() error {
+func (_u *DebtItemUpdate) check() error {
 	if _u.mutation.DebtCleared() && len(_u.mutation.DebtIDs()) > 0 {
-		return errors.New(`ent: clearing a required unique edge "DebtInvoice.debt"`)
+		return errors.New(`ent: clearing a required unique edge "DebtItem.debt"`)
 	}
 	return nil
 }
 
 // Modify adds a statement modifier for attaching custom logic to the UPDATE statement.
-func (_u *DebtInvoiceUpdate) Modify(modifiers ...func(u *sql.UpdateBuilder)) *DebtInvoiceUpdate {
+func (_u *DebtItemUpdate) Modify(modifiers ...func(u *sql.UpdateBuilder)) *DebtItemUpdate {
 	_u.modifiers = append(_u.modifiers, modifiers...)
 	return _u
 }
 
-func (_u *DebtInvoiceUpdate) sqlSave(ctx context.Context) (_node int, err error) {
+func (_u *DebtItemUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	if err := _u.check(); err != nil {
 		return _node, err
 	}
-	_spec := sqlgraph.NewUpdateSpec(debtinvoice.Table, debtinvoice.Columns, sqlgraph.NewFieldSpec(debtinvoice.FieldID, field.TypeInt))
+	_spec := sqlgraph.NewUpdateSpec(debtitem.Table, debtitem.Columns, sqlgraph.NewFieldSpec(debtitem.FieldID, field.TypeInt))
 	if ps := _u.mutation.predicates; len(ps) > 0 {
 		_spec.Predicate = func(selector *sql.Selector) {
 			for i := range ps {
@@ -147,23 +147,23 @@ func (_u *DebtInvoiceUpdate) sqlSave(ctx context.Context) (_node int, err error)
 		}
 	}
 	if _u.mutation.DescriptionCleared() {
-		_spec.ClearField(debtinvoice.FieldDescription, field.TypeString)
+		_spec.ClearField(debtitem.FieldDescription, field.TypeString)
 	}
 	if _u.mutation.ReminderDateCleared() {
-		_spec.ClearField(debtinvoice.FieldReminderDate, field.TypeTime)
+		_spec.ClearField(debtitem.FieldReminderDate, field.TypeTime)
 	}
 	if value, ok := _u.mutation.PaidAmount(); ok {
-		_spec.SetField(debtinvoice.FieldPaidAmount, field.TypeInt64, value)
+		_spec.SetField(debtitem.FieldPaidAmount, field.TypeInt64, value)
 	}
 	if value, ok := _u.mutation.AddedPaidAmount(); ok {
-		_spec.AddField(debtinvoice.FieldPaidAmount, field.TypeInt64, value)
+		_spec.AddField(debtitem.FieldPaidAmount, field.TypeInt64, value)
 	}
 	if _u.mutation.PaymentsCleared() {
 		edge := &sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.O2M,
 			Inverse: false,
-			Table:   debtinvoice.PaymentsTable,
-			Columns: []string{debtinvoice.PaymentsColumn},
+			Table:   debtitem.PaymentsTable,
+			Columns: []string{debtitem.PaymentsColumn},
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(payment.FieldID, field.TypeInt),
@@ -175,8 +175,8 @@ func (_u *DebtInvoiceUpdate) sqlSave(ctx context.Context) (_node int, err error)
 		edge := &sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.O2M,
 			Inverse: false,
-			Table:   debtinvoice.PaymentsTable,
-			Columns: []string{debtinvoice.PaymentsColumn},
+			Table:   debtitem.PaymentsTable,
+			Columns: []string{debtitem.PaymentsColumn},
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(payment.FieldID, field.TypeInt),
@@ -191,8 +191,8 @@ func (_u *DebtInvoiceUpdate) sqlSave(ctx context.Context) (_node int, err error)
 		edge := &sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.O2M,
 			Inverse: false,
-			Table:   debtinvoice.PaymentsTable,
-			Columns: []string{debtinvoice.PaymentsColumn},
+			Table:   debtitem.PaymentsTable,
+			Columns: []string{debtitem.PaymentsColumn},
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(payment.FieldID, field.TypeInt),
@@ -206,7 +206,7 @@ func (_u *DebtInvoiceUpdate) sqlSave(ctx context.Context) (_node int, err error)
 	_spec.AddModifiers(_u.modifiers...)
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
-			err = &NotFoundError{debtinvoice.Label}
+			err = &NotFoundError{debtitem.Label}
 		} else if sqlgraph.IsConstraintError(err) {
 			err = &ConstraintError{msg: err.Error(), wrap: err}
 		}
@@ -216,24 +216,24 @@ func (_u *DebtInvoiceUpdate) sqlSave(ctx context.Context) (_node int, err error)
 	return _node, nil
 }
 
-// DebtInvoiceUpdateOne is the builder for updating a single DebtInvoice entity.
-type DebtInvoiceUpdateOne struct {
+// DebtItemUpdateOne is the builder for updating a single DebtItem entity.
+type DebtItemUpdateOne struct {
 	config
 	fields    []string
 	hooks     []Hook
-	mutation  *DebtInvoiceMutation
+	mutation  *DebtItemMutation
 	modifiers []func(*sql.UpdateBuilder)
 }
 
 // SetPaidAmount sets the "paid_amount" field.
-func (_u *DebtInvoiceUpdateOne) SetPaidAmount(v collection.Money) *DebtInvoiceUpdateOne {
+func (_u *DebtItemUpdateOne) SetPaidAmount(v collection.Money) *DebtItemUpdateOne {
 	_u.mutation.ResetPaidAmount()
 	_u.mutation.SetPaidAmount(v)
 	return _u
 }
 
 // SetNillablePaidAmount sets the "paid_amount" field if the given value is not nil.
-func (_u *DebtInvoiceUpdateOne) SetNillablePaidAmount(v *collection.Money) *DebtInvoiceUpdateOne {
+func (_u *DebtItemUpdateOne) SetNillablePaidAmount(v *collection.Money) *DebtItemUpdateOne {
 	if v != nil {
 		_u.SetPaidAmount(*v)
 	}
@@ -241,19 +241,19 @@ func (_u *DebtInvoiceUpdateOne) SetNillablePaidAmount(v *collection.Money) *Debt
 }
 
 // AddPaidAmount adds value to the "paid_amount" field.
-func (_u *DebtInvoiceUpdateOne) AddPaidAmount(v collection.Money) *DebtInvoiceUpdateOne {
+func (_u *DebtItemUpdateOne) AddPaidAmount(v collection.Money) *DebtItemUpdateOne {
 	_u.mutation.AddPaidAmount(v)
 	return _u
 }
 
 // AddPaymentIDs adds the "payments" edge to the Payment entity by IDs.
-func (_u *DebtInvoiceUpdateOne) AddPaymentIDs(ids ...scalar.IntID) *DebtInvoiceUpdateOne {
+func (_u *DebtItemUpdateOne) AddPaymentIDs(ids ...scalar.IntID) *DebtItemUpdateOne {
 	_u.mutation.AddPaymentIDs(ids...)
 	return _u
 }
 
 // AddPayments adds the "payments" edges to the Payment entity.
-func (_u *DebtInvoiceUpdateOne) AddPayments(v ...*Payment) *DebtInvoiceUpdateOne {
+func (_u *DebtItemUpdateOne) AddPayments(v ...*Payment) *DebtItemUpdateOne {
 	ids := make([]scalar.IntID, len(v))
 	for i := range v {
 		ids[i] = v[i].ID
@@ -261,25 +261,25 @@ func (_u *DebtInvoiceUpdateOne) AddPayments(v ...*Payment) *DebtInvoiceUpdateOne
 	return _u.AddPaymentIDs(ids...)
 }
 
-// Mutation returns the DebtInvoiceMutation object of the builder.
-func (_u *DebtInvoiceUpdateOne) Mutation() *DebtInvoiceMutation {
+// Mutation returns the DebtItemMutation object of the builder.
+func (_u *DebtItemUpdateOne) Mutation() *DebtItemMutation {
 	return _u.mutation
 }
 
 // ClearPayments clears all "payments" edges to the Payment entity.
-func (_u *DebtInvoiceUpdateOne) ClearPayments() *DebtInvoiceUpdateOne {
+func (_u *DebtItemUpdateOne) ClearPayments() *DebtItemUpdateOne {
 	_u.mutation.ClearPayments()
 	return _u
 }
 
 // RemovePaymentIDs removes the "payments" edge to Payment entities by IDs.
-func (_u *DebtInvoiceUpdateOne) RemovePaymentIDs(ids ...scalar.IntID) *DebtInvoiceUpdateOne {
+func (_u *DebtItemUpdateOne) RemovePaymentIDs(ids ...scalar.IntID) *DebtItemUpdateOne {
 	_u.mutation.RemovePaymentIDs(ids...)
 	return _u
 }
 
 // RemovePayments removes "payments" edges to Payment entities.
-func (_u *DebtInvoiceUpdateOne) RemovePayments(v ...*Payment) *DebtInvoiceUpdateOne {
+func (_u *DebtItemUpdateOne) RemovePayments(v ...*Payment) *DebtItemUpdateOne {
 	ids := make([]scalar.IntID, len(v))
 	for i := range v {
 		ids[i] = v[i].ID
@@ -287,26 +287,26 @@ func (_u *DebtInvoiceUpdateOne) RemovePayments(v ...*Payment) *DebtInvoiceUpdate
 	return _u.RemovePaymentIDs(ids...)
 }
 
-// Where appends a list predicates to the DebtInvoiceUpdate builder.
-func (_u *DebtInvoiceUpdateOne) Where(ps ...predicate.DebtInvoice) *DebtInvoiceUpdateOne {
+// Where appends a list predicates to the DebtItemUpdate builder.
+func (_u *DebtItemUpdateOne) Where(ps ...predicate.DebtItem) *DebtItemUpdateOne {
 	_u.mutation.Where(ps...)
 	return _u
 }
 
 // Select allows selecting one or more fields (columns) of the returned entity.
 // The default is selecting all fields defined in the entity schema.
-func (_u *DebtInvoiceUpdateOne) Select(field string, fields ...string) *DebtInvoiceUpdateOne {
+func (_u *DebtItemUpdateOne) Select(field string, fields ...string) *DebtItemUpdateOne {
 	_u.fields = append([]string{field}, fields...)
 	return _u
 }
 
-// Save executes the query and returns the updated DebtInvoice entity.
-func (_u *DebtInvoiceUpdateOne) Save(ctx context.Context) (*DebtInvoice, error) {
+// Save executes the query and returns the updated DebtItem entity.
+func (_u *DebtItemUpdateOne) Save(ctx context.Context) (*DebtItem, error) {
 	return withHooks(ctx, _u.sqlSave, _u.mutation, _u.hooks)
 }
 
 // SaveX is like Save, but panics if an error occurs.
-func (_u *DebtInvoiceUpdateOne) SaveX(ctx context.Context) *DebtInvoice {
+func (_u *DebtItemUpdateOne) SaveX(ctx context.Context) *DebtItem {
 	node, err := _u.Save(ctx)
 	if err != nil {
 		panic(err)
@@ -315,50 +315,50 @@ func (_u *DebtInvoiceUpdateOne) SaveX(ctx context.Context) *DebtInvoice {
 }
 
 // Exec executes the query on the entity.
-func (_u *DebtInvoiceUpdateOne) Exec(ctx context.Context) error {
+func (_u *DebtItemUpdateOne) Exec(ctx context.Context) error {
 	_, err := _u.Save(ctx)
 	return err
 }
 
 // ExecX is like Exec, but panics if an error occurs.
-func (_u *DebtInvoiceUpdateOne) ExecX(ctx context.Context) {
+func (_u *DebtItemUpdateOne) ExecX(ctx context.Context) {
 	if err := _u.Exec(ctx); err != nil {
 		panic(err)
 	}
 }
 
 // check runs all checks and user-defined validators on the builder.
-func (_u *DebtInvoiceUpdateOne) check() error {
+func (_u *DebtItemUpdateOne) check() error {
 	if _u.mutation.DebtCleared() && len(_u.mutation.DebtIDs()) > 0 {
-		return errors.New(`ent: clearing a required unique edge "DebtInvoice.debt"`)
+		return errors.New(`ent: clearing a required unique edge "DebtItem.debt"`)
 	}
 	return nil
 }
 
 // Modify adds a statement modifier for attaching custom logic to the UPDATE statement.
-func (_u *DebtInvoiceUpdateOne) Modify(modifiers ...func(u *sql.UpdateBuilder)) *DebtInvoiceUpdateOne {
+func (_u *DebtItemUpdateOne) Modify(modifiers ...func(u *sql.UpdateBuilder)) *DebtItemUpdateOne {
 	_u.modifiers = append(_u.modifiers, modifiers...)
 	return _u
 }
 
-func (_u *DebtInvoiceUpdateOne) sqlSave(ctx context.Context) (_node *DebtInvoice, err error) {
+func (_u *DebtItemUpdateOne) sqlSave(ctx context.Context) (_node *DebtItem, err error) {
 	if err := _u.check(); err != nil {
 		return _node, err
 	}
-	_spec := sqlgraph.NewUpdateSpec(debtinvoice.Table, debtinvoice.Columns, sqlgraph.NewFieldSpec(debtinvoice.FieldID, field.TypeInt))
+	_spec := sqlgraph.NewUpdateSpec(debtitem.Table, debtitem.Columns, sqlgraph.NewFieldSpec(debtitem.FieldID, field.TypeInt))
 	id, ok := _u.mutation.ID()
 	if !ok {
-		return nil, &ValidationError{Name: "id", err: errors.New(`ent: missing "DebtInvoice.id" for update`)}
+		return nil, &ValidationError{Name: "id", err: errors.New(`ent: missing "DebtItem.id" for update`)}
 	}
 	_spec.Node.ID.Value = id
 	if fields := _u.fields; len(fields) > 0 {
 		_spec.Node.Columns = make([]string, 0, len(fields))
-		_spec.Node.Columns = append(_spec.Node.Columns, debtinvoice.FieldID)
+		_spec.Node.Columns = append(_spec.Node.Columns, debtitem.FieldID)
 		for _, f := range fields {
-			if !debtinvoice.ValidColumn(f) {
+			if !debtitem.ValidColumn(f) {
 				return nil, &ValidationError{Name: f, err: fmt.Errorf("ent: invalid field %q for query", f)}
 			}
-			if f != debtinvoice.FieldID {
+			if f != debtitem.FieldID {
 				_spec.Node.Columns = append(_spec.Node.Columns, f)
 			}
 		}
@@ -371,23 +371,23 @@ func (_u *DebtInvoiceUpdateOne) sqlSave(ctx context.Context) (_node *DebtInvoice
 		}
 	}
 	if _u.mutation.DescriptionCleared() {
-		_spec.ClearField(debtinvoice.FieldDescription, field.TypeString)
+		_spec.ClearField(debtitem.FieldDescription, field.TypeString)
 	}
 	if _u.mutation.ReminderDateCleared() {
-		_spec.ClearField(debtinvoice.FieldReminderDate, field.TypeTime)
+		_spec.ClearField(debtitem.FieldReminderDate, field.TypeTime)
 	}
 	if value, ok := _u.mutation.PaidAmount(); ok {
-		_spec.SetField(debtinvoice.FieldPaidAmount, field.TypeInt64, value)
+		_spec.SetField(debtitem.FieldPaidAmount, field.TypeInt64, value)
 	}
 	if value, ok := _u.mutation.AddedPaidAmount(); ok {
-		_spec.AddField(debtinvoice.FieldPaidAmount, field.TypeInt64, value)
+		_spec.AddField(debtitem.FieldPaidAmount, field.TypeInt64, value)
 	}
 	if _u.mutation.PaymentsCleared() {
 		edge := &sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.O2M,
 			Inverse: false,
-			Table:   debtinvoice.PaymentsTable,
-			Columns: []string{debtinvoice.PaymentsColumn},
+			Table:   debtitem.PaymentsTable,
+			Columns: []string{debtitem.PaymentsColumn},
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(payment.FieldID, field.TypeInt),
@@ -399,8 +399,8 @@ func (_u *DebtInvoiceUpdateOne) sqlSave(ctx context.Context) (_node *DebtInvoice
 		edge := &sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.O2M,
 			Inverse: false,
-			Table:   debtinvoice.PaymentsTable,
-			Columns: []string{debtinvoice.PaymentsColumn},
+			Table:   debtitem.PaymentsTable,
+			Columns: []string{debtitem.PaymentsColumn},
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(payment.FieldID, field.TypeInt),
@@ -415,8 +415,8 @@ func (_u *DebtInvoiceUpdateOne) sqlSave(ctx context.Context) (_node *DebtInvoice
 		edge := &sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.O2M,
 			Inverse: false,
-			Table:   debtinvoice.PaymentsTable,
-			Columns: []string{debtinvoice.PaymentsColumn},
+			Table:   debtitem.PaymentsTable,
+			Columns: []string{debtitem.PaymentsColumn},
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(payment.FieldID, field.TypeInt),
@@ -428,12 +428,12 @@ func (_u *DebtInvoiceUpdateOne) sqlSave(ctx context.Context) (_node *DebtInvoice
 		_spec.Edges.Add = append(_spec.Edges.Add, edge)
 	}
 	_spec.AddModifiers(_u.modifiers...)
-	_node = &DebtInvoice{config: _u.config}
+	_node = &DebtItem{config: _u.config}
 	_spec.Assign = _node.assignValues
 	_spec.ScanValues = _node.scanValues
 	if err = sqlgraph.UpdateNode(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
-			err = &NotFoundError{debtinvoice.Label}
+			err = &NotFoundError{debtitem.Label}
 		} else if sqlgraph.IsConstraintError(err) {
 			err = &ConstraintError{msg: err.Error(), wrap: err}
 		}

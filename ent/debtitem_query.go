@@ -14,22 +14,22 @@ import (
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
 	"github.com/debtql/debtql/ent/debt"
-	"github.com/debtql/debtql/ent/debtinvoice"
+	"github.com/debtql/debtql/ent/debtitem"
 	"github.com/debtql/debtql/ent/payment"
 	"github.com/debtql/debtql/ent/predicate"
 	"github.com/debtql/debtql/internal/scalar"
 )
 
-// DebtInvoiceQuery is the builder for querying DebtInvoice entities.
-type DebtInvoiceQuery struct {
+// DebtItemQuery is the builder for querying DebtItem entities.
+type DebtItemQuery struct {
 	config
 	ctx               *QueryContext
-	order             []debtinvoice.OrderOption
+	order             []debtitem.OrderOption
 	inters            []Interceptor
-	predicates        []predicate.DebtInvoice
+	predicates        []predicate.DebtItem
 	withDebt          *DebtQuery
 	withPayments      *PaymentQuery
-	loadTotal         []func(context.Context, []*DebtInvoice) error
+	loadTotal         []func(context.Context, []*DebtItem) error
 	modifiers         []func(*sql.Selector)
 	withNamedPayments map[string]*PaymentQuery
 	// intermediate query (i.e. traversal path).
@@ -37,39 +37,39 @@ type DebtInvoiceQuery struct {
 	path func(context.Context) (*sql.Selector, error)
 }
 
-// Where adds a new predicate for the DebtInvoiceQuery builder.
-func (_q *DebtInvoiceQuery) Where(ps ...predicate.DebtInvoice) *DebtInvoiceQuery {
+// Where adds a new predicate for the DebtItemQuery builder.
+func (_q *DebtItemQuery) Where(ps ...predicate.DebtItem) *DebtItemQuery {
 	_q.predicates = append(_q.predicates, ps...)
 	return _q
 }
 
 // Limit the number of records to be returned by this query.
-func (_q *DebtInvoiceQuery) Limit(limit int) *DebtInvoiceQuery {
+func (_q *DebtItemQuery) Limit(limit int) *DebtItemQuery {
 	_q.ctx.Limit = &limit
 	return _q
 }
 
 // Offset to start from.
-func (_q *DebtInvoiceQuery) Offset(offset int) *DebtInvoiceQuery {
+func (_q *DebtItemQuery) Offset(offset int) *DebtItemQuery {
 	_q.ctx.Offset = &offset
 	return _q
 }
 
 // Unique configures the query builder to filter duplicate records on query.
 // By default, unique is set to true, and can be disabled using this method.
-func (_q *DebtInvoiceQuery) Unique(unique bool) *DebtInvoiceQuery {
+func (_q *DebtItemQuery) Unique(unique bool) *DebtItemQuery {
 	_q.ctx.Unique = &unique
 	return _q
 }
 
 // Order specifies how the records should be ordered.
-func (_q *DebtInvoiceQuery) Order(o ...debtinvoice.OrderOption) *DebtInvoiceQuery {
+func (_q *DebtItemQuery) Order(o ...debtitem.OrderOption) *DebtItemQuery {
 	_q.order = append(_q.order, o...)
 	return _q
 }
 
 // QueryDebt chains the current query on the "debt" edge.
-func (_q *DebtInvoiceQuery) QueryDebt() *DebtQuery {
+func (_q *DebtItemQuery) QueryDebt() *DebtQuery {
 	query := (&DebtClient{config: _q.config}).Query()
 	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
 		if err := _q.prepareQuery(ctx); err != nil {
@@ -80,9 +80,9 @@ func (_q *DebtInvoiceQuery) QueryDebt() *DebtQuery {
 			return nil, err
 		}
 		step := sqlgraph.NewStep(
-			sqlgraph.From(debtinvoice.Table, debtinvoice.FieldID, selector),
+			sqlgraph.From(debtitem.Table, debtitem.FieldID, selector),
 			sqlgraph.To(debt.Table, debt.FieldID),
-			sqlgraph.Edge(sqlgraph.M2O, true, debtinvoice.DebtTable, debtinvoice.DebtColumn),
+			sqlgraph.Edge(sqlgraph.M2O, true, debtitem.DebtTable, debtitem.DebtColumn),
 		)
 		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
 		return fromU, nil
@@ -91,7 +91,7 @@ func (_q *DebtInvoiceQuery) QueryDebt() *DebtQuery {
 }
 
 // QueryPayments chains the current query on the "payments" edge.
-func (_q *DebtInvoiceQuery) QueryPayments() *PaymentQuery {
+func (_q *DebtItemQuery) QueryPayments() *PaymentQuery {
 	query := (&PaymentClient{config: _q.config}).Query()
 	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
 		if err := _q.prepareQuery(ctx); err != nil {
@@ -102,9 +102,9 @@ func (_q *DebtInvoiceQuery) QueryPayments() *PaymentQuery {
 			return nil, err
 		}
 		step := sqlgraph.NewStep(
-			sqlgraph.From(debtinvoice.Table, debtinvoice.FieldID, selector),
+			sqlgraph.From(debtitem.Table, debtitem.FieldID, selector),
 			sqlgraph.To(payment.Table, payment.FieldID),
-			sqlgraph.Edge(sqlgraph.O2M, false, debtinvoice.PaymentsTable, debtinvoice.PaymentsColumn),
+			sqlgraph.Edge(sqlgraph.O2M, false, debtitem.PaymentsTable, debtitem.PaymentsColumn),
 		)
 		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
 		return fromU, nil
@@ -112,21 +112,21 @@ func (_q *DebtInvoiceQuery) QueryPayments() *PaymentQuery {
 	return query
 }
 
-// First returns the first DebtInvoice entity from the query.
-// Returns a *NotFoundError when no DebtInvoice was found.
-func (_q *DebtInvoiceQuery) First(ctx context.Context) (*DebtInvoice, error) {
+// First returns the first DebtItem entity from the query.
+// Returns a *NotFoundError when no DebtItem was found.
+func (_q *DebtItemQuery) First(ctx context.Context) (*DebtItem, error) {
 	nodes, err := _q.Limit(1).All(setContextOp(ctx, _q.ctx, ent.OpQueryFirst))
 	if err != nil {
 		return nil, err
 	}
 	if len(nodes) == 0 {
-		return nil, &NotFoundError{debtinvoice.Label}
+		return nil, &NotFoundError{debtitem.Label}
 	}
 	return nodes[0], nil
 }
 
 // FirstX is like First, but panics if an error occurs.
-func (_q *DebtInvoiceQuery) FirstX(ctx context.Context) *DebtInvoice {
+func (_q *DebtItemQuery) FirstX(ctx context.Context) *DebtItem {
 	node, err := _q.First(ctx)
 	if err != nil && !IsNotFound(err) {
 		panic(err)
@@ -134,22 +134,22 @@ func (_q *DebtInvoiceQuery) FirstX(ctx context.Context) *DebtInvoice {
 	return node
 }
 
-// FirstID returns the first DebtInvoice ID from the query.
-// Returns a *NotFoundError when no DebtInvoice ID was found.
-func (_q *DebtInvoiceQuery) FirstID(ctx context.Context) (id scalar.IntID, err error) {
+// FirstID returns the first DebtItem ID from the query.
+// Returns a *NotFoundError when no DebtItem ID was found.
+func (_q *DebtItemQuery) FirstID(ctx context.Context) (id scalar.IntID, err error) {
 	var ids []scalar.IntID
 	if ids, err = _q.Limit(1).IDs(setContextOp(ctx, _q.ctx, ent.OpQueryFirstID)); err != nil {
 		return
 	}
 	if len(ids) == 0 {
-		err = &NotFoundError{debtinvoice.Label}
+		err = &NotFoundError{debtitem.Label}
 		return
 	}
 	return ids[0], nil
 }
 
 // FirstIDX is like FirstID, but panics if an error occurs.
-func (_q *DebtInvoiceQuery) FirstIDX(ctx context.Context) scalar.IntID {
+func (_q *DebtItemQuery) FirstIDX(ctx context.Context) scalar.IntID {
 	id, err := _q.FirstID(ctx)
 	if err != nil && !IsNotFound(err) {
 		panic(err)
@@ -157,10 +157,10 @@ func (_q *DebtInvoiceQuery) FirstIDX(ctx context.Context) scalar.IntID {
 	return id
 }
 
-// Only returns a single DebtInvoice entity found by the query, ensuring it only returns one.
-// Returns a *NotSingularError when more than one DebtInvoice entity is found.
-// Returns a *NotFoundError when no DebtInvoice entities are found.
-func (_q *DebtInvoiceQuery) Only(ctx context.Context) (*DebtInvoice, error) {
+// Only returns a single DebtItem entity found by the query, ensuring it only returns one.
+// Returns a *NotSingularError when more than one DebtItem entity is found.
+// Returns a *NotFoundError when no DebtItem entities are found.
+func (_q *DebtItemQuery) Only(ctx context.Context) (*DebtItem, error) {
 	nodes, err := _q.Limit(2).All(setContextOp(ctx, _q.ctx, ent.OpQueryOnly))
 	if err != nil {
 		return nil, err
@@ -169,14 +169,14 @@ func (_q *DebtInvoiceQuery) Only(ctx context.Context) (*DebtInvoice, error) {
 	case 1:
 		return nodes[0], nil
 	case 0:
-		return nil, &NotFoundError{debtinvoice.Label}
+		return nil, &NotFoundError{debtitem.Label}
 	default:
-		return nil, &NotSingularError{debtinvoice.Label}
+		return nil, &NotSingularError{debtitem.Label}
 	}
 }
 
 // OnlyX is like Only, but panics if an error occurs.
-func (_q *DebtInvoiceQuery) OnlyX(ctx context.Context) *DebtInvoice {
+func (_q *DebtItemQuery) OnlyX(ctx context.Context) *DebtItem {
 	node, err := _q.Only(ctx)
 	if err != nil {
 		panic(err)
@@ -184,10 +184,10 @@ func (_q *DebtInvoiceQuery) OnlyX(ctx context.Context) *DebtInvoice {
 	return node
 }
 
-// OnlyID is like Only, but returns the only DebtInvoice ID in the query.
-// Returns a *NotSingularError when more than one DebtInvoice ID is found.
+// OnlyID is like Only, but returns the only DebtItem ID in the query.
+// Returns a *NotSingularError when more than one DebtItem ID is found.
 // Returns a *NotFoundError when no entities are found.
-func (_q *DebtInvoiceQuery) OnlyID(ctx context.Context) (id scalar.IntID, err error) {
+func (_q *DebtItemQuery) OnlyID(ctx context.Context) (id scalar.IntID, err error) {
 	var ids []scalar.IntID
 	if ids, err = _q.Limit(2).IDs(setContextOp(ctx, _q.ctx, ent.OpQueryOnlyID)); err != nil {
 		return
@@ -196,15 +196,15 @@ func (_q *DebtInvoiceQuery) OnlyID(ctx context.Context) (id scalar.IntID, err er
 	case 1:
 		id = ids[0]
 	case 0:
-		err = &NotFoundError{debtinvoice.Label}
+		err = &NotFoundError{debtitem.Label}
 	default:
-		err = &NotSingularError{debtinvoice.Label}
+		err = &NotSingularError{debtitem.Label}
 	}
 	return
 }
 
 // OnlyIDX is like OnlyID, but panics if an error occurs.
-func (_q *DebtInvoiceQuery) OnlyIDX(ctx context.Context) scalar.IntID {
+func (_q *DebtItemQuery) OnlyIDX(ctx context.Context) scalar.IntID {
 	id, err := _q.OnlyID(ctx)
 	if err != nil {
 		panic(err)
@@ -212,18 +212,18 @@ func (_q *DebtInvoiceQuery) OnlyIDX(ctx context.Context) scalar.IntID {
 	return id
 }
 
-// All executes the query and returns a list of DebtInvoices.
-func (_q *DebtInvoiceQuery) All(ctx context.Context) ([]*DebtInvoice, error) {
+// All executes the query and returns a list of DebtItems.
+func (_q *DebtItemQuery) All(ctx context.Context) ([]*DebtItem, error) {
 	ctx = setContextOp(ctx, _q.ctx, ent.OpQueryAll)
 	if err := _q.prepareQuery(ctx); err != nil {
 		return nil, err
 	}
-	qr := querierAll[[]*DebtInvoice, *DebtInvoiceQuery]()
-	return withInterceptors[[]*DebtInvoice](ctx, _q, qr, _q.inters)
+	qr := querierAll[[]*DebtItem, *DebtItemQuery]()
+	return withInterceptors[[]*DebtItem](ctx, _q, qr, _q.inters)
 }
 
 // AllX is like All, but panics if an error occurs.
-func (_q *DebtInvoiceQuery) AllX(ctx context.Context) []*DebtInvoice {
+func (_q *DebtItemQuery) AllX(ctx context.Context) []*DebtItem {
 	nodes, err := _q.All(ctx)
 	if err != nil {
 		panic(err)
@@ -231,20 +231,20 @@ func (_q *DebtInvoiceQuery) AllX(ctx context.Context) []*DebtInvoice {
 	return nodes
 }
 
-// IDs executes the query and returns a list of DebtInvoice IDs.
-func (_q *DebtInvoiceQuery) IDs(ctx context.Context) (ids []scalar.IntID, err error) {
+// IDs executes the query and returns a list of DebtItem IDs.
+func (_q *DebtItemQuery) IDs(ctx context.Context) (ids []scalar.IntID, err error) {
 	if _q.ctx.Unique == nil && _q.path != nil {
 		_q.Unique(true)
 	}
 	ctx = setContextOp(ctx, _q.ctx, ent.OpQueryIDs)
-	if err = _q.Select(debtinvoice.FieldID).Scan(ctx, &ids); err != nil {
+	if err = _q.Select(debtitem.FieldID).Scan(ctx, &ids); err != nil {
 		return nil, err
 	}
 	return ids, nil
 }
 
 // IDsX is like IDs, but panics if an error occurs.
-func (_q *DebtInvoiceQuery) IDsX(ctx context.Context) []scalar.IntID {
+func (_q *DebtItemQuery) IDsX(ctx context.Context) []scalar.IntID {
 	ids, err := _q.IDs(ctx)
 	if err != nil {
 		panic(err)
@@ -253,16 +253,16 @@ func (_q *DebtInvoiceQuery) IDsX(ctx context.Context) []scalar.IntID {
 }
 
 // Count returns the count of the given query.
-func (_q *DebtInvoiceQuery) Count(ctx context.Context) (int, error) {
+func (_q *DebtItemQuery) Count(ctx context.Context) (int, error) {
 	ctx = setContextOp(ctx, _q.ctx, ent.OpQueryCount)
 	if err := _q.prepareQuery(ctx); err != nil {
 		return 0, err
 	}
-	return withInterceptors[int](ctx, _q, querierCount[*DebtInvoiceQuery](), _q.inters)
+	return withInterceptors[int](ctx, _q, querierCount[*DebtItemQuery](), _q.inters)
 }
 
 // CountX is like Count, but panics if an error occurs.
-func (_q *DebtInvoiceQuery) CountX(ctx context.Context) int {
+func (_q *DebtItemQuery) CountX(ctx context.Context) int {
 	count, err := _q.Count(ctx)
 	if err != nil {
 		panic(err)
@@ -271,7 +271,7 @@ func (_q *DebtInvoiceQuery) CountX(ctx context.Context) int {
 }
 
 // Exist returns true if the query has elements in the graph.
-func (_q *DebtInvoiceQuery) Exist(ctx context.Context) (bool, error) {
+func (_q *DebtItemQuery) Exist(ctx context.Context) (bool, error) {
 	ctx = setContextOp(ctx, _q.ctx, ent.OpQueryExist)
 	switch _, err := _q.FirstID(ctx); {
 	case IsNotFound(err):
@@ -284,7 +284,7 @@ func (_q *DebtInvoiceQuery) Exist(ctx context.Context) (bool, error) {
 }
 
 // ExistX is like Exist, but panics if an error occurs.
-func (_q *DebtInvoiceQuery) ExistX(ctx context.Context) bool {
+func (_q *DebtItemQuery) ExistX(ctx context.Context) bool {
 	exist, err := _q.Exist(ctx)
 	if err != nil {
 		panic(err)
@@ -292,18 +292,18 @@ func (_q *DebtInvoiceQuery) ExistX(ctx context.Context) bool {
 	return exist
 }
 
-// Clone returns a duplicate of the DebtInvoiceQuery builder, including all associated steps. It can be
+// Clone returns a duplicate of the DebtItemQuery builder, including all associated steps. It can be
 // used to prepare common query builders and use them differently after the clone is made.
-func (_q *DebtInvoiceQuery) Clone() *DebtInvoiceQuery {
+func (_q *DebtItemQuery) Clone() *DebtItemQuery {
 	if _q == nil {
 		return nil
 	}
-	return &DebtInvoiceQuery{
+	return &DebtItemQuery{
 		config:       _q.config,
 		ctx:          _q.ctx.Clone(),
-		order:        append([]debtinvoice.OrderOption{}, _q.order...),
+		order:        append([]debtitem.OrderOption{}, _q.order...),
 		inters:       append([]Interceptor{}, _q.inters...),
-		predicates:   append([]predicate.DebtInvoice{}, _q.predicates...),
+		predicates:   append([]predicate.DebtItem{}, _q.predicates...),
 		withDebt:     _q.withDebt.Clone(),
 		withPayments: _q.withPayments.Clone(),
 		// clone intermediate query.
@@ -315,7 +315,7 @@ func (_q *DebtInvoiceQuery) Clone() *DebtInvoiceQuery {
 
 // WithDebt tells the query-builder to eager-load the nodes that are connected to
 // the "debt" edge. The optional arguments are used to configure the query builder of the edge.
-func (_q *DebtInvoiceQuery) WithDebt(opts ...func(*DebtQuery)) *DebtInvoiceQuery {
+func (_q *DebtItemQuery) WithDebt(opts ...func(*DebtQuery)) *DebtItemQuery {
 	query := (&DebtClient{config: _q.config}).Query()
 	for _, opt := range opts {
 		opt(query)
@@ -326,7 +326,7 @@ func (_q *DebtInvoiceQuery) WithDebt(opts ...func(*DebtQuery)) *DebtInvoiceQuery
 
 // WithPayments tells the query-builder to eager-load the nodes that are connected to
 // the "payments" edge. The optional arguments are used to configure the query builder of the edge.
-func (_q *DebtInvoiceQuery) WithPayments(opts ...func(*PaymentQuery)) *DebtInvoiceQuery {
+func (_q *DebtItemQuery) WithPayments(opts ...func(*PaymentQuery)) *DebtItemQuery {
 	query := (&PaymentClient{config: _q.config}).Query()
 	for _, opt := range opts {
 		opt(query)
@@ -345,15 +345,15 @@ func (_q *DebtInvoiceQuery) WithPayments(opts ...func(*PaymentQuery)) *DebtInvoi
 //		Count int `json:"count,omitempty"`
 //	}
 //
-//	client.DebtInvoice.Query().
-//		GroupBy(debtinvoice.FieldCreatedAt).
+//	client.DebtItem.Query().
+//		GroupBy(debtitem.FieldCreatedAt).
 //		Aggregate(ent.Count()).
 //		Scan(ctx, &v)
-func (_q *DebtInvoiceQuery) GroupBy(field string, fields ...string) *DebtInvoiceGroupBy {
+func (_q *DebtItemQuery) GroupBy(field string, fields ...string) *DebtItemGroupBy {
 	_q.ctx.Fields = append([]string{field}, fields...)
-	grbuild := &DebtInvoiceGroupBy{build: _q}
+	grbuild := &DebtItemGroupBy{build: _q}
 	grbuild.flds = &_q.ctx.Fields
-	grbuild.label = debtinvoice.Label
+	grbuild.label = debtitem.Label
 	grbuild.scan = grbuild.Scan
 	return grbuild
 }
@@ -367,23 +367,23 @@ func (_q *DebtInvoiceQuery) GroupBy(field string, fields ...string) *DebtInvoice
 //		CreatedAt time.Time `json:"created_at,omitempty"`
 //	}
 //
-//	client.DebtInvoice.Query().
-//		Select(debtinvoice.FieldCreatedAt).
+//	client.DebtItem.Query().
+//		Select(debtitem.FieldCreatedAt).
 //		Scan(ctx, &v)
-func (_q *DebtInvoiceQuery) Select(fields ...string) *DebtInvoiceSelect {
+func (_q *DebtItemQuery) Select(fields ...string) *DebtItemSelect {
 	_q.ctx.Fields = append(_q.ctx.Fields, fields...)
-	sbuild := &DebtInvoiceSelect{DebtInvoiceQuery: _q}
-	sbuild.label = debtinvoice.Label
+	sbuild := &DebtItemSelect{DebtItemQuery: _q}
+	sbuild.label = debtitem.Label
 	sbuild.flds, sbuild.scan = &_q.ctx.Fields, sbuild.Scan
 	return sbuild
 }
 
-// Aggregate returns a DebtInvoiceSelect configured with the given aggregations.
-func (_q *DebtInvoiceQuery) Aggregate(fns ...AggregateFunc) *DebtInvoiceSelect {
+// Aggregate returns a DebtItemSelect configured with the given aggregations.
+func (_q *DebtItemQuery) Aggregate(fns ...AggregateFunc) *DebtItemSelect {
 	return _q.Select().Aggregate(fns...)
 }
 
-func (_q *DebtInvoiceQuery) prepareQuery(ctx context.Context) error {
+func (_q *DebtItemQuery) prepareQuery(ctx context.Context) error {
 	for _, inter := range _q.inters {
 		if inter == nil {
 			return fmt.Errorf("ent: uninitialized interceptor (forgotten import ent/runtime?)")
@@ -395,7 +395,7 @@ func (_q *DebtInvoiceQuery) prepareQuery(ctx context.Context) error {
 		}
 	}
 	for _, f := range _q.ctx.Fields {
-		if !debtinvoice.ValidColumn(f) {
+		if !debtitem.ValidColumn(f) {
 			return &ValidationError{Name: f, err: fmt.Errorf("ent: invalid field %q for query", f)}
 		}
 	}
@@ -409,9 +409,9 @@ func (_q *DebtInvoiceQuery) prepareQuery(ctx context.Context) error {
 	return nil
 }
 
-func (_q *DebtInvoiceQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*DebtInvoice, error) {
+func (_q *DebtItemQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*DebtItem, error) {
 	var (
-		nodes       = []*DebtInvoice{}
+		nodes       = []*DebtItem{}
 		_spec       = _q.querySpec()
 		loadedTypes = [2]bool{
 			_q.withDebt != nil,
@@ -419,10 +419,10 @@ func (_q *DebtInvoiceQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*
 		}
 	)
 	_spec.ScanValues = func(columns []string) ([]any, error) {
-		return (*DebtInvoice).scanValues(nil, columns)
+		return (*DebtItem).scanValues(nil, columns)
 	}
 	_spec.Assign = func(columns []string, values []any) error {
-		node := &DebtInvoice{config: _q.config}
+		node := &DebtItem{config: _q.config}
 		nodes = append(nodes, node)
 		node.Edges.loadedTypes = loadedTypes
 		return node.assignValues(columns, values)
@@ -441,21 +441,21 @@ func (_q *DebtInvoiceQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*
 	}
 	if query := _q.withDebt; query != nil {
 		if err := _q.loadDebt(ctx, query, nodes, nil,
-			func(n *DebtInvoice, e *Debt) { n.Edges.Debt = e }); err != nil {
+			func(n *DebtItem, e *Debt) { n.Edges.Debt = e }); err != nil {
 			return nil, err
 		}
 	}
 	if query := _q.withPayments; query != nil {
 		if err := _q.loadPayments(ctx, query, nodes,
-			func(n *DebtInvoice) { n.Edges.Payments = []*Payment{} },
-			func(n *DebtInvoice, e *Payment) { n.Edges.Payments = append(n.Edges.Payments, e) }); err != nil {
+			func(n *DebtItem) { n.Edges.Payments = []*Payment{} },
+			func(n *DebtItem, e *Payment) { n.Edges.Payments = append(n.Edges.Payments, e) }); err != nil {
 			return nil, err
 		}
 	}
 	for name, query := range _q.withNamedPayments {
 		if err := _q.loadPayments(ctx, query, nodes,
-			func(n *DebtInvoice) { n.appendNamedPayments(name) },
-			func(n *DebtInvoice, e *Payment) { n.appendNamedPayments(name, e) }); err != nil {
+			func(n *DebtItem) { n.appendNamedPayments(name) },
+			func(n *DebtItem, e *Payment) { n.appendNamedPayments(name, e) }); err != nil {
 			return nil, err
 		}
 	}
@@ -467,9 +467,9 @@ func (_q *DebtInvoiceQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*
 	return nodes, nil
 }
 
-func (_q *DebtInvoiceQuery) loadDebt(ctx context.Context, query *DebtQuery, nodes []*DebtInvoice, init func(*DebtInvoice), assign func(*DebtInvoice, *Debt)) error {
+func (_q *DebtItemQuery) loadDebt(ctx context.Context, query *DebtQuery, nodes []*DebtItem, init func(*DebtItem), assign func(*DebtItem, *Debt)) error {
 	ids := make([]scalar.IntID, 0, len(nodes))
-	nodeids := make(map[scalar.IntID][]*DebtInvoice)
+	nodeids := make(map[scalar.IntID][]*DebtItem)
 	for i := range nodes {
 		fk := nodes[i].DebtID
 		if _, ok := nodeids[fk]; !ok {
@@ -496,9 +496,9 @@ func (_q *DebtInvoiceQuery) loadDebt(ctx context.Context, query *DebtQuery, node
 	}
 	return nil
 }
-func (_q *DebtInvoiceQuery) loadPayments(ctx context.Context, query *PaymentQuery, nodes []*DebtInvoice, init func(*DebtInvoice), assign func(*DebtInvoice, *Payment)) error {
+func (_q *DebtItemQuery) loadPayments(ctx context.Context, query *PaymentQuery, nodes []*DebtItem, init func(*DebtItem), assign func(*DebtItem, *Payment)) error {
 	fks := make([]driver.Value, 0, len(nodes))
-	nodeids := make(map[scalar.IntID]*DebtInvoice)
+	nodeids := make(map[scalar.IntID]*DebtItem)
 	for i := range nodes {
 		fks = append(fks, nodes[i].ID)
 		nodeids[nodes[i].ID] = nodes[i]
@@ -507,27 +507,27 @@ func (_q *DebtInvoiceQuery) loadPayments(ctx context.Context, query *PaymentQuer
 		}
 	}
 	if len(query.ctx.Fields) > 0 {
-		query.ctx.AppendFieldOnce(payment.FieldDebtInvoiceID)
+		query.ctx.AppendFieldOnce(payment.FieldDebtItemID)
 	}
 	query.Where(predicate.Payment(func(s *sql.Selector) {
-		s.Where(sql.InValues(s.C(debtinvoice.PaymentsColumn), fks...))
+		s.Where(sql.InValues(s.C(debtitem.PaymentsColumn), fks...))
 	}))
 	neighbors, err := query.All(ctx)
 	if err != nil {
 		return err
 	}
 	for _, n := range neighbors {
-		fk := n.DebtInvoiceID
+		fk := n.DebtItemID
 		node, ok := nodeids[fk]
 		if !ok {
-			return fmt.Errorf(`unexpected referenced foreign-key "debt_invoice_id" returned %v for node %v`, fk, n.ID)
+			return fmt.Errorf(`unexpected referenced foreign-key "debt_item_id" returned %v for node %v`, fk, n.ID)
 		}
 		assign(node, n)
 	}
 	return nil
 }
 
-func (_q *DebtInvoiceQuery) sqlCount(ctx context.Context) (int, error) {
+func (_q *DebtItemQuery) sqlCount(ctx context.Context) (int, error) {
 	_spec := _q.querySpec()
 	if len(_q.modifiers) > 0 {
 		_spec.Modifiers = _q.modifiers
@@ -539,8 +539,8 @@ func (_q *DebtInvoiceQuery) sqlCount(ctx context.Context) (int, error) {
 	return sqlgraph.CountNodes(ctx, _q.driver, _spec)
 }
 
-func (_q *DebtInvoiceQuery) querySpec() *sqlgraph.QuerySpec {
-	_spec := sqlgraph.NewQuerySpec(debtinvoice.Table, debtinvoice.Columns, sqlgraph.NewFieldSpec(debtinvoice.FieldID, field.TypeInt))
+func (_q *DebtItemQuery) querySpec() *sqlgraph.QuerySpec {
+	_spec := sqlgraph.NewQuerySpec(debtitem.Table, debtitem.Columns, sqlgraph.NewFieldSpec(debtitem.FieldID, field.TypeInt))
 	_spec.From = _q.sql
 	if unique := _q.ctx.Unique; unique != nil {
 		_spec.Unique = *unique
@@ -549,14 +549,14 @@ func (_q *DebtInvoiceQuery) querySpec() *sqlgraph.QuerySpec {
 	}
 	if fields := _q.ctx.Fields; len(fields) > 0 {
 		_spec.Node.Columns = make([]string, 0, len(fields))
-		_spec.Node.Columns = append(_spec.Node.Columns, debtinvoice.FieldID)
+		_spec.Node.Columns = append(_spec.Node.Columns, debtitem.FieldID)
 		for i := range fields {
-			if fields[i] != debtinvoice.FieldID {
+			if fields[i] != debtitem.FieldID {
 				_spec.Node.Columns = append(_spec.Node.Columns, fields[i])
 			}
 		}
 		if _q.withDebt != nil {
-			_spec.Node.AddColumnOnce(debtinvoice.FieldDebtID)
+			_spec.Node.AddColumnOnce(debtitem.FieldDebtID)
 		}
 	}
 	if ps := _q.predicates; len(ps) > 0 {
@@ -582,12 +582,12 @@ func (_q *DebtInvoiceQuery) querySpec() *sqlgraph.QuerySpec {
 	return _spec
 }
 
-func (_q *DebtInvoiceQuery) sqlQuery(ctx context.Context) *sql.Selector {
+func (_q *DebtItemQuery) sqlQuery(ctx context.Context) *sql.Selector {
 	builder := sql.Dialect(_q.driver.Dialect())
-	t1 := builder.Table(debtinvoice.Table)
+	t1 := builder.Table(debtitem.Table)
 	columns := _q.ctx.Fields
 	if len(columns) == 0 {
-		columns = debtinvoice.Columns
+		columns = debtitem.Columns
 	}
 	selector := builder.Select(t1.Columns(columns...)...).From(t1)
 	if _q.sql != nil {
@@ -620,7 +620,7 @@ func (_q *DebtInvoiceQuery) sqlQuery(ctx context.Context) *sql.Selector {
 // ForUpdate locks the selected rows against concurrent updates, and prevent them from being
 // updated, deleted or "selected ... for update" by other sessions, until the transaction is
 // either committed or rolled-back.
-func (_q *DebtInvoiceQuery) ForUpdate(opts ...sql.LockOption) *DebtInvoiceQuery {
+func (_q *DebtItemQuery) ForUpdate(opts ...sql.LockOption) *DebtItemQuery {
 	if _q.driver.Dialect() == dialect.Postgres {
 		_q.Unique(false)
 	}
@@ -633,7 +633,7 @@ func (_q *DebtInvoiceQuery) ForUpdate(opts ...sql.LockOption) *DebtInvoiceQuery 
 // ForShare behaves similarly to ForUpdate, except that it acquires a shared mode lock
 // on any rows that are read. Other sessions can read the rows, but cannot modify them
 // until your transaction commits.
-func (_q *DebtInvoiceQuery) ForShare(opts ...sql.LockOption) *DebtInvoiceQuery {
+func (_q *DebtItemQuery) ForShare(opts ...sql.LockOption) *DebtItemQuery {
 	if _q.driver.Dialect() == dialect.Postgres {
 		_q.Unique(false)
 	}
@@ -644,14 +644,14 @@ func (_q *DebtInvoiceQuery) ForShare(opts ...sql.LockOption) *DebtInvoiceQuery {
 }
 
 // Modify adds a query modifier for attaching custom logic to queries.
-func (_q *DebtInvoiceQuery) Modify(modifiers ...func(s *sql.Selector)) *DebtInvoiceSelect {
+func (_q *DebtItemQuery) Modify(modifiers ...func(s *sql.Selector)) *DebtItemSelect {
 	_q.modifiers = append(_q.modifiers, modifiers...)
 	return _q.Select()
 }
 
 // WithNamedPayments tells the query-builder to eager-load the nodes that are connected to the "payments"
 // edge with the given name. The optional arguments are used to configure the query builder of the edge.
-func (_q *DebtInvoiceQuery) WithNamedPayments(name string, opts ...func(*PaymentQuery)) *DebtInvoiceQuery {
+func (_q *DebtItemQuery) WithNamedPayments(name string, opts ...func(*PaymentQuery)) *DebtItemQuery {
 	query := (&PaymentClient{config: _q.config}).Query()
 	for _, opt := range opts {
 		opt(query)
@@ -663,28 +663,28 @@ func (_q *DebtInvoiceQuery) WithNamedPayments(name string, opts ...func(*Payment
 	return _q
 }
 
-// DebtInvoiceGroupBy is the group-by builder for DebtInvoice entities.
-type DebtInvoiceGroupBy struct {
+// DebtItemGroupBy is the group-by builder for DebtItem entities.
+type DebtItemGroupBy struct {
 	selector
-	build *DebtInvoiceQuery
+	build *DebtItemQuery
 }
 
 // Aggregate adds the given aggregation functions to the group-by query.
-func (_g *DebtInvoiceGroupBy) Aggregate(fns ...AggregateFunc) *DebtInvoiceGroupBy {
+func (_g *DebtItemGroupBy) Aggregate(fns ...AggregateFunc) *DebtItemGroupBy {
 	_g.fns = append(_g.fns, fns...)
 	return _g
 }
 
 // Scan applies the selector query and scans the result into the given value.
-func (_g *DebtInvoiceGroupBy) Scan(ctx context.Context, v any) error {
+func (_g *DebtItemGroupBy) Scan(ctx context.Context, v any) error {
 	ctx = setContextOp(ctx, _g.build.ctx, ent.OpQueryGroupBy)
 	if err := _g.build.prepareQuery(ctx); err != nil {
 		return err
 	}
-	return scanWithInterceptors[*DebtInvoiceQuery, *DebtInvoiceGroupBy](ctx, _g.build, _g, _g.build.inters, v)
+	return scanWithInterceptors[*DebtItemQuery, *DebtItemGroupBy](ctx, _g.build, _g, _g.build.inters, v)
 }
 
-func (_g *DebtInvoiceGroupBy) sqlScan(ctx context.Context, root *DebtInvoiceQuery, v any) error {
+func (_g *DebtItemGroupBy) sqlScan(ctx context.Context, root *DebtItemQuery, v any) error {
 	selector := root.sqlQuery(ctx).Select()
 	aggregation := make([]string, 0, len(_g.fns))
 	for _, fn := range _g.fns {
@@ -711,28 +711,28 @@ func (_g *DebtInvoiceGroupBy) sqlScan(ctx context.Context, root *DebtInvoiceQuer
 	return sql.ScanSlice(rows, v)
 }
 
-// DebtInvoiceSelect is the builder for selecting fields of DebtInvoice entities.
-type DebtInvoiceSelect struct {
-	*DebtInvoiceQuery
+// DebtItemSelect is the builder for selecting fields of DebtItem entities.
+type DebtItemSelect struct {
+	*DebtItemQuery
 	selector
 }
 
 // Aggregate adds the given aggregation functions to the selector query.
-func (_s *DebtInvoiceSelect) Aggregate(fns ...AggregateFunc) *DebtInvoiceSelect {
+func (_s *DebtItemSelect) Aggregate(fns ...AggregateFunc) *DebtItemSelect {
 	_s.fns = append(_s.fns, fns...)
 	return _s
 }
 
 // Scan applies the selector query and scans the result into the given value.
-func (_s *DebtInvoiceSelect) Scan(ctx context.Context, v any) error {
+func (_s *DebtItemSelect) Scan(ctx context.Context, v any) error {
 	ctx = setContextOp(ctx, _s.ctx, ent.OpQuerySelect)
 	if err := _s.prepareQuery(ctx); err != nil {
 		return err
 	}
-	return scanWithInterceptors[*DebtInvoiceQuery, *DebtInvoiceSelect](ctx, _s.DebtInvoiceQuery, _s, _s.inters, v)
+	return scanWithInterceptors[*DebtItemQuery, *DebtItemSelect](ctx, _s.DebtItemQuery, _s, _s.inters, v)
 }
 
-func (_s *DebtInvoiceSelect) sqlScan(ctx context.Context, root *DebtInvoiceQuery, v any) error {
+func (_s *DebtItemSelect) sqlScan(ctx context.Context, root *DebtItemQuery, v any) error {
 	selector := root.sqlQuery(ctx)
 	aggregation := make([]string, 0, len(_s.fns))
 	for _, fn := range _s.fns {
@@ -754,7 +754,7 @@ func (_s *DebtInvoiceSelect) sqlScan(ctx context.Context, root *DebtInvoiceQuery
 }
 
 // Modify adds a query modifier for attaching custom logic to queries.
-func (_s *DebtInvoiceSelect) Modify(modifiers ...func(s *sql.Selector)) *DebtInvoiceSelect {
+func (_s *DebtItemSelect) Modify(modifiers ...func(s *sql.Selector)) *DebtItemSelect {
 	_s.modifiers = append(_s.modifiers, modifiers...)
 	return _s
 }

@@ -10,13 +10,13 @@ import (
 	"entgo.io/ent"
 	"entgo.io/ent/dialect/sql"
 	"github.com/debtql/debtql/ent/debt"
-	"github.com/debtql/debtql/ent/debtinvoice"
+	"github.com/debtql/debtql/ent/debtitem"
 	"github.com/debtql/debtql/internal/collection"
 	"github.com/debtql/debtql/internal/scalar"
 )
 
-// DebtInvoice is the model entity for the DebtInvoice schema.
-type DebtInvoice struct {
+// DebtItem is the model entity for the DebtItem schema.
+type DebtItem struct {
 	config `json:"-"`
 	// ID of the ent.
 	ID scalar.IntID `json:"id,omitempty"`
@@ -45,13 +45,13 @@ type DebtInvoice struct {
 	// PaidAmount holds the value of the "paid_amount" field.
 	PaidAmount collection.Money `json:"paid_amount,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
-	// The values are being populated by the DebtInvoiceQuery when eager-loading is set.
-	Edges        DebtInvoiceEdges `json:"edges"`
+	// The values are being populated by the DebtItemQuery when eager-loading is set.
+	Edges        DebtItemEdges `json:"edges"`
 	selectValues sql.SelectValues
 }
 
-// DebtInvoiceEdges holds the relations/edges for other nodes in the graph.
-type DebtInvoiceEdges struct {
+// DebtItemEdges holds the relations/edges for other nodes in the graph.
+type DebtItemEdges struct {
 	// Debt holds the value of the debt edge.
 	Debt *Debt `json:"debt,omitempty"`
 	// Payments holds the value of the payments edge.
@@ -67,7 +67,7 @@ type DebtInvoiceEdges struct {
 
 // DebtOrErr returns the Debt value or an error if the edge
 // was not loaded in eager-loading, or loaded but was not found.
-func (e DebtInvoiceEdges) DebtOrErr() (*Debt, error) {
+func (e DebtItemEdges) DebtOrErr() (*Debt, error) {
 	if e.Debt != nil {
 		return e.Debt, nil
 	} else if e.loadedTypes[0] {
@@ -78,7 +78,7 @@ func (e DebtInvoiceEdges) DebtOrErr() (*Debt, error) {
 
 // PaymentsOrErr returns the Payments value or an error if the edge
 // was not loaded in eager-loading.
-func (e DebtInvoiceEdges) PaymentsOrErr() ([]*Payment, error) {
+func (e DebtItemEdges) PaymentsOrErr() ([]*Payment, error) {
 	if e.loadedTypes[1] {
 		return e.Payments, nil
 	}
@@ -86,15 +86,15 @@ func (e DebtInvoiceEdges) PaymentsOrErr() ([]*Payment, error) {
 }
 
 // scanValues returns the types for scanning values from sql.Rows.
-func (*DebtInvoice) scanValues(columns []string) ([]any, error) {
+func (*DebtItem) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case debtinvoice.FieldID, debtinvoice.FieldDebtID, debtinvoice.FieldPosition, debtinvoice.FieldAmount, debtinvoice.FieldPaidAmount:
+		case debtitem.FieldID, debtitem.FieldDebtID, debtitem.FieldPosition, debtitem.FieldAmount, debtitem.FieldPaidAmount:
 			values[i] = new(sql.NullInt64)
-		case debtinvoice.FieldClientID, debtinvoice.FieldInvoiceNumber, debtinvoice.FieldInvoiceNumberKey, debtinvoice.FieldDescription:
+		case debtitem.FieldClientID, debtitem.FieldInvoiceNumber, debtitem.FieldInvoiceNumberKey, debtitem.FieldDescription:
 			values[i] = new(sql.NullString)
-		case debtinvoice.FieldCreatedAt, debtinvoice.FieldInvoiceDate, debtinvoice.FieldDueDate, debtinvoice.FieldReminderDate:
+		case debtitem.FieldCreatedAt, debtitem.FieldInvoiceDate, debtitem.FieldDueDate, debtitem.FieldReminderDate:
 			values[i] = new(sql.NullTime)
 		case "page_total_count":
 			values[i] = new(sql.NullInt64)
@@ -106,88 +106,88 @@ func (*DebtInvoice) scanValues(columns []string) ([]any, error) {
 }
 
 // assignValues assigns the values that were returned from sql.Rows (after scanning)
-// to the DebtInvoice fields.
-func (_m *DebtInvoice) assignValues(columns []string, values []any) error {
+// to the DebtItem fields.
+func (_m *DebtItem) assignValues(columns []string, values []any) error {
 	if m, n := len(values), len(columns); m < n {
 		return fmt.Errorf("mismatch number of scan values: %d != %d", m, n)
 	}
 	for i := range columns {
 		switch columns[i] {
-		case debtinvoice.FieldID:
+		case debtitem.FieldID:
 			if value, ok := values[i].(*sql.NullInt64); !ok {
 				return fmt.Errorf("unexpected type %T for field id", values[i])
 			} else if value.Valid {
 				_m.ID = scalar.IntID(value.Int64)
 			}
-		case debtinvoice.FieldCreatedAt:
+		case debtitem.FieldCreatedAt:
 			if value, ok := values[i].(*sql.NullTime); !ok {
 				return fmt.Errorf("unexpected type %T for field created_at", values[i])
 			} else if value.Valid {
 				_m.CreatedAt = value.Time
 			}
-		case debtinvoice.FieldClientID:
+		case debtitem.FieldClientID:
 			if value, ok := values[i].(*sql.NullString); !ok {
 				return fmt.Errorf("unexpected type %T for field client_id", values[i])
 			} else if value.Valid {
 				_m.ClientID = value.String
 			}
-		case debtinvoice.FieldDebtID:
+		case debtitem.FieldDebtID:
 			if value, ok := values[i].(*sql.NullInt64); !ok {
 				return fmt.Errorf("unexpected type %T for field debt_id", values[i])
 			} else if value.Valid {
 				_m.DebtID = scalar.IntID(value.Int64)
 			}
-		case debtinvoice.FieldPosition:
+		case debtitem.FieldPosition:
 			if value, ok := values[i].(*sql.NullInt64); !ok {
 				return fmt.Errorf("unexpected type %T for field position", values[i])
 			} else if value.Valid {
 				_m.Position = int(value.Int64)
 			}
-		case debtinvoice.FieldInvoiceNumber:
+		case debtitem.FieldInvoiceNumber:
 			if value, ok := values[i].(*sql.NullString); !ok {
 				return fmt.Errorf("unexpected type %T for field invoice_number", values[i])
 			} else if value.Valid {
 				_m.InvoiceNumber = value.String
 			}
-		case debtinvoice.FieldInvoiceNumberKey:
+		case debtitem.FieldInvoiceNumberKey:
 			if value, ok := values[i].(*sql.NullString); !ok {
 				return fmt.Errorf("unexpected type %T for field invoice_number_key", values[i])
 			} else if value.Valid {
 				_m.InvoiceNumberKey = value.String
 			}
-		case debtinvoice.FieldDescription:
+		case debtitem.FieldDescription:
 			if value, ok := values[i].(*sql.NullString); !ok {
 				return fmt.Errorf("unexpected type %T for field description", values[i])
 			} else if value.Valid {
 				_m.Description = new(string)
 				*_m.Description = value.String
 			}
-		case debtinvoice.FieldInvoiceDate:
+		case debtitem.FieldInvoiceDate:
 			if value, ok := values[i].(*sql.NullTime); !ok {
 				return fmt.Errorf("unexpected type %T for field invoice_date", values[i])
 			} else if value.Valid {
 				_m.InvoiceDate = value.Time
 			}
-		case debtinvoice.FieldDueDate:
+		case debtitem.FieldDueDate:
 			if value, ok := values[i].(*sql.NullTime); !ok {
 				return fmt.Errorf("unexpected type %T for field due_date", values[i])
 			} else if value.Valid {
 				_m.DueDate = value.Time
 			}
-		case debtinvoice.FieldReminderDate:
+		case debtitem.FieldReminderDate:
 			if value, ok := values[i].(*sql.NullTime); !ok {
 				return fmt.Errorf("unexpected type %T for field reminder_date", values[i])
 			} else if value.Valid {
 				_m.ReminderDate = new(time.Time)
 				*_m.ReminderDate = value.Time
 			}
-		case debtinvoice.FieldAmount:
+		case debtitem.FieldAmount:
 			if value, ok := values[i].(*sql.NullInt64); !ok {
 				return fmt.Errorf("unexpected type %T for field amount", values[i])
 			} else if value.Valid {
 				_m.Amount = collection.Money(value.Int64)
 			}
-		case debtinvoice.FieldPaidAmount:
+		case debtitem.FieldPaidAmount:
 			if value, ok := values[i].(*sql.NullInt64); !ok {
 				return fmt.Errorf("unexpected type %T for field paid_amount", values[i])
 			} else if value.Valid {
@@ -200,44 +200,44 @@ func (_m *DebtInvoice) assignValues(columns []string, values []any) error {
 	return nil
 }
 
-// Value returns the ent.Value that was dynamically selected and assigned to the DebtInvoice.
+// Value returns the ent.Value that was dynamically selected and assigned to the DebtItem.
 // This includes values selected through modifiers, order, etc.
-func (_m *DebtInvoice) Value(name string) (ent.Value, error) {
+func (_m *DebtItem) Value(name string) (ent.Value, error) {
 	return _m.selectValues.Get(name)
 }
 
-// QueryDebt queries the "debt" edge of the DebtInvoice entity.
-func (_m *DebtInvoice) QueryDebt() *DebtQuery {
-	return NewDebtInvoiceClient(_m.config).QueryDebt(_m)
+// QueryDebt queries the "debt" edge of the DebtItem entity.
+func (_m *DebtItem) QueryDebt() *DebtQuery {
+	return NewDebtItemClient(_m.config).QueryDebt(_m)
 }
 
-// QueryPayments queries the "payments" edge of the DebtInvoice entity.
-func (_m *DebtInvoice) QueryPayments() *PaymentQuery {
-	return NewDebtInvoiceClient(_m.config).QueryPayments(_m)
+// QueryPayments queries the "payments" edge of the DebtItem entity.
+func (_m *DebtItem) QueryPayments() *PaymentQuery {
+	return NewDebtItemClient(_m.config).QueryPayments(_m)
 }
 
-// Update returns a builder for updating this DebtInvoice.
-// Note that you need to call DebtInvoice.Unwrap() before calling this method if this DebtInvoice
+// Update returns a builder for updating this DebtItem.
+// Note that you need to call DebtItem.Unwrap() before calling this method if this DebtItem
 // was returned from a transaction, and the transaction was committed or rolled back.
-func (_m *DebtInvoice) Update() *DebtInvoiceUpdateOne {
-	return NewDebtInvoiceClient(_m.config).UpdateOne(_m)
+func (_m *DebtItem) Update() *DebtItemUpdateOne {
+	return NewDebtItemClient(_m.config).UpdateOne(_m)
 }
 
-// Unwrap unwraps the DebtInvoice entity that was returned from a transaction after it was closed,
+// Unwrap unwraps the DebtItem entity that was returned from a transaction after it was closed,
 // so that all future queries will be executed through the driver which created the transaction.
-func (_m *DebtInvoice) Unwrap() *DebtInvoice {
+func (_m *DebtItem) Unwrap() *DebtItem {
 	_tx, ok := _m.config.driver.(*txDriver)
 	if !ok {
-		panic("ent: DebtInvoice is not a transactional entity")
+		panic("ent: DebtItem is not a transactional entity")
 	}
 	_m.config.driver = _tx.drv
 	return _m
 }
 
 // String implements the fmt.Stringer.
-func (_m *DebtInvoice) String() string {
+func (_m *DebtItem) String() string {
 	var builder strings.Builder
-	builder.WriteString("DebtInvoice(")
+	builder.WriteString("DebtItem(")
 	builder.WriteString(fmt.Sprintf("id=%v, ", _m.ID))
 	builder.WriteString("created_at=")
 	builder.WriteString(_m.CreatedAt.Format(time.ANSIC))
@@ -284,7 +284,7 @@ func (_m *DebtInvoice) String() string {
 
 // NamedPayments returns the Payments named value or an error if the edge was not
 // loaded in eager-loading with this name.
-func (_m *DebtInvoice) NamedPayments(name string) ([]*Payment, error) {
+func (_m *DebtItem) NamedPayments(name string) ([]*Payment, error) {
 	if _m.Edges.namedPayments == nil {
 		return nil, &NotLoadedError{edge: name}
 	}
@@ -295,7 +295,7 @@ func (_m *DebtInvoice) NamedPayments(name string) ([]*Payment, error) {
 	return nodes, nil
 }
 
-func (_m *DebtInvoice) appendNamedPayments(name string, edges ...*Payment) {
+func (_m *DebtItem) appendNamedPayments(name string, edges ...*Payment) {
 	if _m.Edges.namedPayments == nil {
 		_m.Edges.namedPayments = make(map[string][]*Payment)
 	}
@@ -306,5 +306,5 @@ func (_m *DebtInvoice) appendNamedPayments(name string, edges ...*Payment) {
 	}
 }
 
-// DebtInvoices is a parsable slice of DebtInvoice.
-type DebtInvoices []*DebtInvoice
+// DebtItems is a parsable slice of DebtItem.
+type DebtItems []*DebtItem

@@ -1,7 +1,10 @@
 package schema
 
 import (
+	"entgo.io/contrib/entgql"
 	"entgo.io/ent"
+	"entgo.io/ent/dialect/entsql"
+	"entgo.io/ent/schema"
 	"entgo.io/ent/schema/edge"
 	"entgo.io/ent/schema/field"
 	"entgo.io/ent/schema/index"
@@ -10,17 +13,29 @@ import (
 	"github.com/debtql/debtql/internal/collection"
 )
 
-// DebtInvoice is one item of a debt: a receivable handed over for
-// collection, named by its invoice number.
-type DebtInvoice struct{ ent.Schema }
+// DebtItem is one item of a debt: a receivable handed over for collection,
+// named by its invoice number. The API calls its type DebtItem (the
+// contract's name); the code calls it an item everywhere. The table and
+// index names are the ones it was created with.
+type DebtItem struct{ ent.Schema }
 
-// Mixin of the DebtInvoice.
-func (DebtInvoice) Mixin() []ent.Mixin { return []ent.Mixin{CreatedMixin{}} }
+// Annotations of the DebtItem.
+func (DebtItem) Annotations() []schema.Annotation {
+	return []schema.Annotation{
+		entsql.Annotation{Table: "debt_invoices"},
+		// GraphQL names the type DebtInvoice: fragments on DebtInvoice must
+		// still drive eager loading.
+		entgql.Implements("DebtInvoice"),
+	}
+}
 
-// Fields of the DebtInvoice. Its dates are instants (the description's
+// Mixin of the DebtItem.
+func (DebtItem) Mixin() []ent.Mixin { return []ent.Mixin{CreatedMixin{}} }
+
+// Fields of the DebtItem. Its dates are instants (the description's
 // date-times), kept in UTC; paid_amount sums its payments, kept in step as on
 // the debt.
-func (DebtInvoice) Fields() []ent.Field {
+func (DebtItem) Fields() []ent.Field {
 	return []ent.Field{
 		intID(),
 		field.String("client_id").SchemaType(uuidType).Immutable(),
@@ -38,8 +53,8 @@ func (DebtInvoice) Fields() []ent.Field {
 	}
 }
 
-// Edges of the DebtInvoice.
-func (DebtInvoice) Edges() []ent.Edge {
+// Edges of the DebtItem.
+func (DebtItem) Edges() []ent.Edge {
 	return []ent.Edge{
 		edge.From("debt", Debt.Type).Ref("invoices").Field("debt_id").
 			Unique().Required().Immutable(),
@@ -47,17 +62,17 @@ func (DebtInvoice) Edges() []ent.Edge {
 	}
 }
 
-// Indexes of the DebtInvoice: invoice numbers are unique within a debt, and
+// Indexes of the DebtItem: invoice numbers are unique within a debt, and
 // found by number within a client (an invoice's collection case).
-func (DebtInvoice) Indexes() []ent.Index {
+func (DebtItem) Indexes() []ent.Index {
 	return []ent.Index{
-		index.Fields("debt_id", "invoice_number").Unique(),
-		index.Fields("client_id", "invoice_number"),
-		index.Fields("client_id", "invoice_number_key"),
+		index.Fields("debt_id", "invoice_number").Unique().StorageKey("debtinvoice_debt_id_invoice_number"),
+		index.Fields("client_id", "invoice_number").StorageKey("debtinvoice_client_id_invoice_number"),
+		index.Fields("client_id", "invoice_number_key").StorageKey("debtinvoice_client_id_invoice_number_key"),
 	}
 }
 
-// Hooks of the DebtInvoice.
-func (DebtInvoice) Hooks() []ent.Hook {
+// Hooks of the DebtItem.
+func (DebtItem) Hooks() []ent.Hook {
 	return []ent.Hook{keyHook("invoice_number", "invoice_number_key", collection.NumberKey)}
 }
