@@ -7,6 +7,7 @@
 //	debtql apikey revoke ID
 //	debtql seed [--scale small|bench] [--reset] [flags]
 //	debtql migrate status|up [--baseline VERSION]
+//	debtql schema
 //
 // Every flag has an environment variable; `debtql serve --help` lists them.
 package main
@@ -52,6 +53,7 @@ Usage:
   debtql apikey revoke ID
   debtql seed [--scale small|bench] [--reset] [flags]   fill the database with generated data
   debtql migrate status|up [--baseline VERSION]          PostgreSQL's versioned schema migrations
+  debtql schema               print the API's schema (SDL), as GET /graphql/schema.graphql serves it
 
 Run "debtql serve --help", "debtql apikey --help", "debtql seed --help" or "debtql migrate --help" for the flags.
 `
@@ -75,6 +77,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return seedCommand(ctx, args, stdout, stderr)
 	case "migrate":
 		return migrateCommand(ctx, args, stdout, stderr)
+	case "schema":
+		return schemaCommand(args, stdout, stderr)
 	default:
 		fmt.Fprintf(stderr, "unknown command %q\n\n%s", cmd, usage)
 		return errUsage

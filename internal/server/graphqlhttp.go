@@ -108,7 +108,7 @@ func (h *graphqlHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		ex.requestHash = requestHash(params)
 	}
 	if errs != nil {
-		list := requestErrors(errs)
+		list := requestErrors(suggestFields(opCtx, errs))
 		setCodes(ctx, errorCodes(list))
 		h.write(w, rendered{status: http.StatusBadRequest, contentType: ex.contentType, body: encodeResponse(nil, list, nil)})
 		return
@@ -321,13 +321,13 @@ func readParams(w http.ResponseWriter, r *http.Request) (*graphql.RawParams, err
 		params.Query = q.Get("query")
 		params.OperationName = q.Get("operationName")
 		if v := q.Get("variables"); v != "" {
-			if err := decodeJSON(strings.NewReader(v), &params.Variables); err != nil {
-				return nil, apierr.New(apierr.BadUserInput, "variables must be a JSON object")
+			if err := decodeObject("variables", "a JSON object", []byte(v), &params.Variables); err != nil {
+				return nil, err
 			}
 		}
 		if v := q.Get("extensions"); v != "" {
-			if err := decodeJSON(strings.NewReader(v), &params.Extensions); err != nil {
-				return nil, apierr.New(apierr.BadUserInput, "extensions must be a JSON object")
+			if err := decodeObject("extensions", "a JSON object", []byte(v), &params.Extensions); err != nil {
+				return nil, err
 			}
 		}
 	case http.MethodPost:
@@ -355,8 +355,8 @@ func readParams(w http.ResponseWriter, r *http.Request) (*graphql.RawParams, err
 		if len(trimmed) > 0 && trimmed[0] == '[' {
 			return nil, apierr.New(apierr.BadUserInput, "batched requests are not supported: send one operation per request")
 		}
-		if err := decodeJSON(bytes.NewReader(body), params); err != nil {
-			return nil, apierr.New(apierr.BadUserInput, "the request body must be a JSON object {query, operationName, variables}")
+		if err := decodeObject("the request body", requestShape, body, params); err != nil {
+			return nil, err
 		}
 	default:
 		w.Header().Set("Allow", "GET, POST")
@@ -366,23 +366,6 @@ func readParams(w http.ResponseWriter, r *http.Request) (*graphql.RawParams, err
 		return nil, apierr.New(apierr.BadUserInput, "the request has no query")
 	}
 	return params, nil
-}
-
-// decodeJSON decodes one JSON value, keeping numbers exact (json.Number) so
-// that Decimal inputs are never rounded through float64.
-func decodeJSON(r io.Reader, v any) error {
-	dec := json.NewDecoder(r)
-	dec.UseNumber()
-	if err := dec.Decode(v); err != nil {
-		return err
-	}
-	if dec.More() {
-		return errors.New("trailing data after the JSON value")
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return errors.New("trailing data after the JSON value")
-	}
-	return nil
 }
 
 // requestHash identifies a request for idempotency: the same document,

@@ -139,7 +139,7 @@ func (m *metrics) observe(r *http.Request, status int, gql *requestLog, elapsed 
 // requests for arbitrary paths add no series.
 func routeLabel(path string) string {
 	switch {
-	case path == "/graphql", path == "/healthz", path == "/readyz", path == "/metrics", path == "/":
+	case path == "/graphql", path == "/graphql/schema.graphql", path == "/healthz", path == "/readyz", path == "/metrics", path == "/":
 		return path
 	case strings.HasPrefix(path, "/graphiql/"):
 		return "/graphiql/"

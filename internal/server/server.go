@@ -176,6 +176,8 @@ func New(opts Options) *Server {
 	gql := &graphqlHandler{exec: exec, s: s}
 	mux := http.NewServeMux()
 	mux.Handle("/graphql", cors(opts.AllowedOrigins, markGraphQL(s.withDeadline(s.limitBody(opts.MaxBodyBytes, s.authenticate(gql))))))
+	// The SDL, with the API's key like introspection (see schema.go).
+	mux.Handle("/graphql/schema.graphql", cors(opts.AllowedOrigins, s.withDeadline(s.authenticate(schemaHandler(!opts.DisableIntrospection)))))
 	mux.HandleFunc("GET /healthz", s.healthz)
 	mux.HandleFunc("GET /readyz", s.readyz)
 	if !opts.SeparateMetrics {
