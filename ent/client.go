@@ -24,10 +24,12 @@ import (
 	"github.com/debtql/debtql/ent/debtcount"
 	"github.com/debtql/debtql/ent/debtitem"
 	"github.com/debtql/debtql/ent/debtor"
+	"github.com/debtql/debtql/ent/fee"
 	"github.com/debtql/debtql/ent/idempotencyrecord"
 	"github.com/debtql/debtql/ent/invoice"
 	"github.com/debtql/debtql/ent/invoicearticle"
 	"github.com/debtql/debtql/ent/payment"
+	"github.com/debtql/debtql/ent/referencerate"
 
 	stdsql "database/sql"
 )
@@ -53,6 +55,8 @@ type Client struct {
 	DebtItem *DebtItemClient
 	// Debtor is the client for interacting with the Debtor builders.
 	Debtor *DebtorClient
+	// Fee is the client for interacting with the Fee builders.
+	Fee *FeeClient
 	// IdempotencyRecord is the client for interacting with the IdempotencyRecord builders.
 	IdempotencyRecord *IdempotencyRecordClient
 	// Invoice is the client for interacting with the Invoice builders.
@@ -61,6 +65,8 @@ type Client struct {
 	InvoiceArticle *InvoiceArticleClient
 	// Payment is the client for interacting with the Payment builders.
 	Payment *PaymentClient
+	// ReferenceRate is the client for interacting with the ReferenceRate builders.
+	ReferenceRate *ReferenceRateClient
 }
 
 // NewClient creates a new client configured with the given options.
@@ -80,10 +86,12 @@ func (c *Client) init() {
 	c.DebtCount = NewDebtCountClient(c.config)
 	c.DebtItem = NewDebtItemClient(c.config)
 	c.Debtor = NewDebtorClient(c.config)
+	c.Fee = NewFeeClient(c.config)
 	c.IdempotencyRecord = NewIdempotencyRecordClient(c.config)
 	c.Invoice = NewInvoiceClient(c.config)
 	c.InvoiceArticle = NewInvoiceArticleClient(c.config)
 	c.Payment = NewPaymentClient(c.config)
+	c.ReferenceRate = NewReferenceRateClient(c.config)
 }
 
 type (
@@ -184,10 +192,12 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		DebtCount:         NewDebtCountClient(cfg),
 		DebtItem:          NewDebtItemClient(cfg),
 		Debtor:            NewDebtorClient(cfg),
+		Fee:               NewFeeClient(cfg),
 		IdempotencyRecord: NewIdempotencyRecordClient(cfg),
 		Invoice:           NewInvoiceClient(cfg),
 		InvoiceArticle:    NewInvoiceArticleClient(cfg),
 		Payment:           NewPaymentClient(cfg),
+		ReferenceRate:     NewReferenceRateClient(cfg),
 	}, nil
 }
 
@@ -215,10 +225,12 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		DebtCount:         NewDebtCountClient(cfg),
 		DebtItem:          NewDebtItemClient(cfg),
 		Debtor:            NewDebtorClient(cfg),
+		Fee:               NewFeeClient(cfg),
 		IdempotencyRecord: NewIdempotencyRecordClient(cfg),
 		Invoice:           NewInvoiceClient(cfg),
 		InvoiceArticle:    NewInvoiceArticleClient(cfg),
 		Payment:           NewPaymentClient(cfg),
+		ReferenceRate:     NewReferenceRateClient(cfg),
 	}, nil
 }
 
@@ -249,8 +261,8 @@ func (c *Client) Close() error {
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
 		c.APIKey, c.AuditEvent, c.AuditEventRecord, c.Creditor, c.Debt, c.DebtCount,
-		c.DebtItem, c.Debtor, c.IdempotencyRecord, c.Invoice, c.InvoiceArticle,
-		c.Payment,
+		c.DebtItem, c.Debtor, c.Fee, c.IdempotencyRecord, c.Invoice, c.InvoiceArticle,
+		c.Payment, c.ReferenceRate,
 	} {
 		n.Use(hooks...)
 	}
@@ -261,8 +273,8 @@ func (c *Client) Use(hooks ...Hook) {
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
 		c.APIKey, c.AuditEvent, c.AuditEventRecord, c.Creditor, c.Debt, c.DebtCount,
-		c.DebtItem, c.Debtor, c.IdempotencyRecord, c.Invoice, c.InvoiceArticle,
-		c.Payment,
+		c.DebtItem, c.Debtor, c.Fee, c.IdempotencyRecord, c.Invoice, c.InvoiceArticle,
+		c.Payment, c.ReferenceRate,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -287,6 +299,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.DebtItem.mutate(ctx, m)
 	case *DebtorMutation:
 		return c.Debtor.mutate(ctx, m)
+	case *FeeMutation:
+		return c.Fee.mutate(ctx, m)
 	case *IdempotencyRecordMutation:
 		return c.IdempotencyRecord.mutate(ctx, m)
 	case *InvoiceMutation:
@@ -295,6 +309,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.InvoiceArticle.mutate(ctx, m)
 	case *PaymentMutation:
 		return c.Payment.mutate(ctx, m)
+	case *ReferenceRateMutation:
+		return c.ReferenceRate.mutate(ctx, m)
 	default:
 		return nil, fmt.Errorf("ent: unknown mutation type %T", m)
 	}
@@ -1135,6 +1151,22 @@ func (c *DebtClient) QueryPayments(_m *Debt) *PaymentQuery {
 	return query
 }
 
+// QueryFees queries the fees edge of a Debt.
+func (c *DebtClient) QueryFees(_m *Debt) *FeeQuery {
+	query := (&FeeClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(debt.Table, debt.FieldID, id),
+			sqlgraph.To(fee.Table, fee.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, debt.FeesTable, debt.FeesColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
 // QueryEvents queries the events edge of a Debt.
 func (c *DebtClient) QueryEvents(_m *Debt) *AuditEventQuery {
 	query := (&AuditEventClient{config: c.config}).Query()
@@ -1638,6 +1670,155 @@ func (c *DebtorClient) mutate(ctx context.Context, m *DebtorMutation) (Value, er
 		return (&DebtorDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown Debtor mutation op: %q", m.Op())
+	}
+}
+
+// FeeClient is a client for the Fee schema.
+type FeeClient struct {
+	config
+}
+
+// NewFeeClient returns a client for the Fee from the given config.
+func NewFeeClient(c config) *FeeClient {
+	return &FeeClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `fee.Hooks(f(g(h())))`.
+func (c *FeeClient) Use(hooks ...Hook) {
+	c.hooks.Fee = append(c.hooks.Fee, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `fee.Intercept(f(g(h())))`.
+func (c *FeeClient) Intercept(interceptors ...Interceptor) {
+	c.inters.Fee = append(c.inters.Fee, interceptors...)
+}
+
+// Create returns a builder for creating a Fee entity.
+func (c *FeeClient) Create() *FeeCreate {
+	mutation := newFeeMutation(c.config, OpCreate)
+	return &FeeCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of Fee entities.
+func (c *FeeClient) CreateBulk(builders ...*FeeCreate) *FeeCreateBulk {
+	return &FeeCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *FeeClient) MapCreateBulk(slice any, setFunc func(*FeeCreate, int)) *FeeCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &FeeCreateBulk{err: fmt.Errorf("calling to FeeClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*FeeCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &FeeCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for Fee.
+func (c *FeeClient) Update() *FeeUpdate {
+	mutation := newFeeMutation(c.config, OpUpdate)
+	return &FeeUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *FeeClient) UpdateOne(_m *Fee) *FeeUpdateOne {
+	mutation := newFeeMutation(c.config, OpUpdateOne, withFee(_m))
+	return &FeeUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *FeeClient) UpdateOneID(id scalar.IntID) *FeeUpdateOne {
+	mutation := newFeeMutation(c.config, OpUpdateOne, withFeeID(id))
+	return &FeeUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for Fee.
+func (c *FeeClient) Delete() *FeeDelete {
+	mutation := newFeeMutation(c.config, OpDelete)
+	return &FeeDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *FeeClient) DeleteOne(_m *Fee) *FeeDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *FeeClient) DeleteOneID(id scalar.IntID) *FeeDeleteOne {
+	builder := c.Delete().Where(fee.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &FeeDeleteOne{builder}
+}
+
+// Query returns a query builder for Fee.
+func (c *FeeClient) Query() *FeeQuery {
+	return &FeeQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeFee},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a Fee entity by its id.
+func (c *FeeClient) Get(ctx context.Context, id scalar.IntID) (*Fee, error) {
+	return c.Query().Where(fee.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *FeeClient) GetX(ctx context.Context, id scalar.IntID) *Fee {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryDebt queries the debt edge of a Fee.
+func (c *FeeClient) QueryDebt(_m *Fee) *DebtQuery {
+	query := (&DebtClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(fee.Table, fee.FieldID, id),
+			sqlgraph.To(debt.Table, debt.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, fee.DebtTable, fee.DebtColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *FeeClient) Hooks() []Hook {
+	return c.hooks.Fee
+}
+
+// Interceptors returns the client interceptors.
+func (c *FeeClient) Interceptors() []Interceptor {
+	return c.inters.Fee
+}
+
+func (c *FeeClient) mutate(ctx context.Context, m *FeeMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&FeeCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&FeeUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&FeeUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&FeeDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown Fee mutation op: %q", m.Op())
 	}
 }
 
@@ -2255,15 +2436,150 @@ func (c *PaymentClient) mutate(ctx context.Context, m *PaymentMutation) (Value, 
 	}
 }
 
+// ReferenceRateClient is a client for the ReferenceRate schema.
+type ReferenceRateClient struct {
+	config
+}
+
+// NewReferenceRateClient returns a client for the ReferenceRate from the given config.
+func NewReferenceRateClient(c config) *ReferenceRateClient {
+	return &ReferenceRateClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `referencerate.Hooks(f(g(h())))`.
+func (c *ReferenceRateClient) Use(hooks ...Hook) {
+	c.hooks.ReferenceRate = append(c.hooks.ReferenceRate, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `referencerate.Intercept(f(g(h())))`.
+func (c *ReferenceRateClient) Intercept(interceptors ...Interceptor) {
+	c.inters.ReferenceRate = append(c.inters.ReferenceRate, interceptors...)
+}
+
+// Create returns a builder for creating a ReferenceRate entity.
+func (c *ReferenceRateClient) Create() *ReferenceRateCreate {
+	mutation := newReferenceRateMutation(c.config, OpCreate)
+	return &ReferenceRateCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of ReferenceRate entities.
+func (c *ReferenceRateClient) CreateBulk(builders ...*ReferenceRateCreate) *ReferenceRateCreateBulk {
+	return &ReferenceRateCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *ReferenceRateClient) MapCreateBulk(slice any, setFunc func(*ReferenceRateCreate, int)) *ReferenceRateCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &ReferenceRateCreateBulk{err: fmt.Errorf("calling to ReferenceRateClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*ReferenceRateCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &ReferenceRateCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for ReferenceRate.
+func (c *ReferenceRateClient) Update() *ReferenceRateUpdate {
+	mutation := newReferenceRateMutation(c.config, OpUpdate)
+	return &ReferenceRateUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *ReferenceRateClient) UpdateOne(_m *ReferenceRate) *ReferenceRateUpdateOne {
+	mutation := newReferenceRateMutation(c.config, OpUpdateOne, withReferenceRate(_m))
+	return &ReferenceRateUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *ReferenceRateClient) UpdateOneID(id scalar.IntID) *ReferenceRateUpdateOne {
+	mutation := newReferenceRateMutation(c.config, OpUpdateOne, withReferenceRateID(id))
+	return &ReferenceRateUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for ReferenceRate.
+func (c *ReferenceRateClient) Delete() *ReferenceRateDelete {
+	mutation := newReferenceRateMutation(c.config, OpDelete)
+	return &ReferenceRateDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *ReferenceRateClient) DeleteOne(_m *ReferenceRate) *ReferenceRateDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *ReferenceRateClient) DeleteOneID(id scalar.IntID) *ReferenceRateDeleteOne {
+	builder := c.Delete().Where(referencerate.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &ReferenceRateDeleteOne{builder}
+}
+
+// Query returns a query builder for ReferenceRate.
+func (c *ReferenceRateClient) Query() *ReferenceRateQuery {
+	return &ReferenceRateQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeReferenceRate},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a ReferenceRate entity by its id.
+func (c *ReferenceRateClient) Get(ctx context.Context, id scalar.IntID) (*ReferenceRate, error) {
+	return c.Query().Where(referencerate.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *ReferenceRateClient) GetX(ctx context.Context, id scalar.IntID) *ReferenceRate {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *ReferenceRateClient) Hooks() []Hook {
+	return c.hooks.ReferenceRate
+}
+
+// Interceptors returns the client interceptors.
+func (c *ReferenceRateClient) Interceptors() []Interceptor {
+	return c.inters.ReferenceRate
+}
+
+func (c *ReferenceRateClient) mutate(ctx context.Context, m *ReferenceRateMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&ReferenceRateCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&ReferenceRateUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&ReferenceRateUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&ReferenceRateDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown ReferenceRate mutation op: %q", m.Op())
+	}
+}
+
 // hooks and interceptors per client, for fast access.
 type (
 	hooks struct {
 		APIKey, AuditEvent, AuditEventRecord, Creditor, Debt, DebtCount, DebtItem,
-		Debtor, IdempotencyRecord, Invoice, InvoiceArticle, Payment []ent.Hook
+		Debtor, Fee, IdempotencyRecord, Invoice, InvoiceArticle, Payment,
+		ReferenceRate []ent.Hook
 	}
 	inters struct {
 		APIKey, AuditEvent, AuditEventRecord, Creditor, Debt, DebtCount, DebtItem,
-		Debtor, IdempotencyRecord, Invoice, InvoiceArticle, Payment []ent.Interceptor
+		Debtor, Fee, IdempotencyRecord, Invoice, InvoiceArticle, Payment,
+		ReferenceRate []ent.Interceptor
 	}
 )
 

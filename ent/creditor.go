@@ -10,6 +10,7 @@ import (
 	"entgo.io/ent"
 	"entgo.io/ent/dialect/sql"
 	"github.com/debtql/debtql/ent/creditor"
+	"github.com/debtql/debtql/internal/collection"
 )
 
 // Creditor is the model entity for the Creditor schema.
@@ -51,6 +52,12 @@ type Creditor struct {
 	ContactEmail string `json:"contact_email,omitempty"`
 	// ContactPhone holds the value of the "contact_phone" field.
 	ContactPhone string `json:"contact_phone,omitempty"`
+	// InterestRule holds the value of the "interest_rule" field.
+	InterestRule creditor.InterestRule `json:"interest_rule,omitempty"`
+	// CollectionFee holds the value of the "collection_fee" field.
+	CollectionFee collection.Money `json:"collection_fee,omitempty"`
+	// LateCompensation holds the value of the "late_compensation" field.
+	LateCompensation bool `json:"late_compensation,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the CreditorQuery when eager-loading is set.
 	Edges        CreditorEdges `json:"edges"`
@@ -118,9 +125,11 @@ func (*Creditor) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case creditor.FieldClientNumber:
+		case creditor.FieldLateCompensation:
+			values[i] = new(sql.NullBool)
+		case creditor.FieldClientNumber, creditor.FieldCollectionFee:
 			values[i] = new(sql.NullInt64)
-		case creditor.FieldID, creditor.FieldName, creditor.FieldNameKey, creditor.FieldOrganizationNumber, creditor.FieldOrganizationNumberDigits, creditor.FieldAdress1, creditor.FieldAddress2, creditor.FieldZipCode, creditor.FieldCity, creditor.FieldCountryCode, creditor.FieldBankNumber, creditor.FieldEmail, creditor.FieldContactName, creditor.FieldContactEmail, creditor.FieldContactPhone:
+		case creditor.FieldID, creditor.FieldName, creditor.FieldNameKey, creditor.FieldOrganizationNumber, creditor.FieldOrganizationNumberDigits, creditor.FieldAdress1, creditor.FieldAddress2, creditor.FieldZipCode, creditor.FieldCity, creditor.FieldCountryCode, creditor.FieldBankNumber, creditor.FieldEmail, creditor.FieldContactName, creditor.FieldContactEmail, creditor.FieldContactPhone, creditor.FieldInterestRule:
 			values[i] = new(sql.NullString)
 		case creditor.FieldCreatedAt, creditor.FieldUpdatedAt:
 			values[i] = new(sql.NullTime)
@@ -249,6 +258,24 @@ func (_m *Creditor) assignValues(columns []string, values []any) error {
 			} else if value.Valid {
 				_m.ContactPhone = value.String
 			}
+		case creditor.FieldInterestRule:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field interest_rule", values[i])
+			} else if value.Valid {
+				_m.InterestRule = creditor.InterestRule(value.String)
+			}
+		case creditor.FieldCollectionFee:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field collection_fee", values[i])
+			} else if value.Valid {
+				_m.CollectionFee = collection.Money(value.Int64)
+			}
+		case creditor.FieldLateCompensation:
+			if value, ok := values[i].(*sql.NullBool); !ok {
+				return fmt.Errorf("unexpected type %T for field late_compensation", values[i])
+			} else if value.Valid {
+				_m.LateCompensation = value.Bool
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -355,6 +382,15 @@ func (_m *Creditor) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("contact_phone=")
 	builder.WriteString(_m.ContactPhone)
+	builder.WriteString(", ")
+	builder.WriteString("interest_rule=")
+	builder.WriteString(fmt.Sprintf("%v", _m.InterestRule))
+	builder.WriteString(", ")
+	builder.WriteString("collection_fee=")
+	builder.WriteString(fmt.Sprintf("%v", _m.CollectionFee))
+	builder.WriteString(", ")
+	builder.WriteString("late_compensation=")
+	builder.WriteString(fmt.Sprintf("%v", _m.LateCompensation))
 	builder.WriteByte(')')
 	return builder.String()
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/debtql/debtql/ent/debt"
 	"github.com/debtql/debtql/ent/debtor"
 	"github.com/debtql/debtql/ent/invoice"
+	"github.com/debtql/debtql/internal/collection"
 	"github.com/debtql/debtql/internal/scalar"
 )
 
@@ -146,6 +147,48 @@ func (_c *CreditorCreate) SetContactPhone(v string) *CreditorCreate {
 	return _c
 }
 
+// SetInterestRule sets the "interest_rule" field.
+func (_c *CreditorCreate) SetInterestRule(v creditor.InterestRule) *CreditorCreate {
+	_c.mutation.SetInterestRule(v)
+	return _c
+}
+
+// SetNillableInterestRule sets the "interest_rule" field if the given value is not nil.
+func (_c *CreditorCreate) SetNillableInterestRule(v *creditor.InterestRule) *CreditorCreate {
+	if v != nil {
+		_c.SetInterestRule(*v)
+	}
+	return _c
+}
+
+// SetCollectionFee sets the "collection_fee" field.
+func (_c *CreditorCreate) SetCollectionFee(v collection.Money) *CreditorCreate {
+	_c.mutation.SetCollectionFee(v)
+	return _c
+}
+
+// SetNillableCollectionFee sets the "collection_fee" field if the given value is not nil.
+func (_c *CreditorCreate) SetNillableCollectionFee(v *collection.Money) *CreditorCreate {
+	if v != nil {
+		_c.SetCollectionFee(*v)
+	}
+	return _c
+}
+
+// SetLateCompensation sets the "late_compensation" field.
+func (_c *CreditorCreate) SetLateCompensation(v bool) *CreditorCreate {
+	_c.mutation.SetLateCompensation(v)
+	return _c
+}
+
+// SetNillableLateCompensation sets the "late_compensation" field if the given value is not nil.
+func (_c *CreditorCreate) SetNillableLateCompensation(v *bool) *CreditorCreate {
+	if v != nil {
+		_c.SetLateCompensation(*v)
+	}
+	return _c
+}
+
 // SetID sets the "id" field.
 func (_c *CreditorCreate) SetID(v string) *CreditorCreate {
 	_c.mutation.SetID(v)
@@ -271,6 +314,18 @@ func (_c *CreditorCreate) defaults() error {
 		v := creditor.DefaultUpdatedAt()
 		_c.mutation.SetUpdatedAt(v)
 	}
+	if _, ok := _c.mutation.InterestRule(); !ok {
+		v := creditor.DefaultInterestRule
+		_c.mutation.SetInterestRule(v)
+	}
+	if _, ok := _c.mutation.CollectionFee(); !ok {
+		v := creditor.DefaultCollectionFee
+		_c.mutation.SetCollectionFee(v)
+	}
+	if _, ok := _c.mutation.LateCompensation(); !ok {
+		v := creditor.DefaultLateCompensation
+		_c.mutation.SetLateCompensation(v)
+	}
 	if _, ok := _c.mutation.ID(); !ok {
 		if creditor.DefaultID == nil {
 			return fmt.Errorf("ent: uninitialized creditor.DefaultID (forgotten import ent/runtime?)")
@@ -394,6 +449,20 @@ func (_c *CreditorCreate) check() error {
 			return &ValidationError{Name: "contact_phone", err: fmt.Errorf(`ent: validator failed for field "Creditor.contact_phone": %w`, err)}
 		}
 	}
+	if _, ok := _c.mutation.InterestRule(); !ok {
+		return &ValidationError{Name: "interest_rule", err: errors.New(`ent: missing required field "Creditor.interest_rule"`)}
+	}
+	if v, ok := _c.mutation.InterestRule(); ok {
+		if err := creditor.InterestRuleValidator(v); err != nil {
+			return &ValidationError{Name: "interest_rule", err: fmt.Errorf(`ent: validator failed for field "Creditor.interest_rule": %w`, err)}
+		}
+	}
+	if _, ok := _c.mutation.CollectionFee(); !ok {
+		return &ValidationError{Name: "collection_fee", err: errors.New(`ent: missing required field "Creditor.collection_fee"`)}
+	}
+	if _, ok := _c.mutation.LateCompensation(); !ok {
+		return &ValidationError{Name: "late_compensation", err: errors.New(`ent: missing required field "Creditor.late_compensation"`)}
+	}
 	return nil
 }
 
@@ -497,6 +566,18 @@ func (_c *CreditorCreate) createSpec() (*Creditor, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.ContactPhone(); ok {
 		_spec.SetField(creditor.FieldContactPhone, field.TypeString, value)
 		_node.ContactPhone = value
+	}
+	if value, ok := _c.mutation.InterestRule(); ok {
+		_spec.SetField(creditor.FieldInterestRule, field.TypeEnum, value)
+		_node.InterestRule = value
+	}
+	if value, ok := _c.mutation.CollectionFee(); ok {
+		_spec.SetField(creditor.FieldCollectionFee, field.TypeInt64, value)
+		_node.CollectionFee = value
+	}
+	if value, ok := _c.mutation.LateCompensation(); ok {
+		_spec.SetField(creditor.FieldLateCompensation, field.TypeBool, value)
+		_node.LateCompensation = value
 	}
 	if nodes := _c.mutation.DebtorsIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
@@ -794,6 +875,48 @@ func (u *CreditorUpsert) UpdateContactPhone() *CreditorUpsert {
 	return u
 }
 
+// SetInterestRule sets the "interest_rule" field.
+func (u *CreditorUpsert) SetInterestRule(v creditor.InterestRule) *CreditorUpsert {
+	u.Set(creditor.FieldInterestRule, v)
+	return u
+}
+
+// UpdateInterestRule sets the "interest_rule" field to the value that was provided on create.
+func (u *CreditorUpsert) UpdateInterestRule() *CreditorUpsert {
+	u.SetExcluded(creditor.FieldInterestRule)
+	return u
+}
+
+// SetCollectionFee sets the "collection_fee" field.
+func (u *CreditorUpsert) SetCollectionFee(v collection.Money) *CreditorUpsert {
+	u.Set(creditor.FieldCollectionFee, v)
+	return u
+}
+
+// UpdateCollectionFee sets the "collection_fee" field to the value that was provided on create.
+func (u *CreditorUpsert) UpdateCollectionFee() *CreditorUpsert {
+	u.SetExcluded(creditor.FieldCollectionFee)
+	return u
+}
+
+// AddCollectionFee adds v to the "collection_fee" field.
+func (u *CreditorUpsert) AddCollectionFee(v collection.Money) *CreditorUpsert {
+	u.Add(creditor.FieldCollectionFee, v)
+	return u
+}
+
+// SetLateCompensation sets the "late_compensation" field.
+func (u *CreditorUpsert) SetLateCompensation(v bool) *CreditorUpsert {
+	u.Set(creditor.FieldLateCompensation, v)
+	return u
+}
+
+// UpdateLateCompensation sets the "late_compensation" field to the value that was provided on create.
+func (u *CreditorUpsert) UpdateLateCompensation() *CreditorUpsert {
+	u.SetExcluded(creditor.FieldLateCompensation)
+	return u
+}
+
 // UpdateNewValues updates the mutable fields using the new values that were set on create except the ID field.
 // Using this option is equivalent to using:
 //
@@ -1055,6 +1178,55 @@ func (u *CreditorUpsertOne) SetContactPhone(v string) *CreditorUpsertOne {
 func (u *CreditorUpsertOne) UpdateContactPhone() *CreditorUpsertOne {
 	return u.Update(func(s *CreditorUpsert) {
 		s.UpdateContactPhone()
+	})
+}
+
+// SetInterestRule sets the "interest_rule" field.
+func (u *CreditorUpsertOne) SetInterestRule(v creditor.InterestRule) *CreditorUpsertOne {
+	return u.Update(func(s *CreditorUpsert) {
+		s.SetInterestRule(v)
+	})
+}
+
+// UpdateInterestRule sets the "interest_rule" field to the value that was provided on create.
+func (u *CreditorUpsertOne) UpdateInterestRule() *CreditorUpsertOne {
+	return u.Update(func(s *CreditorUpsert) {
+		s.UpdateInterestRule()
+	})
+}
+
+// SetCollectionFee sets the "collection_fee" field.
+func (u *CreditorUpsertOne) SetCollectionFee(v collection.Money) *CreditorUpsertOne {
+	return u.Update(func(s *CreditorUpsert) {
+		s.SetCollectionFee(v)
+	})
+}
+
+// AddCollectionFee adds v to the "collection_fee" field.
+func (u *CreditorUpsertOne) AddCollectionFee(v collection.Money) *CreditorUpsertOne {
+	return u.Update(func(s *CreditorUpsert) {
+		s.AddCollectionFee(v)
+	})
+}
+
+// UpdateCollectionFee sets the "collection_fee" field to the value that was provided on create.
+func (u *CreditorUpsertOne) UpdateCollectionFee() *CreditorUpsertOne {
+	return u.Update(func(s *CreditorUpsert) {
+		s.UpdateCollectionFee()
+	})
+}
+
+// SetLateCompensation sets the "late_compensation" field.
+func (u *CreditorUpsertOne) SetLateCompensation(v bool) *CreditorUpsertOne {
+	return u.Update(func(s *CreditorUpsert) {
+		s.SetLateCompensation(v)
+	})
+}
+
+// UpdateLateCompensation sets the "late_compensation" field to the value that was provided on create.
+func (u *CreditorUpsertOne) UpdateLateCompensation() *CreditorUpsertOne {
+	return u.Update(func(s *CreditorUpsert) {
+		s.UpdateLateCompensation()
 	})
 }
 
@@ -1486,6 +1658,55 @@ func (u *CreditorUpsertBulk) SetContactPhone(v string) *CreditorUpsertBulk {
 func (u *CreditorUpsertBulk) UpdateContactPhone() *CreditorUpsertBulk {
 	return u.Update(func(s *CreditorUpsert) {
 		s.UpdateContactPhone()
+	})
+}
+
+// SetInterestRule sets the "interest_rule" field.
+func (u *CreditorUpsertBulk) SetInterestRule(v creditor.InterestRule) *CreditorUpsertBulk {
+	return u.Update(func(s *CreditorUpsert) {
+		s.SetInterestRule(v)
+	})
+}
+
+// UpdateInterestRule sets the "interest_rule" field to the value that was provided on create.
+func (u *CreditorUpsertBulk) UpdateInterestRule() *CreditorUpsertBulk {
+	return u.Update(func(s *CreditorUpsert) {
+		s.UpdateInterestRule()
+	})
+}
+
+// SetCollectionFee sets the "collection_fee" field.
+func (u *CreditorUpsertBulk) SetCollectionFee(v collection.Money) *CreditorUpsertBulk {
+	return u.Update(func(s *CreditorUpsert) {
+		s.SetCollectionFee(v)
+	})
+}
+
+// AddCollectionFee adds v to the "collection_fee" field.
+func (u *CreditorUpsertBulk) AddCollectionFee(v collection.Money) *CreditorUpsertBulk {
+	return u.Update(func(s *CreditorUpsert) {
+		s.AddCollectionFee(v)
+	})
+}
+
+// UpdateCollectionFee sets the "collection_fee" field to the value that was provided on create.
+func (u *CreditorUpsertBulk) UpdateCollectionFee() *CreditorUpsertBulk {
+	return u.Update(func(s *CreditorUpsert) {
+		s.UpdateCollectionFee()
+	})
+}
+
+// SetLateCompensation sets the "late_compensation" field.
+func (u *CreditorUpsertBulk) SetLateCompensation(v bool) *CreditorUpsertBulk {
+	return u.Update(func(s *CreditorUpsert) {
+		s.SetLateCompensation(v)
+	})
+}
+
+// UpdateLateCompensation sets the "late_compensation" field to the value that was provided on create.
+func (u *CreditorUpsertBulk) UpdateLateCompensation() *CreditorUpsertBulk {
+	return u.Update(func(s *CreditorUpsert) {
+		s.UpdateLateCompensation()
 	})
 }
 

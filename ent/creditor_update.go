@@ -17,6 +17,7 @@ import (
 	"github.com/debtql/debtql/ent/debtor"
 	"github.com/debtql/debtql/ent/invoice"
 	"github.com/debtql/debtql/ent/predicate"
+	"github.com/debtql/debtql/internal/collection"
 	"github.com/debtql/debtql/internal/scalar"
 )
 
@@ -232,6 +233,55 @@ func (_u *CreditorUpdate) SetContactPhone(v string) *CreditorUpdate {
 func (_u *CreditorUpdate) SetNillableContactPhone(v *string) *CreditorUpdate {
 	if v != nil {
 		_u.SetContactPhone(*v)
+	}
+	return _u
+}
+
+// SetInterestRule sets the "interest_rule" field.
+func (_u *CreditorUpdate) SetInterestRule(v creditor.InterestRule) *CreditorUpdate {
+	_u.mutation.SetInterestRule(v)
+	return _u
+}
+
+// SetNillableInterestRule sets the "interest_rule" field if the given value is not nil.
+func (_u *CreditorUpdate) SetNillableInterestRule(v *creditor.InterestRule) *CreditorUpdate {
+	if v != nil {
+		_u.SetInterestRule(*v)
+	}
+	return _u
+}
+
+// SetCollectionFee sets the "collection_fee" field.
+func (_u *CreditorUpdate) SetCollectionFee(v collection.Money) *CreditorUpdate {
+	_u.mutation.ResetCollectionFee()
+	_u.mutation.SetCollectionFee(v)
+	return _u
+}
+
+// SetNillableCollectionFee sets the "collection_fee" field if the given value is not nil.
+func (_u *CreditorUpdate) SetNillableCollectionFee(v *collection.Money) *CreditorUpdate {
+	if v != nil {
+		_u.SetCollectionFee(*v)
+	}
+	return _u
+}
+
+// AddCollectionFee adds value to the "collection_fee" field.
+func (_u *CreditorUpdate) AddCollectionFee(v collection.Money) *CreditorUpdate {
+	_u.mutation.AddCollectionFee(v)
+	return _u
+}
+
+// SetLateCompensation sets the "late_compensation" field.
+func (_u *CreditorUpdate) SetLateCompensation(v bool) *CreditorUpdate {
+	_u.mutation.SetLateCompensation(v)
+	return _u
+}
+
+// SetNillableLateCompensation sets the "late_compensation" field if the given value is not nil.
+func (_u *CreditorUpdate) SetNillableLateCompensation(v *bool) *CreditorUpdate {
+	if v != nil {
+		_u.SetLateCompensation(*v)
 	}
 	return _u
 }
@@ -489,6 +539,11 @@ func (_u *CreditorUpdate) check() error {
 			return &ValidationError{Name: "contact_phone", err: fmt.Errorf(`ent: validator failed for field "Creditor.contact_phone": %w`, err)}
 		}
 	}
+	if v, ok := _u.mutation.InterestRule(); ok {
+		if err := creditor.InterestRuleValidator(v); err != nil {
+			return &ValidationError{Name: "interest_rule", err: fmt.Errorf(`ent: validator failed for field "Creditor.interest_rule": %w`, err)}
+		}
+	}
 	return nil
 }
 
@@ -554,6 +609,18 @@ func (_u *CreditorUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if value, ok := _u.mutation.ContactPhone(); ok {
 		_spec.SetField(creditor.FieldContactPhone, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.InterestRule(); ok {
+		_spec.SetField(creditor.FieldInterestRule, field.TypeEnum, value)
+	}
+	if value, ok := _u.mutation.CollectionFee(); ok {
+		_spec.SetField(creditor.FieldCollectionFee, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedCollectionFee(); ok {
+		_spec.AddField(creditor.FieldCollectionFee, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.LateCompensation(); ok {
+		_spec.SetField(creditor.FieldLateCompensation, field.TypeBool, value)
 	}
 	if _u.mutation.DebtorsCleared() {
 		edge := &sqlgraph.EdgeSpec{
@@ -959,6 +1026,55 @@ func (_u *CreditorUpdateOne) SetNillableContactPhone(v *string) *CreditorUpdateO
 	return _u
 }
 
+// SetInterestRule sets the "interest_rule" field.
+func (_u *CreditorUpdateOne) SetInterestRule(v creditor.InterestRule) *CreditorUpdateOne {
+	_u.mutation.SetInterestRule(v)
+	return _u
+}
+
+// SetNillableInterestRule sets the "interest_rule" field if the given value is not nil.
+func (_u *CreditorUpdateOne) SetNillableInterestRule(v *creditor.InterestRule) *CreditorUpdateOne {
+	if v != nil {
+		_u.SetInterestRule(*v)
+	}
+	return _u
+}
+
+// SetCollectionFee sets the "collection_fee" field.
+func (_u *CreditorUpdateOne) SetCollectionFee(v collection.Money) *CreditorUpdateOne {
+	_u.mutation.ResetCollectionFee()
+	_u.mutation.SetCollectionFee(v)
+	return _u
+}
+
+// SetNillableCollectionFee sets the "collection_fee" field if the given value is not nil.
+func (_u *CreditorUpdateOne) SetNillableCollectionFee(v *collection.Money) *CreditorUpdateOne {
+	if v != nil {
+		_u.SetCollectionFee(*v)
+	}
+	return _u
+}
+
+// AddCollectionFee adds value to the "collection_fee" field.
+func (_u *CreditorUpdateOne) AddCollectionFee(v collection.Money) *CreditorUpdateOne {
+	_u.mutation.AddCollectionFee(v)
+	return _u
+}
+
+// SetLateCompensation sets the "late_compensation" field.
+func (_u *CreditorUpdateOne) SetLateCompensation(v bool) *CreditorUpdateOne {
+	_u.mutation.SetLateCompensation(v)
+	return _u
+}
+
+// SetNillableLateCompensation sets the "late_compensation" field if the given value is not nil.
+func (_u *CreditorUpdateOne) SetNillableLateCompensation(v *bool) *CreditorUpdateOne {
+	if v != nil {
+		_u.SetLateCompensation(*v)
+	}
+	return _u
+}
+
 // AddDebtorIDs adds the "debtors" edge to the Debtor entity by IDs.
 func (_u *CreditorUpdateOne) AddDebtorIDs(ids ...string) *CreditorUpdateOne {
 	_u.mutation.AddDebtorIDs(ids...)
@@ -1225,6 +1341,11 @@ func (_u *CreditorUpdateOne) check() error {
 			return &ValidationError{Name: "contact_phone", err: fmt.Errorf(`ent: validator failed for field "Creditor.contact_phone": %w`, err)}
 		}
 	}
+	if v, ok := _u.mutation.InterestRule(); ok {
+		if err := creditor.InterestRuleValidator(v); err != nil {
+			return &ValidationError{Name: "interest_rule", err: fmt.Errorf(`ent: validator failed for field "Creditor.interest_rule": %w`, err)}
+		}
+	}
 	return nil
 }
 
@@ -1307,6 +1428,18 @@ func (_u *CreditorUpdateOne) sqlSave(ctx context.Context) (_node *Creditor, err 
 	}
 	if value, ok := _u.mutation.ContactPhone(); ok {
 		_spec.SetField(creditor.FieldContactPhone, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.InterestRule(); ok {
+		_spec.SetField(creditor.FieldInterestRule, field.TypeEnum, value)
+	}
+	if value, ok := _u.mutation.CollectionFee(); ok {
+		_spec.SetField(creditor.FieldCollectionFee, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedCollectionFee(); ok {
+		_spec.AddField(creditor.FieldCollectionFee, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.LateCompensation(); ok {
+		_spec.SetField(creditor.FieldLateCompensation, field.TypeBool, value)
 	}
 	if _u.mutation.DebtorsCleared() {
 		edge := &sqlgraph.EdgeSpec{

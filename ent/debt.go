@@ -37,6 +37,12 @@ type Debt struct {
 	WithdrawnAt *time.Time `json:"withdrawn_at,omitempty"`
 	// WithdrawComment holds the value of the "withdraw_comment" field.
 	WithdrawComment *string `json:"withdraw_comment,omitempty"`
+	// InterestRule holds the value of the "interest_rule" field.
+	InterestRule debt.InterestRule `json:"interest_rule,omitempty"`
+	// CollectionFee holds the value of the "collection_fee" field.
+	CollectionFee collection.Money `json:"collection_fee,omitempty"`
+	// LateCompensation holds the value of the "late_compensation" field.
+	LateCompensation bool `json:"late_compensation,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the DebtQuery when eager-loading is set.
 	Edges        DebtEdges `json:"edges"`
@@ -53,16 +59,19 @@ type DebtEdges struct {
 	Invoices []*DebtItem `json:"invoices,omitempty"`
 	// Payments holds the value of the payments edge.
 	Payments []*Payment `json:"payments,omitempty"`
+	// Fees holds the value of the fees edge.
+	Fees []*Fee `json:"fees,omitempty"`
 	// Events holds the value of the events edge.
 	Events []*AuditEvent `json:"events,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.
-	loadedTypes [5]bool
+	loadedTypes [6]bool
 	// totalCount holds the count of the edges above.
 	totalCount [5]map[string]int
 
 	namedInvoices map[string][]*DebtItem
 	namedPayments map[string][]*Payment
+	namedFees     map[string][]*Fee
 	namedEvents   map[string][]*AuditEvent
 }
 
@@ -106,10 +115,19 @@ func (e DebtEdges) PaymentsOrErr() ([]*Payment, error) {
 	return nil, &NotLoadedError{edge: "payments"}
 }
 
+// FeesOrErr returns the Fees value or an error if the edge
+// was not loaded in eager-loading.
+func (e DebtEdges) FeesOrErr() ([]*Fee, error) {
+	if e.loadedTypes[4] {
+		return e.Fees, nil
+	}
+	return nil, &NotLoadedError{edge: "fees"}
+}
+
 // EventsOrErr returns the Events value or an error if the edge
 // was not loaded in eager-loading.
 func (e DebtEdges) EventsOrErr() ([]*AuditEvent, error) {
-	if e.loadedTypes[4] {
+	if e.loadedTypes[5] {
 		return e.Events, nil
 	}
 	return nil, &NotLoadedError{edge: "events"}
@@ -120,9 +138,11 @@ func (*Debt) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case debt.FieldID, debt.FieldOriginalAmount, debt.FieldPaidAmount:
+		case debt.FieldLateCompensation:
+			values[i] = new(sql.NullBool)
+		case debt.FieldID, debt.FieldOriginalAmount, debt.FieldPaidAmount, debt.FieldCollectionFee:
 			values[i] = new(sql.NullInt64)
-		case debt.FieldClientID, debt.FieldDebtorID, debt.FieldWithdrawComment:
+		case debt.FieldClientID, debt.FieldDebtorID, debt.FieldWithdrawComment, debt.FieldInterestRule:
 			values[i] = new(sql.NullString)
 		case debt.FieldCreatedAt, debt.FieldUpdatedAt, debt.FieldWithdrawnAt:
 			values[i] = new(sql.NullTime)
@@ -199,6 +219,24 @@ func (_m *Debt) assignValues(columns []string, values []any) error {
 				_m.WithdrawComment = new(string)
 				*_m.WithdrawComment = value.String
 			}
+		case debt.FieldInterestRule:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field interest_rule", values[i])
+			} else if value.Valid {
+				_m.InterestRule = debt.InterestRule(value.String)
+			}
+		case debt.FieldCollectionFee:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field collection_fee", values[i])
+			} else if value.Valid {
+				_m.CollectionFee = collection.Money(value.Int64)
+			}
+		case debt.FieldLateCompensation:
+			if value, ok := values[i].(*sql.NullBool); !ok {
+				return fmt.Errorf("unexpected type %T for field late_compensation", values[i])
+			} else if value.Valid {
+				_m.LateCompensation = value.Bool
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -230,6 +268,11 @@ func (_m *Debt) QueryInvoices() *DebtItemQuery {
 // QueryPayments queries the "payments" edge of the Debt entity.
 func (_m *Debt) QueryPayments() *PaymentQuery {
 	return NewDebtClient(_m.config).QueryPayments(_m)
+}
+
+// QueryFees queries the "fees" edge of the Debt entity.
+func (_m *Debt) QueryFees() *FeeQuery {
+	return NewDebtClient(_m.config).QueryFees(_m)
 }
 
 // QueryEvents queries the "events" edge of the Debt entity.
@@ -287,6 +330,15 @@ func (_m *Debt) String() string {
 		builder.WriteString("withdraw_comment=")
 		builder.WriteString(*v)
 	}
+	builder.WriteString(", ")
+	builder.WriteString("interest_rule=")
+	builder.WriteString(fmt.Sprintf("%v", _m.InterestRule))
+	builder.WriteString(", ")
+	builder.WriteString("collection_fee=")
+	builder.WriteString(fmt.Sprintf("%v", _m.CollectionFee))
+	builder.WriteString(", ")
+	builder.WriteString("late_compensation=")
+	builder.WriteString(fmt.Sprintf("%v", _m.LateCompensation))
 	builder.WriteByte(')')
 	return builder.String()
 }
@@ -336,6 +388,30 @@ func (_m *Debt) appendNamedPayments(name string, edges ...*Payment) {
 		_m.Edges.namedPayments[name] = []*Payment{}
 	} else {
 		_m.Edges.namedPayments[name] = append(_m.Edges.namedPayments[name], edges...)
+	}
+}
+
+// NamedFees returns the Fees named value or an error if the edge was not
+// loaded in eager-loading with this name.
+func (_m *Debt) NamedFees(name string) ([]*Fee, error) {
+	if _m.Edges.namedFees == nil {
+		return nil, &NotLoadedError{edge: name}
+	}
+	nodes, ok := _m.Edges.namedFees[name]
+	if !ok {
+		return nil, &NotLoadedError{edge: name}
+	}
+	return nodes, nil
+}
+
+func (_m *Debt) appendNamedFees(name string, edges ...*Fee) {
+	if _m.Edges.namedFees == nil {
+		_m.Edges.namedFees = make(map[string][]*Fee)
+	}
+	if len(edges) == 0 {
+		_m.Edges.namedFees[name] = []*Fee{}
+	} else {
+		_m.Edges.namedFees[name] = append(_m.Edges.namedFees[name], edges...)
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/debtql/debtql/ent/debt"
 	"github.com/debtql/debtql/ent/debtitem"
 	"github.com/debtql/debtql/ent/debtor"
+	"github.com/debtql/debtql/ent/fee"
 	"github.com/debtql/debtql/ent/payment"
 	"github.com/debtql/debtql/internal/collection"
 	"github.com/debtql/debtql/internal/scalar"
@@ -117,6 +118,48 @@ func (_c *DebtCreate) SetNillableWithdrawComment(v *string) *DebtCreate {
 	return _c
 }
 
+// SetInterestRule sets the "interest_rule" field.
+func (_c *DebtCreate) SetInterestRule(v debt.InterestRule) *DebtCreate {
+	_c.mutation.SetInterestRule(v)
+	return _c
+}
+
+// SetNillableInterestRule sets the "interest_rule" field if the given value is not nil.
+func (_c *DebtCreate) SetNillableInterestRule(v *debt.InterestRule) *DebtCreate {
+	if v != nil {
+		_c.SetInterestRule(*v)
+	}
+	return _c
+}
+
+// SetCollectionFee sets the "collection_fee" field.
+func (_c *DebtCreate) SetCollectionFee(v collection.Money) *DebtCreate {
+	_c.mutation.SetCollectionFee(v)
+	return _c
+}
+
+// SetNillableCollectionFee sets the "collection_fee" field if the given value is not nil.
+func (_c *DebtCreate) SetNillableCollectionFee(v *collection.Money) *DebtCreate {
+	if v != nil {
+		_c.SetCollectionFee(*v)
+	}
+	return _c
+}
+
+// SetLateCompensation sets the "late_compensation" field.
+func (_c *DebtCreate) SetLateCompensation(v bool) *DebtCreate {
+	_c.mutation.SetLateCompensation(v)
+	return _c
+}
+
+// SetNillableLateCompensation sets the "late_compensation" field if the given value is not nil.
+func (_c *DebtCreate) SetNillableLateCompensation(v *bool) *DebtCreate {
+	if v != nil {
+		_c.SetLateCompensation(*v)
+	}
+	return _c
+}
+
 // SetID sets the "id" field.
 func (_c *DebtCreate) SetID(v scalar.IntID) *DebtCreate {
 	_c.mutation.SetID(v)
@@ -161,6 +204,21 @@ func (_c *DebtCreate) AddPayments(v ...*Payment) *DebtCreate {
 		ids[i] = v[i].ID
 	}
 	return _c.AddPaymentIDs(ids...)
+}
+
+// AddFeeIDs adds the "fees" edge to the Fee entity by IDs.
+func (_c *DebtCreate) AddFeeIDs(ids ...scalar.IntID) *DebtCreate {
+	_c.mutation.AddFeeIDs(ids...)
+	return _c
+}
+
+// AddFees adds the "fees" edges to the Fee entity.
+func (_c *DebtCreate) AddFees(v ...*Fee) *DebtCreate {
+	ids := make([]scalar.IntID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _c.AddFeeIDs(ids...)
 }
 
 // AddEventIDs adds the "events" edge to the AuditEvent entity by IDs.
@@ -225,6 +283,18 @@ func (_c *DebtCreate) defaults() {
 		v := debt.DefaultPaidAmount
 		_c.mutation.SetPaidAmount(v)
 	}
+	if _, ok := _c.mutation.InterestRule(); !ok {
+		v := debt.DefaultInterestRule
+		_c.mutation.SetInterestRule(v)
+	}
+	if _, ok := _c.mutation.CollectionFee(); !ok {
+		v := debt.DefaultCollectionFee
+		_c.mutation.SetCollectionFee(v)
+	}
+	if _, ok := _c.mutation.LateCompensation(); !ok {
+		v := debt.DefaultLateCompensation
+		_c.mutation.SetLateCompensation(v)
+	}
 }
 
 // check runs all checks and user-defined validators on the builder.
@@ -251,6 +321,20 @@ func (_c *DebtCreate) check() error {
 		if err := debt.WithdrawCommentValidator(v); err != nil {
 			return &ValidationError{Name: "withdraw_comment", err: fmt.Errorf(`ent: validator failed for field "Debt.withdraw_comment": %w`, err)}
 		}
+	}
+	if _, ok := _c.mutation.InterestRule(); !ok {
+		return &ValidationError{Name: "interest_rule", err: errors.New(`ent: missing required field "Debt.interest_rule"`)}
+	}
+	if v, ok := _c.mutation.InterestRule(); ok {
+		if err := debt.InterestRuleValidator(v); err != nil {
+			return &ValidationError{Name: "interest_rule", err: fmt.Errorf(`ent: validator failed for field "Debt.interest_rule": %w`, err)}
+		}
+	}
+	if _, ok := _c.mutation.CollectionFee(); !ok {
+		return &ValidationError{Name: "collection_fee", err: errors.New(`ent: missing required field "Debt.collection_fee"`)}
+	}
+	if _, ok := _c.mutation.LateCompensation(); !ok {
+		return &ValidationError{Name: "late_compensation", err: errors.New(`ent: missing required field "Debt.late_compensation"`)}
 	}
 	if len(_c.mutation.ClientIDs()) == 0 {
 		return &ValidationError{Name: "client", err: errors.New(`ent: missing required edge "Debt.client"`)}
@@ -315,6 +399,18 @@ func (_c *DebtCreate) createSpec() (*Debt, *sqlgraph.CreateSpec) {
 		_spec.SetField(debt.FieldWithdrawComment, field.TypeString, value)
 		_node.WithdrawComment = &value
 	}
+	if value, ok := _c.mutation.InterestRule(); ok {
+		_spec.SetField(debt.FieldInterestRule, field.TypeEnum, value)
+		_node.InterestRule = value
+	}
+	if value, ok := _c.mutation.CollectionFee(); ok {
+		_spec.SetField(debt.FieldCollectionFee, field.TypeInt64, value)
+		_node.CollectionFee = value
+	}
+	if value, ok := _c.mutation.LateCompensation(); ok {
+		_spec.SetField(debt.FieldLateCompensation, field.TypeBool, value)
+		_node.LateCompensation = value
+	}
 	if nodes := _c.mutation.ClientIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.M2O,
@@ -374,6 +470,22 @@ func (_c *DebtCreate) createSpec() (*Debt, *sqlgraph.CreateSpec) {
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(payment.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges = append(_spec.Edges, edge)
+	}
+	if nodes := _c.mutation.FeesIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   debt.FeesTable,
+			Columns: []string{debt.FeesColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(fee.FieldID, field.TypeInt),
 			},
 		}
 		for _, k := range nodes {
@@ -543,6 +655,15 @@ func (u *DebtUpsertOne) UpdateNewValues() *DebtUpsertOne {
 		}
 		if _, exists := u.create.mutation.OriginalAmount(); exists {
 			s.SetIgnore(debt.FieldOriginalAmount)
+		}
+		if _, exists := u.create.mutation.InterestRule(); exists {
+			s.SetIgnore(debt.FieldInterestRule)
+		}
+		if _, exists := u.create.mutation.CollectionFee(); exists {
+			s.SetIgnore(debt.FieldCollectionFee)
+		}
+		if _, exists := u.create.mutation.LateCompensation(); exists {
+			s.SetIgnore(debt.FieldLateCompensation)
 		}
 	}))
 	return u
@@ -845,6 +966,15 @@ func (u *DebtUpsertBulk) UpdateNewValues() *DebtUpsertBulk {
 			}
 			if _, exists := b.mutation.OriginalAmount(); exists {
 				s.SetIgnore(debt.FieldOriginalAmount)
+			}
+			if _, exists := b.mutation.InterestRule(); exists {
+				s.SetIgnore(debt.FieldInterestRule)
+			}
+			if _, exists := b.mutation.CollectionFee(); exists {
+				s.SetIgnore(debt.FieldCollectionFee)
+			}
+			if _, exists := b.mutation.LateCompensation(); exists {
+				s.SetIgnore(debt.FieldLateCompensation)
 			}
 		}
 	}))

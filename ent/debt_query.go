@@ -18,6 +18,7 @@ import (
 	"github.com/debtql/debtql/ent/debt"
 	"github.com/debtql/debtql/ent/debtitem"
 	"github.com/debtql/debtql/ent/debtor"
+	"github.com/debtql/debtql/ent/fee"
 	"github.com/debtql/debtql/ent/payment"
 	"github.com/debtql/debtql/ent/predicate"
 	"github.com/debtql/debtql/internal/scalar"
@@ -34,11 +35,13 @@ type DebtQuery struct {
 	withDebtor        *DebtorQuery
 	withInvoices      *DebtItemQuery
 	withPayments      *PaymentQuery
+	withFees          *FeeQuery
 	withEvents        *AuditEventQuery
 	loadTotal         []func(context.Context, []*Debt) error
 	modifiers         []func(*sql.Selector)
 	withNamedInvoices map[string]*DebtItemQuery
 	withNamedPayments map[string]*PaymentQuery
+	withNamedFees     map[string]*FeeQuery
 	withNamedEvents   map[string]*AuditEventQuery
 	// intermediate query (i.e. traversal path).
 	sql  *sql.Selector
@@ -157,6 +160,28 @@ func (_q *DebtQuery) QueryPayments() *PaymentQuery {
 			sqlgraph.From(debt.Table, debt.FieldID, selector),
 			sqlgraph.To(payment.Table, payment.FieldID),
 			sqlgraph.Edge(sqlgraph.O2M, false, debt.PaymentsTable, debt.PaymentsColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
+// QueryFees chains the current query on the "fees" edge.
+func (_q *DebtQuery) QueryFees() *FeeQuery {
+	query := (&FeeClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(debt.Table, debt.FieldID, selector),
+			sqlgraph.To(fee.Table, fee.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, debt.FeesTable, debt.FeesColumn),
 		)
 		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
 		return fromU, nil
@@ -382,6 +407,7 @@ func (_q *DebtQuery) Clone() *DebtQuery {
 		withDebtor:   _q.withDebtor.Clone(),
 		withInvoices: _q.withInvoices.Clone(),
 		withPayments: _q.withPayments.Clone(),
+		withFees:     _q.withFees.Clone(),
 		withEvents:   _q.withEvents.Clone(),
 		// clone intermediate query.
 		sql:       _q.sql.Clone(),
@@ -431,6 +457,17 @@ func (_q *DebtQuery) WithPayments(opts ...func(*PaymentQuery)) *DebtQuery {
 		opt(query)
 	}
 	_q.withPayments = query
+	return _q
+}
+
+// WithFees tells the query-builder to eager-load the nodes that are connected to
+// the "fees" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *DebtQuery) WithFees(opts ...func(*FeeQuery)) *DebtQuery {
+	query := (&FeeClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withFees = query
 	return _q
 }
 
@@ -523,11 +560,12 @@ func (_q *DebtQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*Debt, e
 	var (
 		nodes       = []*Debt{}
 		_spec       = _q.querySpec()
-		loadedTypes = [5]bool{
+		loadedTypes = [6]bool{
 			_q.withClient != nil,
 			_q.withDebtor != nil,
 			_q.withInvoices != nil,
 			_q.withPayments != nil,
+			_q.withFees != nil,
 			_q.withEvents != nil,
 		}
 	)
@@ -578,6 +616,13 @@ func (_q *DebtQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*Debt, e
 			return nil, err
 		}
 	}
+	if query := _q.withFees; query != nil {
+		if err := _q.loadFees(ctx, query, nodes,
+			func(n *Debt) { n.Edges.Fees = []*Fee{} },
+			func(n *Debt, e *Fee) { n.Edges.Fees = append(n.Edges.Fees, e) }); err != nil {
+			return nil, err
+		}
+	}
 	if query := _q.withEvents; query != nil {
 		if err := _q.loadEvents(ctx, query, nodes,
 			func(n *Debt) { n.Edges.Events = []*AuditEvent{} },
@@ -596,6 +641,13 @@ func (_q *DebtQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*Debt, e
 		if err := _q.loadPayments(ctx, query, nodes,
 			func(n *Debt) { n.appendNamedPayments(name) },
 			func(n *Debt, e *Payment) { n.appendNamedPayments(name, e) }); err != nil {
+			return nil, err
+		}
+	}
+	for name, query := range _q.withNamedFees {
+		if err := _q.loadFees(ctx, query, nodes,
+			func(n *Debt) { n.appendNamedFees(name) },
+			func(n *Debt, e *Fee) { n.appendNamedFees(name, e) }); err != nil {
 			return nil, err
 		}
 	}
@@ -717,6 +769,36 @@ func (_q *DebtQuery) loadPayments(ctx context.Context, query *PaymentQuery, node
 	}
 	query.Where(predicate.Payment(func(s *sql.Selector) {
 		s.Where(sql.InValues(s.C(debt.PaymentsColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.DebtID
+		node, ok := nodeids[fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "debt_id" returned %v for node %v`, fk, n.ID)
+		}
+		assign(node, n)
+	}
+	return nil
+}
+func (_q *DebtQuery) loadFees(ctx context.Context, query *FeeQuery, nodes []*Debt, init func(*Debt), assign func(*Debt, *Fee)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[scalar.IntID]*Debt)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+		if init != nil {
+			init(nodes[i])
+		}
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(fee.FieldDebtID)
+	}
+	query.Where(predicate.Fee(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(debt.FeesColumn), fks...))
 	}))
 	neighbors, err := query.All(ctx)
 	if err != nil {
@@ -916,6 +998,20 @@ func (_q *DebtQuery) WithNamedPayments(name string, opts ...func(*PaymentQuery))
 		_q.withNamedPayments = make(map[string]*PaymentQuery)
 	}
 	_q.withNamedPayments[name] = query
+	return _q
+}
+
+// WithNamedFees tells the query-builder to eager-load the nodes that are connected to the "fees"
+// edge with the given name. The optional arguments are used to configure the query builder of the edge.
+func (_q *DebtQuery) WithNamedFees(name string, opts ...func(*FeeQuery)) *DebtQuery {
+	query := (&FeeClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	if _q.withNamedFees == nil {
+		_q.withNamedFees = make(map[string]*FeeQuery)
+	}
+	_q.withNamedFees[name] = query
 	return _q
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/debtql/debtql/ent/auditevent"
 	"github.com/debtql/debtql/ent/debt"
 	"github.com/debtql/debtql/ent/debtitem"
+	"github.com/debtql/debtql/ent/fee"
 	"github.com/debtql/debtql/ent/payment"
 	"github.com/debtql/debtql/ent/predicate"
 	"github.com/debtql/debtql/internal/collection"
@@ -131,6 +132,21 @@ func (_u *DebtUpdate) AddPayments(v ...*Payment) *DebtUpdate {
 	return _u.AddPaymentIDs(ids...)
 }
 
+// AddFeeIDs adds the "fees" edge to the Fee entity by IDs.
+func (_u *DebtUpdate) AddFeeIDs(ids ...scalar.IntID) *DebtUpdate {
+	_u.mutation.AddFeeIDs(ids...)
+	return _u
+}
+
+// AddFees adds the "fees" edges to the Fee entity.
+func (_u *DebtUpdate) AddFees(v ...*Fee) *DebtUpdate {
+	ids := make([]scalar.IntID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddFeeIDs(ids...)
+}
+
 // AddEventIDs adds the "events" edge to the AuditEvent entity by IDs.
 func (_u *DebtUpdate) AddEventIDs(ids ...scalar.IntID) *DebtUpdate {
 	_u.mutation.AddEventIDs(ids...)
@@ -191,6 +207,27 @@ func (_u *DebtUpdate) RemovePayments(v ...*Payment) *DebtUpdate {
 		ids[i] = v[i].ID
 	}
 	return _u.RemovePaymentIDs(ids...)
+}
+
+// ClearFees clears all "fees" edges to the Fee entity.
+func (_u *DebtUpdate) ClearFees() *DebtUpdate {
+	_u.mutation.ClearFees()
+	return _u
+}
+
+// RemoveFeeIDs removes the "fees" edge to Fee entities by IDs.
+func (_u *DebtUpdate) RemoveFeeIDs(ids ...scalar.IntID) *DebtUpdate {
+	_u.mutation.RemoveFeeIDs(ids...)
+	return _u
+}
+
+// RemoveFees removes "fees" edges to Fee entities.
+func (_u *DebtUpdate) RemoveFees(v ...*Fee) *DebtUpdate {
+	ids := make([]scalar.IntID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveFeeIDs(ids...)
 }
 
 // ClearEvents clears all "events" edges to the AuditEvent entity.
@@ -395,6 +432,51 @@ func (_u *DebtUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 		}
 		_spec.Edges.Add = append(_spec.Edges.Add, edge)
 	}
+	if _u.mutation.FeesCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   debt.FeesTable,
+			Columns: []string{debt.FeesColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(fee.FieldID, field.TypeInt),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedFeesIDs(); len(nodes) > 0 && !_u.mutation.FeesCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   debt.FeesTable,
+			Columns: []string{debt.FeesColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(fee.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.FeesIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   debt.FeesTable,
+			Columns: []string{debt.FeesColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(fee.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
 	if _u.mutation.EventsCleared() {
 		edge := &sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.O2M,
@@ -559,6 +641,21 @@ func (_u *DebtUpdateOne) AddPayments(v ...*Payment) *DebtUpdateOne {
 	return _u.AddPaymentIDs(ids...)
 }
 
+// AddFeeIDs adds the "fees" edge to the Fee entity by IDs.
+func (_u *DebtUpdateOne) AddFeeIDs(ids ...scalar.IntID) *DebtUpdateOne {
+	_u.mutation.AddFeeIDs(ids...)
+	return _u
+}
+
+// AddFees adds the "fees" edges to the Fee entity.
+func (_u *DebtUpdateOne) AddFees(v ...*Fee) *DebtUpdateOne {
+	ids := make([]scalar.IntID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddFeeIDs(ids...)
+}
+
 // AddEventIDs adds the "events" edge to the AuditEvent entity by IDs.
 func (_u *DebtUpdateOne) AddEventIDs(ids ...scalar.IntID) *DebtUpdateOne {
 	_u.mutation.AddEventIDs(ids...)
@@ -619,6 +716,27 @@ func (_u *DebtUpdateOne) RemovePayments(v ...*Payment) *DebtUpdateOne {
 		ids[i] = v[i].ID
 	}
 	return _u.RemovePaymentIDs(ids...)
+}
+
+// ClearFees clears all "fees" edges to the Fee entity.
+func (_u *DebtUpdateOne) ClearFees() *DebtUpdateOne {
+	_u.mutation.ClearFees()
+	return _u
+}
+
+// RemoveFeeIDs removes the "fees" edge to Fee entities by IDs.
+func (_u *DebtUpdateOne) RemoveFeeIDs(ids ...scalar.IntID) *DebtUpdateOne {
+	_u.mutation.RemoveFeeIDs(ids...)
+	return _u
+}
+
+// RemoveFees removes "fees" edges to Fee entities.
+func (_u *DebtUpdateOne) RemoveFees(v ...*Fee) *DebtUpdateOne {
+	ids := make([]scalar.IntID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveFeeIDs(ids...)
 }
 
 // ClearEvents clears all "events" edges to the AuditEvent entity.
@@ -846,6 +964,51 @@ func (_u *DebtUpdateOne) sqlSave(ctx context.Context) (_node *Debt, err error) {
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(payment.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.FeesCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   debt.FeesTable,
+			Columns: []string{debt.FeesColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(fee.FieldID, field.TypeInt),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedFeesIDs(); len(nodes) > 0 && !_u.mutation.FeesCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   debt.FeesTable,
+			Columns: []string{debt.FeesColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(fee.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.FeesIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   debt.FeesTable,
+			Columns: []string{debt.FeesColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(fee.FieldID, field.TypeInt),
 			},
 		}
 		for _, k := range nodes {

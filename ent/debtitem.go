@@ -44,6 +44,12 @@ type DebtItem struct {
 	Amount collection.Money `json:"amount,omitempty"`
 	// PaidAmount holds the value of the "paid_amount" field.
 	PaidAmount collection.Money `json:"paid_amount,omitempty"`
+	// DueOn holds the value of the "due_on" field.
+	DueOn *scalar.Date `json:"due_on,omitempty"`
+	// InterestRate holds the value of the "interest_rate" field.
+	InterestRate *collection.Rate `json:"interest_rate,omitempty"`
+	// ReminderFee holds the value of the "reminder_fee" field.
+	ReminderFee *collection.Money `json:"reminder_fee,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the DebtItemQuery when eager-loading is set.
 	Edges        DebtItemEdges `json:"edges"`
@@ -90,7 +96,9 @@ func (*DebtItem) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case debtitem.FieldID, debtitem.FieldDebtID, debtitem.FieldPosition, debtitem.FieldAmount, debtitem.FieldPaidAmount:
+		case debtitem.FieldDueOn:
+			values[i] = &sql.NullScanner{S: new(scalar.Date)}
+		case debtitem.FieldID, debtitem.FieldDebtID, debtitem.FieldPosition, debtitem.FieldAmount, debtitem.FieldPaidAmount, debtitem.FieldInterestRate, debtitem.FieldReminderFee:
 			values[i] = new(sql.NullInt64)
 		case debtitem.FieldClientID, debtitem.FieldInvoiceNumber, debtitem.FieldInvoiceNumberKey, debtitem.FieldDescription:
 			values[i] = new(sql.NullString)
@@ -193,6 +201,27 @@ func (_m *DebtItem) assignValues(columns []string, values []any) error {
 			} else if value.Valid {
 				_m.PaidAmount = collection.Money(value.Int64)
 			}
+		case debtitem.FieldDueOn:
+			if value, ok := values[i].(*sql.NullScanner); !ok {
+				return fmt.Errorf("unexpected type %T for field due_on", values[i])
+			} else if value.Valid {
+				_m.DueOn = new(scalar.Date)
+				*_m.DueOn = *value.S.(*scalar.Date)
+			}
+		case debtitem.FieldInterestRate:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field interest_rate", values[i])
+			} else if value.Valid {
+				_m.InterestRate = new(collection.Rate)
+				*_m.InterestRate = collection.Rate(value.Int64)
+			}
+		case debtitem.FieldReminderFee:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field reminder_fee", values[i])
+			} else if value.Valid {
+				_m.ReminderFee = new(collection.Money)
+				*_m.ReminderFee = collection.Money(value.Int64)
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -278,6 +307,21 @@ func (_m *DebtItem) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("paid_amount=")
 	builder.WriteString(fmt.Sprintf("%v", _m.PaidAmount))
+	builder.WriteString(", ")
+	if v := _m.DueOn; v != nil {
+		builder.WriteString("due_on=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
+	}
+	builder.WriteString(", ")
+	if v := _m.InterestRate; v != nil {
+		builder.WriteString("interest_rate=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
+	}
+	builder.WriteString(", ")
+	if v := _m.ReminderFee; v != nil {
+		builder.WriteString("reminder_fee=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
+	}
 	builder.WriteByte(')')
 	return builder.String()
 }

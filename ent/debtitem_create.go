@@ -130,6 +130,48 @@ func (_c *DebtItemCreate) SetNillablePaidAmount(v *collection.Money) *DebtItemCr
 	return _c
 }
 
+// SetDueOn sets the "due_on" field.
+func (_c *DebtItemCreate) SetDueOn(v scalar.Date) *DebtItemCreate {
+	_c.mutation.SetDueOn(v)
+	return _c
+}
+
+// SetNillableDueOn sets the "due_on" field if the given value is not nil.
+func (_c *DebtItemCreate) SetNillableDueOn(v *scalar.Date) *DebtItemCreate {
+	if v != nil {
+		_c.SetDueOn(*v)
+	}
+	return _c
+}
+
+// SetInterestRate sets the "interest_rate" field.
+func (_c *DebtItemCreate) SetInterestRate(v collection.Rate) *DebtItemCreate {
+	_c.mutation.SetInterestRate(v)
+	return _c
+}
+
+// SetNillableInterestRate sets the "interest_rate" field if the given value is not nil.
+func (_c *DebtItemCreate) SetNillableInterestRate(v *collection.Rate) *DebtItemCreate {
+	if v != nil {
+		_c.SetInterestRate(*v)
+	}
+	return _c
+}
+
+// SetReminderFee sets the "reminder_fee" field.
+func (_c *DebtItemCreate) SetReminderFee(v collection.Money) *DebtItemCreate {
+	_c.mutation.SetReminderFee(v)
+	return _c
+}
+
+// SetNillableReminderFee sets the "reminder_fee" field if the given value is not nil.
+func (_c *DebtItemCreate) SetNillableReminderFee(v *collection.Money) *DebtItemCreate {
+	if v != nil {
+		_c.SetReminderFee(*v)
+	}
+	return _c
+}
+
 // SetID sets the "id" field.
 func (_c *DebtItemCreate) SetID(v scalar.IntID) *DebtItemCreate {
 	_c.mutation.SetID(v)
@@ -329,6 +371,18 @@ func (_c *DebtItemCreate) createSpec() (*DebtItem, *sqlgraph.CreateSpec) {
 		_spec.SetField(debtitem.FieldPaidAmount, field.TypeInt64, value)
 		_node.PaidAmount = value
 	}
+	if value, ok := _c.mutation.DueOn(); ok {
+		_spec.SetField(debtitem.FieldDueOn, field.TypeOther, value)
+		_node.DueOn = &value
+	}
+	if value, ok := _c.mutation.InterestRate(); ok {
+		_spec.SetField(debtitem.FieldInterestRate, field.TypeInt64, value)
+		_node.InterestRate = &value
+	}
+	if value, ok := _c.mutation.ReminderFee(); ok {
+		_spec.SetField(debtitem.FieldReminderFee, field.TypeInt64, value)
+		_node.ReminderFee = &value
+	}
 	if nodes := _c.mutation.DebtIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.M2O,
@@ -481,6 +535,15 @@ func (u *DebtItemUpsertOne) UpdateNewValues() *DebtItemUpsertOne {
 		}
 		if _, exists := u.create.mutation.Amount(); exists {
 			s.SetIgnore(debtitem.FieldAmount)
+		}
+		if _, exists := u.create.mutation.DueOn(); exists {
+			s.SetIgnore(debtitem.FieldDueOn)
+		}
+		if _, exists := u.create.mutation.InterestRate(); exists {
+			s.SetIgnore(debtitem.FieldInterestRate)
+		}
+		if _, exists := u.create.mutation.ReminderFee(); exists {
+			s.SetIgnore(debtitem.FieldReminderFee)
 		}
 	}))
 	return u
@@ -748,6 +811,15 @@ func (u *DebtItemUpsertBulk) UpdateNewValues() *DebtItemUpsertBulk {
 			}
 			if _, exists := b.mutation.Amount(); exists {
 				s.SetIgnore(debtitem.FieldAmount)
+			}
+			if _, exists := b.mutation.DueOn(); exists {
+				s.SetIgnore(debtitem.FieldDueOn)
+			}
+			if _, exists := b.mutation.InterestRate(); exists {
+				s.SetIgnore(debtitem.FieldInterestRate)
+			}
+			if _, exists := b.mutation.ReminderFee(); exists {
+				s.SetIgnore(debtitem.FieldReminderFee)
 			}
 		}
 	}))

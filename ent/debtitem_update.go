@@ -158,6 +158,15 @@ func (_u *DebtItemUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	if value, ok := _u.mutation.AddedPaidAmount(); ok {
 		_spec.AddField(debtitem.FieldPaidAmount, field.TypeInt64, value)
 	}
+	if _u.mutation.DueOnCleared() {
+		_spec.ClearField(debtitem.FieldDueOn, field.TypeOther)
+	}
+	if _u.mutation.InterestRateCleared() {
+		_spec.ClearField(debtitem.FieldInterestRate, field.TypeInt64)
+	}
+	if _u.mutation.ReminderFeeCleared() {
+		_spec.ClearField(debtitem.FieldReminderFee, field.TypeInt64)
+	}
 	if _u.mutation.PaymentsCleared() {
 		edge := &sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.O2M,
@@ -381,6 +390,15 @@ func (_u *DebtItemUpdateOne) sqlSave(ctx context.Context) (_node *DebtItem, err 
 	}
 	if value, ok := _u.mutation.AddedPaidAmount(); ok {
 		_spec.AddField(debtitem.FieldPaidAmount, field.TypeInt64, value)
+	}
+	if _u.mutation.DueOnCleared() {
+		_spec.ClearField(debtitem.FieldDueOn, field.TypeOther)
+	}
+	if _u.mutation.InterestRateCleared() {
+		_spec.ClearField(debtitem.FieldInterestRate, field.TypeInt64)
+	}
+	if _u.mutation.ReminderFeeCleared() {
+		_spec.ClearField(debtitem.FieldReminderFee, field.TypeInt64)
 	}
 	if _u.mutation.PaymentsCleared() {
 		edge := &sqlgraph.EdgeSpec{

@@ -68,6 +68,26 @@ func (s *RowScanner) Done() error {
 	return nil
 }
 
+// IsEntity makes Creditor a member of the federation's _Entity union: its
+// GraphQL type has @key(fields: "id") (federation.graphqls), and gqlgen's
+// federation plugin binds the union to fedruntime.Entity.
+func (*Creditor) IsEntity() {}
+
+// IsEntity makes Debt a member of the federation's _Entity union: its
+// GraphQL type has @key(fields: "id") (federation.graphqls), and gqlgen's
+// federation plugin binds the union to fedruntime.Entity.
+func (*Debt) IsEntity() {}
+
+// IsEntity makes Debtor a member of the federation's _Entity union: its
+// GraphQL type has @key(fields: "id") (federation.graphqls), and gqlgen's
+// federation plugin binds the union to fedruntime.Entity.
+func (*Debtor) IsEntity() {}
+
+// IsEntity makes Invoice a member of the federation's _Entity union: its
+// GraphQL type has @key(fields: "id") (federation.graphqls), and gqlgen's
+// federation plugin binds the union to fedruntime.Entity.
+func (*Invoice) IsEntity() {}
+
 // ScanDebt adds the columns of a Debt (of debt.Columns) to the
 // row; the entity is filled by Done, and queries its edges through c.
 func (s *RowScanner) ScanDebt(c *Client, columns []string) (*Debt, error) {

@@ -20,10 +20,12 @@ import (
 	"github.com/debtql/debtql/ent/debtcount"
 	"github.com/debtql/debtql/ent/debtitem"
 	"github.com/debtql/debtql/ent/debtor"
+	"github.com/debtql/debtql/ent/fee"
 	"github.com/debtql/debtql/ent/idempotencyrecord"
 	"github.com/debtql/debtql/ent/invoice"
 	"github.com/debtql/debtql/ent/invoicearticle"
 	"github.com/debtql/debtql/ent/payment"
+	"github.com/debtql/debtql/ent/referencerate"
 )
 
 // ent aliases to avoid import conflicts in user's code.
@@ -92,10 +94,12 @@ func checkColumn(t, c string) error {
 			debtcount.Table:         debtcount.ValidColumn,
 			debtitem.Table:          debtitem.ValidColumn,
 			debtor.Table:            debtor.ValidColumn,
+			fee.Table:               fee.ValidColumn,
 			idempotencyrecord.Table: idempotencyrecord.ValidColumn,
 			invoice.Table:           invoice.ValidColumn,
 			invoicearticle.Table:    invoicearticle.ValidColumn,
 			payment.Table:           payment.ValidColumn,
+			referencerate.Table:     referencerate.ValidColumn,
 		})
 	})
 	return columnCheck(t, c)

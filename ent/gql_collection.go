@@ -18,6 +18,7 @@ import (
 	"github.com/debtql/debtql/ent/invoice"
 	"github.com/debtql/debtql/ent/invoicearticle"
 	"github.com/debtql/debtql/ent/payment"
+	"github.com/debtql/debtql/ent/referencerate"
 )
 
 // CollectFields tells the query-builder to eagerly load connected nodes by resolver context.
@@ -505,6 +506,21 @@ func (_q *CreditorQuery) collectField(ctx context.Context, oneNode bool, opCtx *
 				selectedFields = append(selectedFields, creditor.FieldContactPhone)
 				fieldSeen[creditor.FieldContactPhone] = struct{}{}
 			}
+		case "interestRule":
+			if _, ok := fieldSeen[creditor.FieldInterestRule]; !ok {
+				selectedFields = append(selectedFields, creditor.FieldInterestRule)
+				fieldSeen[creditor.FieldInterestRule] = struct{}{}
+			}
+		case "collectionFee":
+			if _, ok := fieldSeen[creditor.FieldCollectionFee]; !ok {
+				selectedFields = append(selectedFields, creditor.FieldCollectionFee)
+				fieldSeen[creditor.FieldCollectionFee] = struct{}{}
+			}
+		case "lateCompensation":
+			if _, ok := fieldSeen[creditor.FieldLateCompensation]; !ok {
+				selectedFields = append(selectedFields, creditor.FieldLateCompensation)
+				fieldSeen[creditor.FieldLateCompensation] = struct{}{}
+			}
 		case "id":
 		case "__typename":
 		default:
@@ -695,6 +711,21 @@ func (_q *DebtQuery) collectField(ctx context.Context, oneNode bool, opCtx *grap
 				selectedFields = append(selectedFields, debt.FieldWithdrawComment)
 				fieldSeen[debt.FieldWithdrawComment] = struct{}{}
 			}
+		case "interestRule":
+			if _, ok := fieldSeen[debt.FieldInterestRule]; !ok {
+				selectedFields = append(selectedFields, debt.FieldInterestRule)
+				fieldSeen[debt.FieldInterestRule] = struct{}{}
+			}
+		case "collectionFee":
+			if _, ok := fieldSeen[debt.FieldCollectionFee]; !ok {
+				selectedFields = append(selectedFields, debt.FieldCollectionFee)
+				fieldSeen[debt.FieldCollectionFee] = struct{}{}
+			}
+		case "lateCompensation":
+			if _, ok := fieldSeen[debt.FieldLateCompensation]; !ok {
+				selectedFields = append(selectedFields, debt.FieldLateCompensation)
+				fieldSeen[debt.FieldLateCompensation] = struct{}{}
+			}
 		case "id":
 		case "__typename":
 		default:
@@ -863,6 +894,21 @@ func (_q *DebtItemQuery) collectField(ctx context.Context, oneNode bool, opCtx *
 			if _, ok := fieldSeen[debtitem.FieldPaidAmount]; !ok {
 				selectedFields = append(selectedFields, debtitem.FieldPaidAmount)
 				fieldSeen[debtitem.FieldPaidAmount] = struct{}{}
+			}
+		case "dueOn":
+			if _, ok := fieldSeen[debtitem.FieldDueOn]; !ok {
+				selectedFields = append(selectedFields, debtitem.FieldDueOn)
+				fieldSeen[debtitem.FieldDueOn] = struct{}{}
+			}
+		case "interestRate":
+			if _, ok := fieldSeen[debtitem.FieldInterestRate]; !ok {
+				selectedFields = append(selectedFields, debtitem.FieldInterestRate)
+				fieldSeen[debtitem.FieldInterestRate] = struct{}{}
+			}
+		case "reminderFee":
+			if _, ok := fieldSeen[debtitem.FieldReminderFee]; !ok {
+				selectedFields = append(selectedFields, debtitem.FieldReminderFee)
+				fieldSeen[debtitem.FieldReminderFee] = struct{}{}
 			}
 		case "id":
 		case "__typename":
@@ -1696,6 +1742,75 @@ func newPaymentPaginateArgs(rv map[string]any) *paymentPaginateArgs {
 				args.opts = append(args.opts, WithPaymentOrder(v))
 			}
 		}
+	}
+	return args
+}
+
+// CollectFields tells the query-builder to eagerly load connected nodes by resolver context.
+func (_q *ReferenceRateQuery) CollectFields(ctx context.Context, satisfies ...string) (*ReferenceRateQuery, error) {
+	fc := graphql.GetFieldContext(ctx)
+	if fc == nil {
+		return _q, nil
+	}
+	if err := _q.collectField(ctx, false, graphql.GetOperationContext(ctx), fc.Field, nil, satisfies...); err != nil {
+		return nil, err
+	}
+	return _q, nil
+}
+
+func (_q *ReferenceRateQuery) collectField(ctx context.Context, oneNode bool, opCtx *graphql.OperationContext, collected graphql.CollectedField, path []string, satisfies ...string) error {
+	path = append([]string(nil), path...)
+	var (
+		unknownSeen    bool
+		fieldSeen      = make(map[string]struct{}, len(referencerate.Columns))
+		selectedFields = []string{referencerate.FieldID}
+	)
+	for _, field := range graphql.CollectFields(opCtx, collected.Selections, satisfies) {
+		switch field.Name {
+		case "validFrom":
+			if _, ok := fieldSeen[referencerate.FieldValidFrom]; !ok {
+				selectedFields = append(selectedFields, referencerate.FieldValidFrom)
+				fieldSeen[referencerate.FieldValidFrom] = struct{}{}
+			}
+		case "rate":
+			if _, ok := fieldSeen[referencerate.FieldRate]; !ok {
+				selectedFields = append(selectedFields, referencerate.FieldRate)
+				fieldSeen[referencerate.FieldRate] = struct{}{}
+			}
+		case "id":
+		case "__typename":
+		default:
+			unknownSeen = true
+		}
+	}
+	if !unknownSeen {
+		_q.Select(selectedFields...)
+	}
+	return nil
+}
+
+type referenceratePaginateArgs struct {
+	first, last   *int
+	after, before *Cursor
+	opts          []ReferenceRatePaginateOption
+}
+
+func newReferenceRatePaginateArgs(rv map[string]any) *referenceratePaginateArgs {
+	args := &referenceratePaginateArgs{}
+	if rv == nil {
+		return args
+	}
+	if v := rv[firstField]; v != nil {
+		args.first = v.(*int)
+	}
+	if v := rv[lastField]; v != nil {
+		args.last = v.(*int)
+	}
+	if v := rv[afterField]; v != nil {
+		args.after = v.(*Cursor)
+	}
+	if v := rv[beforeField]; v != nil {
+		args.before = v.(*Cursor)
 	}
 	return args
 }

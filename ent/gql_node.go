@@ -20,6 +20,7 @@ import (
 	"github.com/debtql/debtql/ent/invoice"
 	"github.com/debtql/debtql/ent/invoicearticle"
 	"github.com/debtql/debtql/ent/payment"
+	"github.com/debtql/debtql/ent/referencerate"
 	"github.com/debtql/debtql/internal/scalar"
 	"github.com/hashicorp/go-multierror"
 )
@@ -127,6 +128,17 @@ var paymentImplementors = []string{"Payment", "Node"}
 func (*Payment) IsNode() {}
 
 func (_m Payment) marshalID() string {
+	var buf bytes.Buffer
+	_m.ID.MarshalGQL(&buf)
+	return buf.String()
+}
+
+var referencerateImplementors = []string{"ReferenceRate", "Node"}
+
+// IsNode implements the Node interface check for GQLGen.
+func (*ReferenceRate) IsNode() {}
+
+func (_m ReferenceRate) marshalID() string {
 	var buf bytes.Buffer
 	_m.ID.MarshalGQL(&buf)
 	return buf.String()
@@ -313,6 +325,19 @@ func (c *Client) noder(ctx context.Context, table string, id string) (Noder, err
 			Where(payment.ID(uid))
 		if fc := graphql.GetFieldContext(ctx); fc != nil {
 			if err := query.collectField(ctx, true, graphql.GetOperationContext(ctx), fc.Field, nil, paymentImplementors...); err != nil {
+				return nil, err
+			}
+		}
+		return query.Only(ctx)
+	case referencerate.Table:
+		var uid scalar.IntID
+		if err := uid.UnmarshalGQL(id); err != nil {
+			return nil, err
+		}
+		query := c.ReferenceRate.Query().
+			Where(referencerate.ID(uid))
+		if fc := graphql.GetFieldContext(ctx); fc != nil {
+			if err := query.collectField(ctx, true, graphql.GetOperationContext(ctx), fc.Field, nil, referencerateImplementors...); err != nil {
 				return nil, err
 			}
 		}
@@ -596,6 +621,28 @@ func (c *Client) noders(ctx context.Context, table string, ids []string) ([]Node
 		query := c.Payment.Query().
 			Where(payment.IDIn(uids...))
 		query, err := query.CollectFields(ctx, paymentImplementors...)
+		if err != nil {
+			return nil, err
+		}
+		nodes, err := query.All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, node := range nodes {
+			for _, noder := range idmap[node.marshalID()] {
+				*noder = node
+			}
+		}
+	case referencerate.Table:
+		uids := make([]scalar.IntID, len(ids))
+		for i, id := range ids {
+			if err := uids[i].UnmarshalGQL(id); err != nil {
+				return nil, err
+			}
+		}
+		query := c.ReferenceRate.Query().
+			Where(referencerate.IDIn(uids...))
+		query, err := query.CollectFields(ctx, referencerateImplementors...)
 		if err != nil {
 			return nil, err
 		}

@@ -25,6 +25,7 @@ import (
 	"github.com/debtql/debtql/ent/invoice"
 	"github.com/debtql/debtql/ent/invoicearticle"
 	"github.com/debtql/debtql/ent/payment"
+	"github.com/debtql/debtql/ent/referencerate"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 )
 
@@ -3391,6 +3392,255 @@ func (_m *Payment) ToEdge(order *PaymentOrder) *PaymentEdge {
 		order = DefaultPaymentOrder
 	}
 	return &PaymentEdge{
+		Node:   _m,
+		Cursor: order.Field.toCursor(_m),
+	}
+}
+
+// ReferenceRateEdge is the edge representation of ReferenceRate.
+type ReferenceRateEdge struct {
+	Node   *ReferenceRate `json:"node"`
+	Cursor Cursor         `json:"cursor"`
+}
+
+// ReferenceRateConnection is the connection containing edges to ReferenceRate.
+type ReferenceRateConnection struct {
+	Edges      []*ReferenceRateEdge `json:"edges"`
+	PageInfo   PageInfo             `json:"pageInfo"`
+	TotalCount int                  `json:"totalCount"`
+}
+
+func (c *ReferenceRateConnection) build(nodes []*ReferenceRate, pager *referenceratePager, after *Cursor, first *int, before *Cursor, last *int) {
+	c.PageInfo.HasNextPage = before != nil
+	c.PageInfo.HasPreviousPage = after != nil
+	if first != nil && *first+1 == len(nodes) {
+		c.PageInfo.HasNextPage = true
+		nodes = nodes[:len(nodes)-1]
+	} else if last != nil && *last+1 == len(nodes) {
+		c.PageInfo.HasPreviousPage = true
+		nodes = nodes[:len(nodes)-1]
+	}
+	var nodeAt func(int) *ReferenceRate
+	if last != nil {
+		n := len(nodes) - 1
+		nodeAt = func(i int) *ReferenceRate {
+			return nodes[n-i]
+		}
+	} else {
+		nodeAt = func(i int) *ReferenceRate {
+			return nodes[i]
+		}
+	}
+	c.Edges = make([]*ReferenceRateEdge, len(nodes))
+	for i := range nodes {
+		node := nodeAt(i)
+		c.Edges[i] = &ReferenceRateEdge{
+			Node:   node,
+			Cursor: pager.toCursor(node),
+		}
+	}
+	if l := len(c.Edges); l > 0 {
+		c.PageInfo.StartCursor = &c.Edges[0].Cursor
+		c.PageInfo.EndCursor = &c.Edges[l-1].Cursor
+	}
+	if c.TotalCount == 0 {
+		c.TotalCount = len(nodes)
+	}
+}
+
+// ReferenceRatePaginateOption enables pagination customization.
+type ReferenceRatePaginateOption func(*referenceratePager) error
+
+// WithReferenceRateOrder configures pagination ordering.
+func WithReferenceRateOrder(order *ReferenceRateOrder) ReferenceRatePaginateOption {
+	if order == nil {
+		order = DefaultReferenceRateOrder
+	}
+	o := *order
+	return func(pager *referenceratePager) error {
+		if err := o.Direction.Validate(); err != nil {
+			return err
+		}
+		if o.Field == nil {
+			o.Field = DefaultReferenceRateOrder.Field
+		}
+		pager.order = &o
+		return nil
+	}
+}
+
+// WithReferenceRateFilter configures pagination filter.
+func WithReferenceRateFilter(filter func(*ReferenceRateQuery) (*ReferenceRateQuery, error)) ReferenceRatePaginateOption {
+	return func(pager *referenceratePager) error {
+		if filter == nil {
+			return errors.New("ReferenceRateQuery filter cannot be nil")
+		}
+		pager.filter = filter
+		return nil
+	}
+}
+
+type referenceratePager struct {
+	reverse bool
+	order   *ReferenceRateOrder
+	filter  func(*ReferenceRateQuery) (*ReferenceRateQuery, error)
+}
+
+func newReferenceRatePager(opts []ReferenceRatePaginateOption, reverse bool) (*referenceratePager, error) {
+	pager := &referenceratePager{reverse: reverse}
+	for _, opt := range opts {
+		if err := opt(pager); err != nil {
+			return nil, err
+		}
+	}
+	if pager.order == nil {
+		pager.order = DefaultReferenceRateOrder
+	}
+	return pager, nil
+}
+
+func (p *referenceratePager) applyFilter(query *ReferenceRateQuery) (*ReferenceRateQuery, error) {
+	if p.filter != nil {
+		return p.filter(query)
+	}
+	return query, nil
+}
+
+func (p *referenceratePager) toCursor(_m *ReferenceRate) Cursor {
+	return p.order.Field.toCursor(_m)
+}
+
+func (p *referenceratePager) applyCursors(query *ReferenceRateQuery, after, before *Cursor) (*ReferenceRateQuery, error) {
+	direction := p.order.Direction
+	if p.reverse {
+		direction = direction.Reverse()
+	}
+	for _, predicate := range entgql.CursorsPredicate(after, before, DefaultReferenceRateOrder.Field.column, p.order.Field.column, direction) {
+		query = query.Where(predicate)
+	}
+	return query, nil
+}
+
+func (p *referenceratePager) applyOrder(query *ReferenceRateQuery) *ReferenceRateQuery {
+	direction := p.order.Direction
+	if p.reverse {
+		direction = direction.Reverse()
+	}
+	query = query.Order(p.order.Field.toTerm(direction.OrderTermOption()))
+	if p.order.Field != DefaultReferenceRateOrder.Field {
+		query = query.Order(DefaultReferenceRateOrder.Field.toTerm(direction.OrderTermOption()))
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(p.order.Field.column)
+	}
+	return query
+}
+
+func (p *referenceratePager) orderExpr(query *ReferenceRateQuery) sql.Querier {
+	direction := p.order.Direction
+	if p.reverse {
+		direction = direction.Reverse()
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(p.order.Field.column)
+	}
+	return sql.ExprFunc(func(b *sql.Builder) {
+		b.Ident(p.order.Field.column).Pad().WriteString(string(direction))
+		if p.order.Field != DefaultReferenceRateOrder.Field {
+			b.Comma().Ident(DefaultReferenceRateOrder.Field.column).Pad().WriteString(string(direction))
+		}
+	})
+}
+
+// Paginate executes the query and returns a relay based cursor connection to ReferenceRate.
+func (_m *ReferenceRateQuery) Paginate(
+	ctx context.Context, after *Cursor, first *int,
+	before *Cursor, last *int, opts ...ReferenceRatePaginateOption,
+) (*ReferenceRateConnection, error) {
+	if err := validateFirstLast(first, last); err != nil {
+		return nil, err
+	}
+	pager, err := newReferenceRatePager(opts, last != nil)
+	if err != nil {
+		return nil, err
+	}
+	if _m, err = pager.applyFilter(_m); err != nil {
+		return nil, err
+	}
+	conn := &ReferenceRateConnection{Edges: []*ReferenceRateEdge{}}
+	ignoredEdges := !hasCollectedField(ctx, edgesField)
+	if hasCollectedField(ctx, totalCountField) || hasCollectedField(ctx, pageInfoField) {
+		hasPagination := after != nil || first != nil || before != nil || last != nil
+		if hasPagination || ignoredEdges {
+			c := _m.Clone()
+			c.ctx.Fields = nil
+			if conn.TotalCount, err = c.Count(ctx); err != nil {
+				return nil, err
+			}
+			conn.PageInfo.HasNextPage = first != nil && conn.TotalCount > 0
+			conn.PageInfo.HasPreviousPage = last != nil && conn.TotalCount > 0
+		}
+	}
+	if ignoredEdges || (first != nil && *first == 0) || (last != nil && *last == 0) {
+		return conn, nil
+	}
+	if _m, err = pager.applyCursors(_m, after, before); err != nil {
+		return nil, err
+	}
+	limit := paginateLimit(first, last)
+	if limit != 0 {
+		_m.Limit(limit)
+	}
+	if field := collectedField(ctx, edgesField, nodeField); field != nil {
+		if err := _m.collectField(ctx, limit == 1, graphql.GetOperationContext(ctx), *field, []string{edgesField, nodeField}); err != nil {
+			return nil, err
+		}
+	}
+	_m = pager.applyOrder(_m)
+	nodes, err := _m.All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	conn.build(nodes, pager, after, first, before, last)
+	return conn, nil
+}
+
+// ReferenceRateOrderField defines the ordering field of ReferenceRate.
+type ReferenceRateOrderField struct {
+	// Value extracts the ordering value from the given ReferenceRate.
+	Value    func(*ReferenceRate) (ent.Value, error)
+	column   string // field or computed.
+	toTerm   func(...sql.OrderTermOption) referencerate.OrderOption
+	toCursor func(*ReferenceRate) Cursor
+}
+
+// ReferenceRateOrder defines the ordering of ReferenceRate.
+type ReferenceRateOrder struct {
+	Direction OrderDirection           `json:"direction"`
+	Field     *ReferenceRateOrderField `json:"field"`
+}
+
+// DefaultReferenceRateOrder is the default ordering of ReferenceRate.
+var DefaultReferenceRateOrder = &ReferenceRateOrder{
+	Direction: entgql.OrderDirectionAsc,
+	Field: &ReferenceRateOrderField{
+		Value: func(_m *ReferenceRate) (ent.Value, error) {
+			return _m.ID, nil
+		},
+		column: referencerate.FieldID,
+		toTerm: referencerate.ByID,
+		toCursor: func(_m *ReferenceRate) Cursor {
+			return Cursor{ID: _m.marshalID()}
+		},
+	},
+}
+
+// ToEdge converts ReferenceRate into ReferenceRateEdge.
+func (_m *ReferenceRate) ToEdge(order *ReferenceRateOrder) *ReferenceRateEdge {
+	if order == nil {
+		order = DefaultReferenceRateOrder
+	}
+	return &ReferenceRateEdge{
 		Node:   _m,
 		Cursor: order.Field.toCursor(_m),
 	}

@@ -19,11 +19,13 @@ import (
 	"github.com/debtql/debtql/ent/debtcount"
 	"github.com/debtql/debtql/ent/debtitem"
 	"github.com/debtql/debtql/ent/debtor"
+	"github.com/debtql/debtql/ent/fee"
 	"github.com/debtql/debtql/ent/idempotencyrecord"
 	"github.com/debtql/debtql/ent/invoice"
 	"github.com/debtql/debtql/ent/invoicearticle"
 	"github.com/debtql/debtql/ent/payment"
 	"github.com/debtql/debtql/ent/predicate"
+	"github.com/debtql/debtql/ent/referencerate"
 	"github.com/debtql/debtql/internal/audit"
 	"github.com/debtql/debtql/internal/collection"
 	"github.com/debtql/debtql/internal/scalar"
@@ -46,10 +48,12 @@ const (
 	TypeDebtCount         = "DebtCount"
 	TypeDebtItem          = "DebtItem"
 	TypeDebtor            = "Debtor"
+	TypeFee               = "Fee"
 	TypeIdempotencyRecord = "IdempotencyRecord"
 	TypeInvoice           = "Invoice"
 	TypeInvoiceArticle    = "InvoiceArticle"
 	TypePayment           = "Payment"
+	TypeReferenceRate     = "ReferenceRate"
 )
 
 // APIKeyMutation represents an operation that mutates the APIKey nodes in the graph.
@@ -2458,6 +2462,10 @@ type CreditorMutation struct {
 	contact_name               *string
 	contact_email              *string
 	contact_phone              *string
+	interest_rule              *creditor.InterestRule
+	collection_fee             *collection.Money
+	addcollection_fee          *collection.Money
+	late_compensation          *bool
 	clearedFields              map[string]struct{}
 	debtors                    map[string]struct{}
 	removeddebtors             map[string]struct{}
@@ -3212,6 +3220,134 @@ func (m *CreditorMutation) ResetContactPhone() {
 	m.contact_phone = nil
 }
 
+// SetInterestRule sets the "interest_rule" field.
+func (m *CreditorMutation) SetInterestRule(cr creditor.InterestRule) {
+	m.interest_rule = &cr
+}
+
+// InterestRule returns the value of the "interest_rule" field in the mutation.
+func (m *CreditorMutation) InterestRule() (r creditor.InterestRule, exists bool) {
+	v := m.interest_rule
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldInterestRule returns the old "interest_rule" field's value of the Creditor entity.
+// If the Creditor object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CreditorMutation) OldInterestRule(ctx context.Context) (v creditor.InterestRule, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldInterestRule is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldInterestRule requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldInterestRule: %w", err)
+	}
+	return oldValue.InterestRule, nil
+}
+
+// ResetInterestRule resets all changes to the "interest_rule" field.
+func (m *CreditorMutation) ResetInterestRule() {
+	m.interest_rule = nil
+}
+
+// SetCollectionFee sets the "collection_fee" field.
+func (m *CreditorMutation) SetCollectionFee(c collection.Money) {
+	m.collection_fee = &c
+	m.addcollection_fee = nil
+}
+
+// CollectionFee returns the value of the "collection_fee" field in the mutation.
+func (m *CreditorMutation) CollectionFee() (r collection.Money, exists bool) {
+	v := m.collection_fee
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCollectionFee returns the old "collection_fee" field's value of the Creditor entity.
+// If the Creditor object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CreditorMutation) OldCollectionFee(ctx context.Context) (v collection.Money, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCollectionFee is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCollectionFee requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCollectionFee: %w", err)
+	}
+	return oldValue.CollectionFee, nil
+}
+
+// AddCollectionFee adds c to the "collection_fee" field.
+func (m *CreditorMutation) AddCollectionFee(c collection.Money) {
+	if m.addcollection_fee != nil {
+		*m.addcollection_fee += c
+	} else {
+		m.addcollection_fee = &c
+	}
+}
+
+// AddedCollectionFee returns the value that was added to the "collection_fee" field in this mutation.
+func (m *CreditorMutation) AddedCollectionFee() (r collection.Money, exists bool) {
+	v := m.addcollection_fee
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetCollectionFee resets all changes to the "collection_fee" field.
+func (m *CreditorMutation) ResetCollectionFee() {
+	m.collection_fee = nil
+	m.addcollection_fee = nil
+}
+
+// SetLateCompensation sets the "late_compensation" field.
+func (m *CreditorMutation) SetLateCompensation(b bool) {
+	m.late_compensation = &b
+}
+
+// LateCompensation returns the value of the "late_compensation" field in the mutation.
+func (m *CreditorMutation) LateCompensation() (r bool, exists bool) {
+	v := m.late_compensation
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLateCompensation returns the old "late_compensation" field's value of the Creditor entity.
+// If the Creditor object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CreditorMutation) OldLateCompensation(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLateCompensation is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLateCompensation requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLateCompensation: %w", err)
+	}
+	return oldValue.LateCompensation, nil
+}
+
+// ResetLateCompensation resets all changes to the "late_compensation" field.
+func (m *CreditorMutation) ResetLateCompensation() {
+	m.late_compensation = nil
+}
+
 // AddDebtorIDs adds the "debtors" edge to the Debtor entity by ids.
 func (m *CreditorMutation) AddDebtorIDs(ids ...string) {
 	if m.debtors == nil {
@@ -3462,7 +3598,7 @@ func (m *CreditorMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *CreditorMutation) Fields() []string {
-	fields := make([]string, 0, 17)
+	fields := make([]string, 0, 20)
 	if m.created_at != nil {
 		fields = append(fields, creditor.FieldCreatedAt)
 	}
@@ -3514,6 +3650,15 @@ func (m *CreditorMutation) Fields() []string {
 	if m.contact_phone != nil {
 		fields = append(fields, creditor.FieldContactPhone)
 	}
+	if m.interest_rule != nil {
+		fields = append(fields, creditor.FieldInterestRule)
+	}
+	if m.collection_fee != nil {
+		fields = append(fields, creditor.FieldCollectionFee)
+	}
+	if m.late_compensation != nil {
+		fields = append(fields, creditor.FieldLateCompensation)
+	}
 	return fields
 }
 
@@ -3556,6 +3701,12 @@ func (m *CreditorMutation) Field(name string) (ent.Value, bool) {
 		return m.ContactEmail()
 	case creditor.FieldContactPhone:
 		return m.ContactPhone()
+	case creditor.FieldInterestRule:
+		return m.InterestRule()
+	case creditor.FieldCollectionFee:
+		return m.CollectionFee()
+	case creditor.FieldLateCompensation:
+		return m.LateCompensation()
 	}
 	return nil, false
 }
@@ -3599,6 +3750,12 @@ func (m *CreditorMutation) OldField(ctx context.Context, name string) (ent.Value
 		return m.OldContactEmail(ctx)
 	case creditor.FieldContactPhone:
 		return m.OldContactPhone(ctx)
+	case creditor.FieldInterestRule:
+		return m.OldInterestRule(ctx)
+	case creditor.FieldCollectionFee:
+		return m.OldCollectionFee(ctx)
+	case creditor.FieldLateCompensation:
+		return m.OldLateCompensation(ctx)
 	}
 	return nil, fmt.Errorf("unknown Creditor field %s", name)
 }
@@ -3727,6 +3884,27 @@ func (m *CreditorMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetContactPhone(v)
 		return nil
+	case creditor.FieldInterestRule:
+		v, ok := value.(creditor.InterestRule)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetInterestRule(v)
+		return nil
+	case creditor.FieldCollectionFee:
+		v, ok := value.(collection.Money)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCollectionFee(v)
+		return nil
+	case creditor.FieldLateCompensation:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLateCompensation(v)
+		return nil
 	}
 	return fmt.Errorf("unknown Creditor field %s", name)
 }
@@ -3738,6 +3916,9 @@ func (m *CreditorMutation) AddedFields() []string {
 	if m.addclient_number != nil {
 		fields = append(fields, creditor.FieldClientNumber)
 	}
+	if m.addcollection_fee != nil {
+		fields = append(fields, creditor.FieldCollectionFee)
+	}
 	return fields
 }
 
@@ -3748,6 +3929,8 @@ func (m *CreditorMutation) AddedField(name string) (ent.Value, bool) {
 	switch name {
 	case creditor.FieldClientNumber:
 		return m.AddedClientNumber()
+	case creditor.FieldCollectionFee:
+		return m.AddedCollectionFee()
 	}
 	return nil, false
 }
@@ -3763,6 +3946,13 @@ func (m *CreditorMutation) AddField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.AddClientNumber(v)
+		return nil
+	case creditor.FieldCollectionFee:
+		v, ok := value.(collection.Money)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddCollectionFee(v)
 		return nil
 	}
 	return fmt.Errorf("unknown Creditor numeric field %s", name)
@@ -3841,6 +4031,15 @@ func (m *CreditorMutation) ResetField(name string) error {
 		return nil
 	case creditor.FieldContactPhone:
 		m.ResetContactPhone()
+		return nil
+	case creditor.FieldInterestRule:
+		m.ResetInterestRule()
+		return nil
+	case creditor.FieldCollectionFee:
+		m.ResetCollectionFee()
+		return nil
+	case creditor.FieldLateCompensation:
+		m.ResetLateCompensation()
 		return nil
 	}
 	return fmt.Errorf("unknown Creditor field %s", name)
@@ -4022,6 +4221,10 @@ type DebtMutation struct {
 	addpaid_amount     *collection.Money
 	withdrawn_at       *time.Time
 	withdraw_comment   *string
+	interest_rule      *debt.InterestRule
+	collection_fee     *collection.Money
+	addcollection_fee  *collection.Money
+	late_compensation  *bool
 	clearedFields      map[string]struct{}
 	client             *string
 	clearedclient      bool
@@ -4033,6 +4236,9 @@ type DebtMutation struct {
 	payments           map[scalar.IntID]struct{}
 	removedpayments    map[scalar.IntID]struct{}
 	clearedpayments    bool
+	fees               map[scalar.IntID]struct{}
+	removedfees        map[scalar.IntID]struct{}
+	clearedfees        bool
 	events             map[scalar.IntID]struct{}
 	removedevents      map[scalar.IntID]struct{}
 	clearedevents      bool
@@ -4499,6 +4705,134 @@ func (m *DebtMutation) ResetWithdrawComment() {
 	delete(m.clearedFields, debt.FieldWithdrawComment)
 }
 
+// SetInterestRule sets the "interest_rule" field.
+func (m *DebtMutation) SetInterestRule(dr debt.InterestRule) {
+	m.interest_rule = &dr
+}
+
+// InterestRule returns the value of the "interest_rule" field in the mutation.
+func (m *DebtMutation) InterestRule() (r debt.InterestRule, exists bool) {
+	v := m.interest_rule
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldInterestRule returns the old "interest_rule" field's value of the Debt entity.
+// If the Debt object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DebtMutation) OldInterestRule(ctx context.Context) (v debt.InterestRule, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldInterestRule is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldInterestRule requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldInterestRule: %w", err)
+	}
+	return oldValue.InterestRule, nil
+}
+
+// ResetInterestRule resets all changes to the "interest_rule" field.
+func (m *DebtMutation) ResetInterestRule() {
+	m.interest_rule = nil
+}
+
+// SetCollectionFee sets the "collection_fee" field.
+func (m *DebtMutation) SetCollectionFee(c collection.Money) {
+	m.collection_fee = &c
+	m.addcollection_fee = nil
+}
+
+// CollectionFee returns the value of the "collection_fee" field in the mutation.
+func (m *DebtMutation) CollectionFee() (r collection.Money, exists bool) {
+	v := m.collection_fee
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCollectionFee returns the old "collection_fee" field's value of the Debt entity.
+// If the Debt object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DebtMutation) OldCollectionFee(ctx context.Context) (v collection.Money, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCollectionFee is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCollectionFee requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCollectionFee: %w", err)
+	}
+	return oldValue.CollectionFee, nil
+}
+
+// AddCollectionFee adds c to the "collection_fee" field.
+func (m *DebtMutation) AddCollectionFee(c collection.Money) {
+	if m.addcollection_fee != nil {
+		*m.addcollection_fee += c
+	} else {
+		m.addcollection_fee = &c
+	}
+}
+
+// AddedCollectionFee returns the value that was added to the "collection_fee" field in this mutation.
+func (m *DebtMutation) AddedCollectionFee() (r collection.Money, exists bool) {
+	v := m.addcollection_fee
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetCollectionFee resets all changes to the "collection_fee" field.
+func (m *DebtMutation) ResetCollectionFee() {
+	m.collection_fee = nil
+	m.addcollection_fee = nil
+}
+
+// SetLateCompensation sets the "late_compensation" field.
+func (m *DebtMutation) SetLateCompensation(b bool) {
+	m.late_compensation = &b
+}
+
+// LateCompensation returns the value of the "late_compensation" field in the mutation.
+func (m *DebtMutation) LateCompensation() (r bool, exists bool) {
+	v := m.late_compensation
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLateCompensation returns the old "late_compensation" field's value of the Debt entity.
+// If the Debt object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DebtMutation) OldLateCompensation(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLateCompensation is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLateCompensation requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLateCompensation: %w", err)
+	}
+	return oldValue.LateCompensation, nil
+}
+
+// ResetLateCompensation resets all changes to the "late_compensation" field.
+func (m *DebtMutation) ResetLateCompensation() {
+	m.late_compensation = nil
+}
+
 // ClearClient clears the "client" edge to the Creditor entity.
 func (m *DebtMutation) ClearClient() {
 	m.clearedclient = true
@@ -4661,6 +4995,60 @@ func (m *DebtMutation) ResetPayments() {
 	m.removedpayments = nil
 }
 
+// AddFeeIDs adds the "fees" edge to the Fee entity by ids.
+func (m *DebtMutation) AddFeeIDs(ids ...scalar.IntID) {
+	if m.fees == nil {
+		m.fees = make(map[scalar.IntID]struct{})
+	}
+	for i := range ids {
+		m.fees[ids[i]] = struct{}{}
+	}
+}
+
+// ClearFees clears the "fees" edge to the Fee entity.
+func (m *DebtMutation) ClearFees() {
+	m.clearedfees = true
+}
+
+// FeesCleared reports if the "fees" edge to the Fee entity was cleared.
+func (m *DebtMutation) FeesCleared() bool {
+	return m.clearedfees
+}
+
+// RemoveFeeIDs removes the "fees" edge to the Fee entity by IDs.
+func (m *DebtMutation) RemoveFeeIDs(ids ...scalar.IntID) {
+	if m.removedfees == nil {
+		m.removedfees = make(map[scalar.IntID]struct{})
+	}
+	for i := range ids {
+		delete(m.fees, ids[i])
+		m.removedfees[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedFees returns the removed IDs of the "fees" edge to the Fee entity.
+func (m *DebtMutation) RemovedFeesIDs() (ids []scalar.IntID) {
+	for id := range m.removedfees {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// FeesIDs returns the "fees" edge IDs in the mutation.
+func (m *DebtMutation) FeesIDs() (ids []scalar.IntID) {
+	for id := range m.fees {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetFees resets all changes to the "fees" edge.
+func (m *DebtMutation) ResetFees() {
+	m.fees = nil
+	m.clearedfees = false
+	m.removedfees = nil
+}
+
 // AddEventIDs adds the "events" edge to the AuditEvent entity by ids.
 func (m *DebtMutation) AddEventIDs(ids ...scalar.IntID) {
 	if m.events == nil {
@@ -4749,7 +5137,7 @@ func (m *DebtMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *DebtMutation) Fields() []string {
-	fields := make([]string, 0, 8)
+	fields := make([]string, 0, 11)
 	if m.created_at != nil {
 		fields = append(fields, debt.FieldCreatedAt)
 	}
@@ -4773,6 +5161,15 @@ func (m *DebtMutation) Fields() []string {
 	}
 	if m.withdraw_comment != nil {
 		fields = append(fields, debt.FieldWithdrawComment)
+	}
+	if m.interest_rule != nil {
+		fields = append(fields, debt.FieldInterestRule)
+	}
+	if m.collection_fee != nil {
+		fields = append(fields, debt.FieldCollectionFee)
+	}
+	if m.late_compensation != nil {
+		fields = append(fields, debt.FieldLateCompensation)
 	}
 	return fields
 }
@@ -4798,6 +5195,12 @@ func (m *DebtMutation) Field(name string) (ent.Value, bool) {
 		return m.WithdrawnAt()
 	case debt.FieldWithdrawComment:
 		return m.WithdrawComment()
+	case debt.FieldInterestRule:
+		return m.InterestRule()
+	case debt.FieldCollectionFee:
+		return m.CollectionFee()
+	case debt.FieldLateCompensation:
+		return m.LateCompensation()
 	}
 	return nil, false
 }
@@ -4823,6 +5226,12 @@ func (m *DebtMutation) OldField(ctx context.Context, name string) (ent.Value, er
 		return m.OldWithdrawnAt(ctx)
 	case debt.FieldWithdrawComment:
 		return m.OldWithdrawComment(ctx)
+	case debt.FieldInterestRule:
+		return m.OldInterestRule(ctx)
+	case debt.FieldCollectionFee:
+		return m.OldCollectionFee(ctx)
+	case debt.FieldLateCompensation:
+		return m.OldLateCompensation(ctx)
 	}
 	return nil, fmt.Errorf("unknown Debt field %s", name)
 }
@@ -4888,6 +5297,27 @@ func (m *DebtMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetWithdrawComment(v)
 		return nil
+	case debt.FieldInterestRule:
+		v, ok := value.(debt.InterestRule)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetInterestRule(v)
+		return nil
+	case debt.FieldCollectionFee:
+		v, ok := value.(collection.Money)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCollectionFee(v)
+		return nil
+	case debt.FieldLateCompensation:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLateCompensation(v)
+		return nil
 	}
 	return fmt.Errorf("unknown Debt field %s", name)
 }
@@ -4902,6 +5332,9 @@ func (m *DebtMutation) AddedFields() []string {
 	if m.addpaid_amount != nil {
 		fields = append(fields, debt.FieldPaidAmount)
 	}
+	if m.addcollection_fee != nil {
+		fields = append(fields, debt.FieldCollectionFee)
+	}
 	return fields
 }
 
@@ -4914,6 +5347,8 @@ func (m *DebtMutation) AddedField(name string) (ent.Value, bool) {
 		return m.AddedOriginalAmount()
 	case debt.FieldPaidAmount:
 		return m.AddedPaidAmount()
+	case debt.FieldCollectionFee:
+		return m.AddedCollectionFee()
 	}
 	return nil, false
 }
@@ -4936,6 +5371,13 @@ func (m *DebtMutation) AddField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.AddPaidAmount(v)
+		return nil
+	case debt.FieldCollectionFee:
+		v, ok := value.(collection.Money)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddCollectionFee(v)
 		return nil
 	}
 	return fmt.Errorf("unknown Debt numeric field %s", name)
@@ -5003,13 +5445,22 @@ func (m *DebtMutation) ResetField(name string) error {
 	case debt.FieldWithdrawComment:
 		m.ResetWithdrawComment()
 		return nil
+	case debt.FieldInterestRule:
+		m.ResetInterestRule()
+		return nil
+	case debt.FieldCollectionFee:
+		m.ResetCollectionFee()
+		return nil
+	case debt.FieldLateCompensation:
+		m.ResetLateCompensation()
+		return nil
 	}
 	return fmt.Errorf("unknown Debt field %s", name)
 }
 
 // AddedEdges returns all edge names that were set/added in this mutation.
 func (m *DebtMutation) AddedEdges() []string {
-	edges := make([]string, 0, 5)
+	edges := make([]string, 0, 6)
 	if m.client != nil {
 		edges = append(edges, debt.EdgeClient)
 	}
@@ -5021,6 +5472,9 @@ func (m *DebtMutation) AddedEdges() []string {
 	}
 	if m.payments != nil {
 		edges = append(edges, debt.EdgePayments)
+	}
+	if m.fees != nil {
+		edges = append(edges, debt.EdgeFees)
 	}
 	if m.events != nil {
 		edges = append(edges, debt.EdgeEvents)
@@ -5052,6 +5506,12 @@ func (m *DebtMutation) AddedIDs(name string) []ent.Value {
 			ids = append(ids, id)
 		}
 		return ids
+	case debt.EdgeFees:
+		ids := make([]ent.Value, 0, len(m.fees))
+		for id := range m.fees {
+			ids = append(ids, id)
+		}
+		return ids
 	case debt.EdgeEvents:
 		ids := make([]ent.Value, 0, len(m.events))
 		for id := range m.events {
@@ -5064,12 +5524,15 @@ func (m *DebtMutation) AddedIDs(name string) []ent.Value {
 
 // RemovedEdges returns all edge names that were removed in this mutation.
 func (m *DebtMutation) RemovedEdges() []string {
-	edges := make([]string, 0, 5)
+	edges := make([]string, 0, 6)
 	if m.removedinvoices != nil {
 		edges = append(edges, debt.EdgeInvoices)
 	}
 	if m.removedpayments != nil {
 		edges = append(edges, debt.EdgePayments)
+	}
+	if m.removedfees != nil {
+		edges = append(edges, debt.EdgeFees)
 	}
 	if m.removedevents != nil {
 		edges = append(edges, debt.EdgeEvents)
@@ -5093,6 +5556,12 @@ func (m *DebtMutation) RemovedIDs(name string) []ent.Value {
 			ids = append(ids, id)
 		}
 		return ids
+	case debt.EdgeFees:
+		ids := make([]ent.Value, 0, len(m.removedfees))
+		for id := range m.removedfees {
+			ids = append(ids, id)
+		}
+		return ids
 	case debt.EdgeEvents:
 		ids := make([]ent.Value, 0, len(m.removedevents))
 		for id := range m.removedevents {
@@ -5105,7 +5574,7 @@ func (m *DebtMutation) RemovedIDs(name string) []ent.Value {
 
 // ClearedEdges returns all edge names that were cleared in this mutation.
 func (m *DebtMutation) ClearedEdges() []string {
-	edges := make([]string, 0, 5)
+	edges := make([]string, 0, 6)
 	if m.clearedclient {
 		edges = append(edges, debt.EdgeClient)
 	}
@@ -5117,6 +5586,9 @@ func (m *DebtMutation) ClearedEdges() []string {
 	}
 	if m.clearedpayments {
 		edges = append(edges, debt.EdgePayments)
+	}
+	if m.clearedfees {
+		edges = append(edges, debt.EdgeFees)
 	}
 	if m.clearedevents {
 		edges = append(edges, debt.EdgeEvents)
@@ -5136,6 +5608,8 @@ func (m *DebtMutation) EdgeCleared(name string) bool {
 		return m.clearedinvoices
 	case debt.EdgePayments:
 		return m.clearedpayments
+	case debt.EdgeFees:
+		return m.clearedfees
 	case debt.EdgeEvents:
 		return m.clearedevents
 	}
@@ -5171,6 +5645,9 @@ func (m *DebtMutation) ResetEdge(name string) error {
 		return nil
 	case debt.EdgePayments:
 		m.ResetPayments()
+		return nil
+	case debt.EdgeFees:
+		m.ResetFees()
 		return nil
 	case debt.EdgeEvents:
 		m.ResetEvents()
@@ -5654,6 +6131,11 @@ type DebtItemMutation struct {
 	addamount          *collection.Money
 	paid_amount        *collection.Money
 	addpaid_amount     *collection.Money
+	due_on             *scalar.Date
+	interest_rate      *collection.Rate
+	addinterest_rate   *collection.Rate
+	reminder_fee       *collection.Money
+	addreminder_fee    *collection.Money
 	clearedFields      map[string]struct{}
 	debt               *scalar.IntID
 	cleareddebt        bool
@@ -6287,6 +6769,195 @@ func (m *DebtItemMutation) ResetPaidAmount() {
 	m.addpaid_amount = nil
 }
 
+// SetDueOn sets the "due_on" field.
+func (m *DebtItemMutation) SetDueOn(s scalar.Date) {
+	m.due_on = &s
+}
+
+// DueOn returns the value of the "due_on" field in the mutation.
+func (m *DebtItemMutation) DueOn() (r scalar.Date, exists bool) {
+	v := m.due_on
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDueOn returns the old "due_on" field's value of the DebtItem entity.
+// If the DebtItem object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DebtItemMutation) OldDueOn(ctx context.Context) (v *scalar.Date, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDueOn is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDueOn requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDueOn: %w", err)
+	}
+	return oldValue.DueOn, nil
+}
+
+// ClearDueOn clears the value of the "due_on" field.
+func (m *DebtItemMutation) ClearDueOn() {
+	m.due_on = nil
+	m.clearedFields[debtitem.FieldDueOn] = struct{}{}
+}
+
+// DueOnCleared returns if the "due_on" field was cleared in this mutation.
+func (m *DebtItemMutation) DueOnCleared() bool {
+	_, ok := m.clearedFields[debtitem.FieldDueOn]
+	return ok
+}
+
+// ResetDueOn resets all changes to the "due_on" field.
+func (m *DebtItemMutation) ResetDueOn() {
+	m.due_on = nil
+	delete(m.clearedFields, debtitem.FieldDueOn)
+}
+
+// SetInterestRate sets the "interest_rate" field.
+func (m *DebtItemMutation) SetInterestRate(c collection.Rate) {
+	m.interest_rate = &c
+	m.addinterest_rate = nil
+}
+
+// InterestRate returns the value of the "interest_rate" field in the mutation.
+func (m *DebtItemMutation) InterestRate() (r collection.Rate, exists bool) {
+	v := m.interest_rate
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldInterestRate returns the old "interest_rate" field's value of the DebtItem entity.
+// If the DebtItem object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DebtItemMutation) OldInterestRate(ctx context.Context) (v *collection.Rate, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldInterestRate is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldInterestRate requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldInterestRate: %w", err)
+	}
+	return oldValue.InterestRate, nil
+}
+
+// AddInterestRate adds c to the "interest_rate" field.
+func (m *DebtItemMutation) AddInterestRate(c collection.Rate) {
+	if m.addinterest_rate != nil {
+		*m.addinterest_rate += c
+	} else {
+		m.addinterest_rate = &c
+	}
+}
+
+// AddedInterestRate returns the value that was added to the "interest_rate" field in this mutation.
+func (m *DebtItemMutation) AddedInterestRate() (r collection.Rate, exists bool) {
+	v := m.addinterest_rate
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearInterestRate clears the value of the "interest_rate" field.
+func (m *DebtItemMutation) ClearInterestRate() {
+	m.interest_rate = nil
+	m.addinterest_rate = nil
+	m.clearedFields[debtitem.FieldInterestRate] = struct{}{}
+}
+
+// InterestRateCleared returns if the "interest_rate" field was cleared in this mutation.
+func (m *DebtItemMutation) InterestRateCleared() bool {
+	_, ok := m.clearedFields[debtitem.FieldInterestRate]
+	return ok
+}
+
+// ResetInterestRate resets all changes to the "interest_rate" field.
+func (m *DebtItemMutation) ResetInterestRate() {
+	m.interest_rate = nil
+	m.addinterest_rate = nil
+	delete(m.clearedFields, debtitem.FieldInterestRate)
+}
+
+// SetReminderFee sets the "reminder_fee" field.
+func (m *DebtItemMutation) SetReminderFee(c collection.Money) {
+	m.reminder_fee = &c
+	m.addreminder_fee = nil
+}
+
+// ReminderFee returns the value of the "reminder_fee" field in the mutation.
+func (m *DebtItemMutation) ReminderFee() (r collection.Money, exists bool) {
+	v := m.reminder_fee
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldReminderFee returns the old "reminder_fee" field's value of the DebtItem entity.
+// If the DebtItem object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DebtItemMutation) OldReminderFee(ctx context.Context) (v *collection.Money, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldReminderFee is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldReminderFee requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldReminderFee: %w", err)
+	}
+	return oldValue.ReminderFee, nil
+}
+
+// AddReminderFee adds c to the "reminder_fee" field.
+func (m *DebtItemMutation) AddReminderFee(c collection.Money) {
+	if m.addreminder_fee != nil {
+		*m.addreminder_fee += c
+	} else {
+		m.addreminder_fee = &c
+	}
+}
+
+// AddedReminderFee returns the value that was added to the "reminder_fee" field in this mutation.
+func (m *DebtItemMutation) AddedReminderFee() (r collection.Money, exists bool) {
+	v := m.addreminder_fee
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearReminderFee clears the value of the "reminder_fee" field.
+func (m *DebtItemMutation) ClearReminderFee() {
+	m.reminder_fee = nil
+	m.addreminder_fee = nil
+	m.clearedFields[debtitem.FieldReminderFee] = struct{}{}
+}
+
+// ReminderFeeCleared returns if the "reminder_fee" field was cleared in this mutation.
+func (m *DebtItemMutation) ReminderFeeCleared() bool {
+	_, ok := m.clearedFields[debtitem.FieldReminderFee]
+	return ok
+}
+
+// ResetReminderFee resets all changes to the "reminder_fee" field.
+func (m *DebtItemMutation) ResetReminderFee() {
+	m.reminder_fee = nil
+	m.addreminder_fee = nil
+	delete(m.clearedFields, debtitem.FieldReminderFee)
+}
+
 // ClearDebt clears the "debt" edge to the Debt entity.
 func (m *DebtItemMutation) ClearDebt() {
 	m.cleareddebt = true
@@ -6402,7 +7073,7 @@ func (m *DebtItemMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *DebtItemMutation) Fields() []string {
-	fields := make([]string, 0, 12)
+	fields := make([]string, 0, 15)
 	if m.created_at != nil {
 		fields = append(fields, debtitem.FieldCreatedAt)
 	}
@@ -6439,6 +7110,15 @@ func (m *DebtItemMutation) Fields() []string {
 	if m.paid_amount != nil {
 		fields = append(fields, debtitem.FieldPaidAmount)
 	}
+	if m.due_on != nil {
+		fields = append(fields, debtitem.FieldDueOn)
+	}
+	if m.interest_rate != nil {
+		fields = append(fields, debtitem.FieldInterestRate)
+	}
+	if m.reminder_fee != nil {
+		fields = append(fields, debtitem.FieldReminderFee)
+	}
 	return fields
 }
 
@@ -6471,6 +7151,12 @@ func (m *DebtItemMutation) Field(name string) (ent.Value, bool) {
 		return m.Amount()
 	case debtitem.FieldPaidAmount:
 		return m.PaidAmount()
+	case debtitem.FieldDueOn:
+		return m.DueOn()
+	case debtitem.FieldInterestRate:
+		return m.InterestRate()
+	case debtitem.FieldReminderFee:
+		return m.ReminderFee()
 	}
 	return nil, false
 }
@@ -6504,6 +7190,12 @@ func (m *DebtItemMutation) OldField(ctx context.Context, name string) (ent.Value
 		return m.OldAmount(ctx)
 	case debtitem.FieldPaidAmount:
 		return m.OldPaidAmount(ctx)
+	case debtitem.FieldDueOn:
+		return m.OldDueOn(ctx)
+	case debtitem.FieldInterestRate:
+		return m.OldInterestRate(ctx)
+	case debtitem.FieldReminderFee:
+		return m.OldReminderFee(ctx)
 	}
 	return nil, fmt.Errorf("unknown DebtItem field %s", name)
 }
@@ -6597,6 +7289,27 @@ func (m *DebtItemMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetPaidAmount(v)
 		return nil
+	case debtitem.FieldDueOn:
+		v, ok := value.(scalar.Date)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDueOn(v)
+		return nil
+	case debtitem.FieldInterestRate:
+		v, ok := value.(collection.Rate)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetInterestRate(v)
+		return nil
+	case debtitem.FieldReminderFee:
+		v, ok := value.(collection.Money)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetReminderFee(v)
+		return nil
 	}
 	return fmt.Errorf("unknown DebtItem field %s", name)
 }
@@ -6614,6 +7327,12 @@ func (m *DebtItemMutation) AddedFields() []string {
 	if m.addpaid_amount != nil {
 		fields = append(fields, debtitem.FieldPaidAmount)
 	}
+	if m.addinterest_rate != nil {
+		fields = append(fields, debtitem.FieldInterestRate)
+	}
+	if m.addreminder_fee != nil {
+		fields = append(fields, debtitem.FieldReminderFee)
+	}
 	return fields
 }
 
@@ -6628,6 +7347,10 @@ func (m *DebtItemMutation) AddedField(name string) (ent.Value, bool) {
 		return m.AddedAmount()
 	case debtitem.FieldPaidAmount:
 		return m.AddedPaidAmount()
+	case debtitem.FieldInterestRate:
+		return m.AddedInterestRate()
+	case debtitem.FieldReminderFee:
+		return m.AddedReminderFee()
 	}
 	return nil, false
 }
@@ -6658,6 +7381,20 @@ func (m *DebtItemMutation) AddField(name string, value ent.Value) error {
 		}
 		m.AddPaidAmount(v)
 		return nil
+	case debtitem.FieldInterestRate:
+		v, ok := value.(collection.Rate)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddInterestRate(v)
+		return nil
+	case debtitem.FieldReminderFee:
+		v, ok := value.(collection.Money)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddReminderFee(v)
+		return nil
 	}
 	return fmt.Errorf("unknown DebtItem numeric field %s", name)
 }
@@ -6671,6 +7408,15 @@ func (m *DebtItemMutation) ClearedFields() []string {
 	}
 	if m.FieldCleared(debtitem.FieldReminderDate) {
 		fields = append(fields, debtitem.FieldReminderDate)
+	}
+	if m.FieldCleared(debtitem.FieldDueOn) {
+		fields = append(fields, debtitem.FieldDueOn)
+	}
+	if m.FieldCleared(debtitem.FieldInterestRate) {
+		fields = append(fields, debtitem.FieldInterestRate)
+	}
+	if m.FieldCleared(debtitem.FieldReminderFee) {
+		fields = append(fields, debtitem.FieldReminderFee)
 	}
 	return fields
 }
@@ -6691,6 +7437,15 @@ func (m *DebtItemMutation) ClearField(name string) error {
 		return nil
 	case debtitem.FieldReminderDate:
 		m.ClearReminderDate()
+		return nil
+	case debtitem.FieldDueOn:
+		m.ClearDueOn()
+		return nil
+	case debtitem.FieldInterestRate:
+		m.ClearInterestRate()
+		return nil
+	case debtitem.FieldReminderFee:
+		m.ClearReminderFee()
 		return nil
 	}
 	return fmt.Errorf("unknown DebtItem nullable field %s", name)
@@ -6735,6 +7490,15 @@ func (m *DebtItemMutation) ResetField(name string) error {
 		return nil
 	case debtitem.FieldPaidAmount:
 		m.ResetPaidAmount()
+		return nil
+	case debtitem.FieldDueOn:
+		m.ResetDueOn()
+		return nil
+	case debtitem.FieldInterestRate:
+		m.ResetInterestRate()
+		return nil
+	case debtitem.FieldReminderFee:
+		m.ResetReminderFee()
 		return nil
 	}
 	return fmt.Errorf("unknown DebtItem field %s", name)
@@ -8273,6 +9037,698 @@ func (m *DebtorMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown Debtor edge %s", name)
+}
+
+// FeeMutation represents an operation that mutates the Fee nodes in the graph.
+type FeeMutation struct {
+	config
+	op            Op
+	typ           string
+	id            *scalar.IntID
+	created_at    *time.Time
+	client_id     *string
+	kind          *fee.Kind
+	amount        *collection.Money
+	addamount     *collection.Money
+	charged_on    *scalar.Date
+	clearedFields map[string]struct{}
+	debt          *scalar.IntID
+	cleareddebt   bool
+	done          bool
+	oldValue      func(context.Context) (*Fee, error)
+	predicates    []predicate.Fee
+}
+
+var _ ent.Mutation = (*FeeMutation)(nil)
+
+// feeOption allows management of the mutation configuration using functional options.
+type feeOption func(*FeeMutation)
+
+// newFeeMutation creates new mutation for the Fee entity.
+func newFeeMutation(c config, op Op, opts ...feeOption) *FeeMutation {
+	m := &FeeMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeFee,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withFeeID sets the ID field of the mutation.
+func withFeeID(id scalar.IntID) feeOption {
+	return func(m *FeeMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *Fee
+		)
+		m.oldValue = func(ctx context.Context) (*Fee, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().Fee.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withFee sets the old Fee of the mutation.
+func withFee(node *Fee) feeOption {
+	return func(m *FeeMutation) {
+		m.oldValue = func(context.Context) (*Fee, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m FeeMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m FeeMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of Fee entities.
+func (m *FeeMutation) SetID(id scalar.IntID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *FeeMutation) ID() (id scalar.IntID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *FeeMutation) IDs(ctx context.Context) ([]scalar.IntID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []scalar.IntID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().Fee.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *FeeMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *FeeMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the Fee entity.
+// If the Fee object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FeeMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *FeeMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetClientID sets the "client_id" field.
+func (m *FeeMutation) SetClientID(s string) {
+	m.client_id = &s
+}
+
+// ClientID returns the value of the "client_id" field in the mutation.
+func (m *FeeMutation) ClientID() (r string, exists bool) {
+	v := m.client_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldClientID returns the old "client_id" field's value of the Fee entity.
+// If the Fee object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FeeMutation) OldClientID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldClientID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldClientID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldClientID: %w", err)
+	}
+	return oldValue.ClientID, nil
+}
+
+// ResetClientID resets all changes to the "client_id" field.
+func (m *FeeMutation) ResetClientID() {
+	m.client_id = nil
+}
+
+// SetDebtID sets the "debt_id" field.
+func (m *FeeMutation) SetDebtID(si scalar.IntID) {
+	m.debt = &si
+}
+
+// DebtID returns the value of the "debt_id" field in the mutation.
+func (m *FeeMutation) DebtID() (r scalar.IntID, exists bool) {
+	v := m.debt
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDebtID returns the old "debt_id" field's value of the Fee entity.
+// If the Fee object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FeeMutation) OldDebtID(ctx context.Context) (v scalar.IntID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDebtID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDebtID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDebtID: %w", err)
+	}
+	return oldValue.DebtID, nil
+}
+
+// ResetDebtID resets all changes to the "debt_id" field.
+func (m *FeeMutation) ResetDebtID() {
+	m.debt = nil
+}
+
+// SetKind sets the "kind" field.
+func (m *FeeMutation) SetKind(f fee.Kind) {
+	m.kind = &f
+}
+
+// Kind returns the value of the "kind" field in the mutation.
+func (m *FeeMutation) Kind() (r fee.Kind, exists bool) {
+	v := m.kind
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldKind returns the old "kind" field's value of the Fee entity.
+// If the Fee object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FeeMutation) OldKind(ctx context.Context) (v fee.Kind, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldKind is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldKind requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldKind: %w", err)
+	}
+	return oldValue.Kind, nil
+}
+
+// ResetKind resets all changes to the "kind" field.
+func (m *FeeMutation) ResetKind() {
+	m.kind = nil
+}
+
+// SetAmount sets the "amount" field.
+func (m *FeeMutation) SetAmount(c collection.Money) {
+	m.amount = &c
+	m.addamount = nil
+}
+
+// Amount returns the value of the "amount" field in the mutation.
+func (m *FeeMutation) Amount() (r collection.Money, exists bool) {
+	v := m.amount
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAmount returns the old "amount" field's value of the Fee entity.
+// If the Fee object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FeeMutation) OldAmount(ctx context.Context) (v collection.Money, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAmount is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAmount requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAmount: %w", err)
+	}
+	return oldValue.Amount, nil
+}
+
+// AddAmount adds c to the "amount" field.
+func (m *FeeMutation) AddAmount(c collection.Money) {
+	if m.addamount != nil {
+		*m.addamount += c
+	} else {
+		m.addamount = &c
+	}
+}
+
+// AddedAmount returns the value that was added to the "amount" field in this mutation.
+func (m *FeeMutation) AddedAmount() (r collection.Money, exists bool) {
+	v := m.addamount
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetAmount resets all changes to the "amount" field.
+func (m *FeeMutation) ResetAmount() {
+	m.amount = nil
+	m.addamount = nil
+}
+
+// SetChargedOn sets the "charged_on" field.
+func (m *FeeMutation) SetChargedOn(s scalar.Date) {
+	m.charged_on = &s
+}
+
+// ChargedOn returns the value of the "charged_on" field in the mutation.
+func (m *FeeMutation) ChargedOn() (r scalar.Date, exists bool) {
+	v := m.charged_on
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldChargedOn returns the old "charged_on" field's value of the Fee entity.
+// If the Fee object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FeeMutation) OldChargedOn(ctx context.Context) (v scalar.Date, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldChargedOn is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldChargedOn requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldChargedOn: %w", err)
+	}
+	return oldValue.ChargedOn, nil
+}
+
+// ResetChargedOn resets all changes to the "charged_on" field.
+func (m *FeeMutation) ResetChargedOn() {
+	m.charged_on = nil
+}
+
+// ClearDebt clears the "debt" edge to the Debt entity.
+func (m *FeeMutation) ClearDebt() {
+	m.cleareddebt = true
+	m.clearedFields[fee.FieldDebtID] = struct{}{}
+}
+
+// DebtCleared reports if the "debt" edge to the Debt entity was cleared.
+func (m *FeeMutation) DebtCleared() bool {
+	return m.cleareddebt
+}
+
+// DebtIDs returns the "debt" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// DebtID instead. It exists only for internal usage by the builders.
+func (m *FeeMutation) DebtIDs() (ids []scalar.IntID) {
+	if id := m.debt; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetDebt resets all changes to the "debt" edge.
+func (m *FeeMutation) ResetDebt() {
+	m.debt = nil
+	m.cleareddebt = false
+}
+
+// Where appends a list predicates to the FeeMutation builder.
+func (m *FeeMutation) Where(ps ...predicate.Fee) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the FeeMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *FeeMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.Fee, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *FeeMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *FeeMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (Fee).
+func (m *FeeMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *FeeMutation) Fields() []string {
+	fields := make([]string, 0, 6)
+	if m.created_at != nil {
+		fields = append(fields, fee.FieldCreatedAt)
+	}
+	if m.client_id != nil {
+		fields = append(fields, fee.FieldClientID)
+	}
+	if m.debt != nil {
+		fields = append(fields, fee.FieldDebtID)
+	}
+	if m.kind != nil {
+		fields = append(fields, fee.FieldKind)
+	}
+	if m.amount != nil {
+		fields = append(fields, fee.FieldAmount)
+	}
+	if m.charged_on != nil {
+		fields = append(fields, fee.FieldChargedOn)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *FeeMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case fee.FieldCreatedAt:
+		return m.CreatedAt()
+	case fee.FieldClientID:
+		return m.ClientID()
+	case fee.FieldDebtID:
+		return m.DebtID()
+	case fee.FieldKind:
+		return m.Kind()
+	case fee.FieldAmount:
+		return m.Amount()
+	case fee.FieldChargedOn:
+		return m.ChargedOn()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *FeeMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case fee.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case fee.FieldClientID:
+		return m.OldClientID(ctx)
+	case fee.FieldDebtID:
+		return m.OldDebtID(ctx)
+	case fee.FieldKind:
+		return m.OldKind(ctx)
+	case fee.FieldAmount:
+		return m.OldAmount(ctx)
+	case fee.FieldChargedOn:
+		return m.OldChargedOn(ctx)
+	}
+	return nil, fmt.Errorf("unknown Fee field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *FeeMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case fee.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case fee.FieldClientID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetClientID(v)
+		return nil
+	case fee.FieldDebtID:
+		v, ok := value.(scalar.IntID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDebtID(v)
+		return nil
+	case fee.FieldKind:
+		v, ok := value.(fee.Kind)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetKind(v)
+		return nil
+	case fee.FieldAmount:
+		v, ok := value.(collection.Money)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAmount(v)
+		return nil
+	case fee.FieldChargedOn:
+		v, ok := value.(scalar.Date)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetChargedOn(v)
+		return nil
+	}
+	return fmt.Errorf("unknown Fee field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *FeeMutation) AddedFields() []string {
+	var fields []string
+	if m.addamount != nil {
+		fields = append(fields, fee.FieldAmount)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *FeeMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case fee.FieldAmount:
+		return m.AddedAmount()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *FeeMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case fee.FieldAmount:
+		v, ok := value.(collection.Money)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddAmount(v)
+		return nil
+	}
+	return fmt.Errorf("unknown Fee numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *FeeMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *FeeMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *FeeMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown Fee nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *FeeMutation) ResetField(name string) error {
+	switch name {
+	case fee.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case fee.FieldClientID:
+		m.ResetClientID()
+		return nil
+	case fee.FieldDebtID:
+		m.ResetDebtID()
+		return nil
+	case fee.FieldKind:
+		m.ResetKind()
+		return nil
+	case fee.FieldAmount:
+		m.ResetAmount()
+		return nil
+	case fee.FieldChargedOn:
+		m.ResetChargedOn()
+		return nil
+	}
+	return fmt.Errorf("unknown Fee field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *FeeMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.debt != nil {
+		edges = append(edges, fee.EdgeDebt)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *FeeMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case fee.EdgeDebt:
+		if id := m.debt; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *FeeMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *FeeMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *FeeMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.cleareddebt {
+		edges = append(edges, fee.EdgeDebt)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *FeeMutation) EdgeCleared(name string) bool {
+	switch name {
+	case fee.EdgeDebt:
+		return m.cleareddebt
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *FeeMutation) ClearEdge(name string) error {
+	switch name {
+	case fee.EdgeDebt:
+		m.ClearDebt()
+		return nil
+	}
+	return fmt.Errorf("unknown Fee unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *FeeMutation) ResetEdge(name string) error {
+	switch name {
+	case fee.EdgeDebt:
+		m.ResetDebt()
+		return nil
+	}
+	return fmt.Errorf("unknown Fee edge %s", name)
 }
 
 // IdempotencyRecordMutation represents an operation that mutates the IdempotencyRecord nodes in the graph.
@@ -12751,4 +14207,426 @@ func (m *PaymentMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown Payment edge %s", name)
+}
+
+// ReferenceRateMutation represents an operation that mutates the ReferenceRate nodes in the graph.
+type ReferenceRateMutation struct {
+	config
+	op            Op
+	typ           string
+	id            *scalar.IntID
+	valid_from    *scalar.Date
+	rate          *collection.Rate
+	addrate       *collection.Rate
+	clearedFields map[string]struct{}
+	done          bool
+	oldValue      func(context.Context) (*ReferenceRate, error)
+	predicates    []predicate.ReferenceRate
+}
+
+var _ ent.Mutation = (*ReferenceRateMutation)(nil)
+
+// referencerateOption allows management of the mutation configuration using functional options.
+type referencerateOption func(*ReferenceRateMutation)
+
+// newReferenceRateMutation creates new mutation for the ReferenceRate entity.
+func newReferenceRateMutation(c config, op Op, opts ...referencerateOption) *ReferenceRateMutation {
+	m := &ReferenceRateMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeReferenceRate,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withReferenceRateID sets the ID field of the mutation.
+func withReferenceRateID(id scalar.IntID) referencerateOption {
+	return func(m *ReferenceRateMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *ReferenceRate
+		)
+		m.oldValue = func(ctx context.Context) (*ReferenceRate, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().ReferenceRate.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withReferenceRate sets the old ReferenceRate of the mutation.
+func withReferenceRate(node *ReferenceRate) referencerateOption {
+	return func(m *ReferenceRateMutation) {
+		m.oldValue = func(context.Context) (*ReferenceRate, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m ReferenceRateMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m ReferenceRateMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of ReferenceRate entities.
+func (m *ReferenceRateMutation) SetID(id scalar.IntID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *ReferenceRateMutation) ID() (id scalar.IntID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *ReferenceRateMutation) IDs(ctx context.Context) ([]scalar.IntID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []scalar.IntID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().ReferenceRate.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetValidFrom sets the "valid_from" field.
+func (m *ReferenceRateMutation) SetValidFrom(s scalar.Date) {
+	m.valid_from = &s
+}
+
+// ValidFrom returns the value of the "valid_from" field in the mutation.
+func (m *ReferenceRateMutation) ValidFrom() (r scalar.Date, exists bool) {
+	v := m.valid_from
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldValidFrom returns the old "valid_from" field's value of the ReferenceRate entity.
+// If the ReferenceRate object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ReferenceRateMutation) OldValidFrom(ctx context.Context) (v scalar.Date, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldValidFrom is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldValidFrom requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldValidFrom: %w", err)
+	}
+	return oldValue.ValidFrom, nil
+}
+
+// ResetValidFrom resets all changes to the "valid_from" field.
+func (m *ReferenceRateMutation) ResetValidFrom() {
+	m.valid_from = nil
+}
+
+// SetRate sets the "rate" field.
+func (m *ReferenceRateMutation) SetRate(c collection.Rate) {
+	m.rate = &c
+	m.addrate = nil
+}
+
+// Rate returns the value of the "rate" field in the mutation.
+func (m *ReferenceRateMutation) Rate() (r collection.Rate, exists bool) {
+	v := m.rate
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRate returns the old "rate" field's value of the ReferenceRate entity.
+// If the ReferenceRate object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ReferenceRateMutation) OldRate(ctx context.Context) (v collection.Rate, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRate is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRate requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRate: %w", err)
+	}
+	return oldValue.Rate, nil
+}
+
+// AddRate adds c to the "rate" field.
+func (m *ReferenceRateMutation) AddRate(c collection.Rate) {
+	if m.addrate != nil {
+		*m.addrate += c
+	} else {
+		m.addrate = &c
+	}
+}
+
+// AddedRate returns the value that was added to the "rate" field in this mutation.
+func (m *ReferenceRateMutation) AddedRate() (r collection.Rate, exists bool) {
+	v := m.addrate
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetRate resets all changes to the "rate" field.
+func (m *ReferenceRateMutation) ResetRate() {
+	m.rate = nil
+	m.addrate = nil
+}
+
+// Where appends a list predicates to the ReferenceRateMutation builder.
+func (m *ReferenceRateMutation) Where(ps ...predicate.ReferenceRate) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the ReferenceRateMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *ReferenceRateMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.ReferenceRate, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *ReferenceRateMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *ReferenceRateMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (ReferenceRate).
+func (m *ReferenceRateMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *ReferenceRateMutation) Fields() []string {
+	fields := make([]string, 0, 2)
+	if m.valid_from != nil {
+		fields = append(fields, referencerate.FieldValidFrom)
+	}
+	if m.rate != nil {
+		fields = append(fields, referencerate.FieldRate)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *ReferenceRateMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case referencerate.FieldValidFrom:
+		return m.ValidFrom()
+	case referencerate.FieldRate:
+		return m.Rate()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *ReferenceRateMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case referencerate.FieldValidFrom:
+		return m.OldValidFrom(ctx)
+	case referencerate.FieldRate:
+		return m.OldRate(ctx)
+	}
+	return nil, fmt.Errorf("unknown ReferenceRate field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ReferenceRateMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case referencerate.FieldValidFrom:
+		v, ok := value.(scalar.Date)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetValidFrom(v)
+		return nil
+	case referencerate.FieldRate:
+		v, ok := value.(collection.Rate)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRate(v)
+		return nil
+	}
+	return fmt.Errorf("unknown ReferenceRate field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *ReferenceRateMutation) AddedFields() []string {
+	var fields []string
+	if m.addrate != nil {
+		fields = append(fields, referencerate.FieldRate)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *ReferenceRateMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case referencerate.FieldRate:
+		return m.AddedRate()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ReferenceRateMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case referencerate.FieldRate:
+		v, ok := value.(collection.Rate)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddRate(v)
+		return nil
+	}
+	return fmt.Errorf("unknown ReferenceRate numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *ReferenceRateMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *ReferenceRateMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *ReferenceRateMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown ReferenceRate nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *ReferenceRateMutation) ResetField(name string) error {
+	switch name {
+	case referencerate.FieldValidFrom:
+		m.ResetValidFrom()
+		return nil
+	case referencerate.FieldRate:
+		m.ResetRate()
+		return nil
+	}
+	return fmt.Errorf("unknown ReferenceRate field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *ReferenceRateMutation) AddedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *ReferenceRateMutation) AddedIDs(name string) []ent.Value {
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *ReferenceRateMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *ReferenceRateMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *ReferenceRateMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *ReferenceRateMutation) EdgeCleared(name string) bool {
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *ReferenceRateMutation) ClearEdge(name string) error {
+	return fmt.Errorf("unknown ReferenceRate unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *ReferenceRateMutation) ResetEdge(name string) error {
+	return fmt.Errorf("unknown ReferenceRate edge %s", name)
 }

@@ -30,6 +30,8 @@ type Tx struct {
 	DebtItem *DebtItemClient
 	// Debtor is the client for interacting with the Debtor builders.
 	Debtor *DebtorClient
+	// Fee is the client for interacting with the Fee builders.
+	Fee *FeeClient
 	// IdempotencyRecord is the client for interacting with the IdempotencyRecord builders.
 	IdempotencyRecord *IdempotencyRecordClient
 	// Invoice is the client for interacting with the Invoice builders.
@@ -38,6 +40,8 @@ type Tx struct {
 	InvoiceArticle *InvoiceArticleClient
 	// Payment is the client for interacting with the Payment builders.
 	Payment *PaymentClient
+	// ReferenceRate is the client for interacting with the ReferenceRate builders.
+	ReferenceRate *ReferenceRateClient
 
 	// lazily loaded.
 	client     *Client
@@ -177,10 +181,12 @@ func (tx *Tx) init() {
 	tx.DebtCount = NewDebtCountClient(tx.config)
 	tx.DebtItem = NewDebtItemClient(tx.config)
 	tx.Debtor = NewDebtorClient(tx.config)
+	tx.Fee = NewFeeClient(tx.config)
 	tx.IdempotencyRecord = NewIdempotencyRecordClient(tx.config)
 	tx.Invoice = NewInvoiceClient(tx.config)
 	tx.InvoiceArticle = NewInvoiceArticleClient(tx.config)
 	tx.Payment = NewPaymentClient(tx.config)
+	tx.ReferenceRate = NewReferenceRateClient(tx.config)
 }
 
 // txDriver wraps the given dialect.Tx with a nop dialect.Driver implementation.

@@ -44,6 +44,7 @@ type ResolverRoot interface {
 	Debtor() DebtorResolver
 	Invoice() InvoiceResolver
 	Mutation() MutationResolver
+	Payment() PaymentResolver
 	Query() QueryResolver
 }
 
@@ -125,12 +126,29 @@ type ComplexityRoot struct {
 		RecordType func(childComplexity int) int
 	}
 
+	Claim struct {
+		AsOf      func(childComplexity int) int
+		Charges   func(childComplexity int) int
+		Fees      func(childComplexity int) int
+		Interest  func(childComplexity int) int
+		Overpaid  func(childComplexity int) int
+		Principal func(childComplexity int) int
+		Total     func(childComplexity int) int
+	}
+
+	ClaimPart struct {
+		Charged     func(childComplexity int) int
+		Outstanding func(childComplexity int) int
+		Paid        func(childComplexity int) int
+	}
+
 	Client struct {
 		Address2           func(childComplexity int) int
 		Adress1            func(childComplexity int) int
 		BankNumber         func(childComplexity int) int
 		City               func(childComplexity int) int
 		ClientNumber       func(childComplexity int) int
+		CollectionTerms    func(childComplexity int) int
 		ContactEmail       func(childComplexity int) int
 		ContactName        func(childComplexity int) int
 		ContactPhone       func(childComplexity int) int
@@ -159,6 +177,12 @@ type ComplexityRoot struct {
 		Node   func(childComplexity int) int
 	}
 
+	CollectionTerms struct {
+		CollectionFee    func(childComplexity int) int
+		Interest         func(childComplexity int) int
+		LateCompensation func(childComplexity int) int
+	}
+
 	ContactInformation struct {
 		Email func(childComplexity int) int
 		Phone func(childComplexity int) int
@@ -170,25 +194,28 @@ type ComplexityRoot struct {
 	}
 
 	Debt struct {
-		ActiveStatus    func(childComplexity int) int
-		Client          func(childComplexity int) int
-		CreatedAt       func(childComplexity int) int
-		Debtor          func(childComplexity int) int
-		Events          func(childComplexity int) int
-		ID              func(childComplexity int) int
-		Invoices        func(childComplexity int) int
-		IsCompleted     func(childComplexity int) int
-		MainStatus      func(childComplexity int) int
-		OriginalAmount  func(childComplexity int) int
-		OverpaidAmount  func(childComplexity int) int
-		PaidAmount      func(childComplexity int) int
-		PaymentStatus   func(childComplexity int) int
-		Payments        func(childComplexity int) int
-		RemainingAmount func(childComplexity int) int
-		UnderStatus     func(childComplexity int) int
-		UpdatedAt       func(childComplexity int) int
-		WithdrawComment func(childComplexity int) int
-		WithdrawnAt     func(childComplexity int) int
+		ActiveStatus     func(childComplexity int) int
+		Claim            func(childComplexity int, asOf *scalar.Date) int
+		Client           func(childComplexity int) int
+		CreatedAt        func(childComplexity int) int
+		Debtor           func(childComplexity int) int
+		Events           func(childComplexity int) int
+		ID               func(childComplexity int) int
+		Invoices         func(childComplexity int) int
+		IsCompleted      func(childComplexity int) int
+		MainStatus       func(childComplexity int) int
+		OriginalAmount   func(childComplexity int) int
+		OverpaidAmount   func(childComplexity int) int
+		PaidAmount       func(childComplexity int) int
+		PaymentReference func(childComplexity int) int
+		PaymentStatus    func(childComplexity int) int
+		Payments         func(childComplexity int) int
+		RemainingAmount  func(childComplexity int) int
+		Terms            func(childComplexity int) int
+		UnderStatus      func(childComplexity int) int
+		UpdatedAt        func(childComplexity int) int
+		WithdrawComment  func(childComplexity int) int
+		WithdrawnAt      func(childComplexity int) int
 	}
 
 	DebtConnection struct {
@@ -205,10 +232,12 @@ type ComplexityRoot struct {
 
 	DebtInvoice struct {
 		Amount          func(childComplexity int) int
+		Claim           func(childComplexity int, asOf *scalar.Date) int
 		CreatedAt       func(childComplexity int) int
 		Description     func(childComplexity int) int
 		DueDate         func(childComplexity int) int
 		ID              func(childComplexity int) int
+		InterestRate    func(childComplexity int) int
 		Invoice         func(childComplexity int) int
 		InvoiceDate     func(childComplexity int) int
 		InvoiceNumber   func(childComplexity int) int
@@ -216,6 +245,7 @@ type ComplexityRoot struct {
 		Payments        func(childComplexity int) int
 		RemainingAmount func(childComplexity int) int
 		ReminderDate    func(childComplexity int) int
+		ReminderFee     func(childComplexity int) int
 	}
 
 	Debtor struct {
@@ -245,6 +275,12 @@ type ComplexityRoot struct {
 	DebtorEdge struct {
 		Cursor func(childComplexity int) int
 		Node   func(childComplexity int) int
+	}
+
+	Fee struct {
+		Amount    func(childComplexity int) int
+		ChargedOn func(childComplexity int) int
+		Kind      func(childComplexity int) int
 	}
 
 	Invoice struct {
@@ -289,18 +325,25 @@ type ComplexityRoot struct {
 		Node   func(childComplexity int) int
 	}
 
+	ItemClaim struct {
+		Interest  func(childComplexity int) int
+		Principal func(childComplexity int) int
+	}
+
 	Mutation struct {
-		AddDebtPayment  func(childComplexity int, clientID string, input collection.PaymentRecord) int
-		CreateAPIKey    func(childComplexity int, input CreateAPIKeyInput) int
-		CreateClient    func(childComplexity int, input collection.ClientRecord) int
-		CreateDebt      func(childComplexity int, clientID string, input collection.DebtorWithDebtsRecord) int
-		CreateDebtor    func(childComplexity int, clientID string, input collection.DebtorRecord) int
-		CreateInvoice   func(childComplexity int, clientID string, input collection.InvoiceRecord) int
-		RevokeAPIKey    func(childComplexity int, id string) int
-		UpdateClient    func(childComplexity int, id string, input collection.ClientRecord) int
-		UpdateDebtor    func(childComplexity int, clientID string, id string, input collection.DebtorRecord) int
-		WithdrawDebt    func(childComplexity int, clientID string, input WithdrawDebtInput) int
-		WithdrawInvoice func(childComplexity int, clientID string, id string, comment *string) int
+		AddDebtPayment     func(childComplexity int, clientID string, input collection.PaymentRecord) int
+		CreateAPIKey       func(childComplexity int, input CreateAPIKeyInput) int
+		CreateClient       func(childComplexity int, input collection.ClientRecord) int
+		CreateDebt         func(childComplexity int, clientID string, input collection.DebtorWithDebtsRecord) int
+		CreateDebtor       func(childComplexity int, clientID string, input collection.DebtorRecord) int
+		CreateInvoice      func(childComplexity int, clientID string, input collection.InvoiceRecord) int
+		RevokeAPIKey       func(childComplexity int, id string) int
+		SetCollectionTerms func(childComplexity int, clientID string, input collection.Terms) int
+		SetReferenceRate   func(childComplexity int, input collection.ReferenceRate) int
+		UpdateClient       func(childComplexity int, id string, input collection.ClientRecord) int
+		UpdateDebtor       func(childComplexity int, clientID string, id string, input collection.DebtorRecord) int
+		WithdrawDebt       func(childComplexity int, clientID string, input WithdrawDebtInput) int
+		WithdrawInvoice    func(childComplexity int, clientID string, id string, comment *string) int
 	}
 
 	PageInfo struct {
@@ -311,6 +354,7 @@ type ComplexityRoot struct {
 	}
 
 	Payment struct {
+		Allocation      func(childComplexity int) int
 		Amount          func(childComplexity int) int
 		BookedDate      func(childComplexity int) int
 		CreatedAt       func(childComplexity int) int
@@ -321,18 +365,26 @@ type ComplexityRoot struct {
 		TransactionDate func(childComplexity int) int
 	}
 
+	PaymentAllocation struct {
+		Credit    func(childComplexity int) int
+		Fees      func(childComplexity int) int
+		Interest  func(childComplexity int) int
+		Principal func(childComplexity int) int
+	}
+
 	Query struct {
-		APIKeys     func(childComplexity int, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) int
-		AuditEvents func(childComplexity int, filter *ledger.AuditEventFilter, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) int
-		Client      func(childComplexity int, id string) int
-		Clients     func(childComplexity int, search *string, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) int
-		Debt        func(childComplexity int, clientID string, id int) int
-		Debtor      func(childComplexity int, clientID string, id string) int
-		Debtors     func(childComplexity int, clientID string, filter *ledger.DebtorFilter, orderBy *ent.DebtorOrder, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) int
-		Debts       func(childComplexity int, clientID string, filter *ledger.DebtFilter, orderBy *ent.DebtOrder, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) int
-		Invoice     func(childComplexity int, clientID string, id string) int
-		Invoices    func(childComplexity int, clientID string, filter *ledger.InvoiceFilter, orderBy *ent.InvoiceOrder, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) int
-		Viewer      func(childComplexity int) int
+		APIKeys        func(childComplexity int, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) int
+		AuditEvents    func(childComplexity int, filter *ledger.AuditEventFilter, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) int
+		Client         func(childComplexity int, id string) int
+		Clients        func(childComplexity int, search *string, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) int
+		Debt           func(childComplexity int, clientID string, id int) int
+		Debtor         func(childComplexity int, clientID string, id string) int
+		Debtors        func(childComplexity int, clientID string, filter *ledger.DebtorFilter, orderBy *ent.DebtorOrder, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) int
+		Debts          func(childComplexity int, clientID string, filter *ledger.DebtFilter, orderBy *ent.DebtOrder, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) int
+		Invoice        func(childComplexity int, clientID string, id string) int
+		Invoices       func(childComplexity int, clientID string, filter *ledger.InvoiceFilter, orderBy *ent.InvoiceOrder, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) int
+		ReferenceRates func(childComplexity int) int
+		Viewer         func(childComplexity int) int
 	}
 
 	RecordStatuses struct {
@@ -343,6 +395,11 @@ type ComplexityRoot struct {
 		PaidAmount           func(childComplexity int) int
 		PaymentStatus        func(childComplexity int) int
 		UnderStatus          func(childComplexity int) int
+	}
+
+	ReferenceRate struct {
+		Rate      func(childComplexity int) int
+		ValidFrom func(childComplexity int) int
 	}
 
 	Viewer struct {
@@ -367,6 +424,7 @@ type ClientResolver interface {
 	Debtors(ctx context.Context, obj *ent.Creditor, filter *ledger.DebtorFilter, orderBy *ent.DebtorOrder, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) (*ent.DebtorConnection, error)
 	Debts(ctx context.Context, obj *ent.Creditor, filter *ledger.DebtFilter, orderBy *ent.DebtOrder, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) (*ent.DebtConnection, error)
 	Invoices(ctx context.Context, obj *ent.Creditor, filter *ledger.InvoiceFilter, orderBy *ent.InvoiceOrder, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) (*ent.InvoiceConnection, error)
+	CollectionTerms(ctx context.Context, obj *ent.Creditor) (*collection.Terms, error)
 }
 type DebtResolver interface {
 	Invoices(ctx context.Context, obj *ent.Debt) ([]*ent.DebtItem, error)
@@ -375,11 +433,16 @@ type DebtResolver interface {
 	UnderStatus(ctx context.Context, obj *ent.Debt) (collection.CollectionSubStatus, error)
 
 	Events(ctx context.Context, obj *ent.Debt) ([]*ent.AuditEvent, error)
+	Terms(ctx context.Context, obj *ent.Debt) (*collection.Terms, error)
+	Claim(ctx context.Context, obj *ent.Debt, asOf *scalar.Date) (*collection.Claim, error)
+	PaymentReference(ctx context.Context, obj *ent.Debt) (string, error)
 }
 type DebtInvoiceResolver interface {
 	RemainingAmount(ctx context.Context, obj *ent.DebtItem) (collection.Money, error)
 	Payments(ctx context.Context, obj *ent.DebtItem) ([]*ent.Payment, error)
 	Invoice(ctx context.Context, obj *ent.DebtItem) (*ent.Invoice, error)
+
+	Claim(ctx context.Context, obj *ent.DebtItem, asOf *scalar.Date) (*collection.ItemClaim, error)
 }
 type DebtorResolver interface {
 	Address(ctx context.Context, obj *ent.Debtor) (*collection.AddressRecord, error)
@@ -415,6 +478,11 @@ type MutationResolver interface {
 	WithdrawDebt(ctx context.Context, clientID string, input WithdrawDebtInput) (*ent.Debt, error)
 	CreateAPIKey(ctx context.Context, input CreateAPIKeyInput) (*CreatedAPIKey, error)
 	RevokeAPIKey(ctx context.Context, id string) (*ent.APIKey, error)
+	SetReferenceRate(ctx context.Context, input collection.ReferenceRate) (*ent.ReferenceRate, error)
+	SetCollectionTerms(ctx context.Context, clientID string, input collection.Terms) (*ent.Creditor, error)
+}
+type PaymentResolver interface {
+	Allocation(ctx context.Context, obj *ent.Payment) (*collection.Allocation, error)
 }
 type QueryResolver interface {
 	Viewer(ctx context.Context) (*Viewer, error)
@@ -428,6 +496,7 @@ type QueryResolver interface {
 	Debts(ctx context.Context, clientID string, filter *ledger.DebtFilter, orderBy *ent.DebtOrder, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) (*ent.DebtConnection, error)
 	APIKeys(ctx context.Context, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) (*ent.APIKeyConnection, error)
 	AuditEvents(ctx context.Context, filter *ledger.AuditEventFilter, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) (*ent.AuditEventConnection, error)
+	ReferenceRates(ctx context.Context) ([]*ent.ReferenceRate, error)
 }
 
 // endregion ************************** generated!.gotpl **************************
@@ -739,6 +808,68 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.AuditRecord.RecordType(childComplexity), true
 
+	case "Claim.asOf":
+		if e.ComplexityRoot.Claim.AsOf == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Claim.AsOf(childComplexity), true
+	case "Claim.charges":
+		if e.ComplexityRoot.Claim.Charges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Claim.Charges(childComplexity), true
+	case "Claim.fees":
+		if e.ComplexityRoot.Claim.Fees == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Claim.Fees(childComplexity), true
+	case "Claim.interest":
+		if e.ComplexityRoot.Claim.Interest == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Claim.Interest(childComplexity), true
+	case "Claim.overpaidAmount":
+		if e.ComplexityRoot.Claim.Overpaid == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Claim.Overpaid(childComplexity), true
+	case "Claim.principal":
+		if e.ComplexityRoot.Claim.Principal == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Claim.Principal(childComplexity), true
+	case "Claim.total":
+		if e.ComplexityRoot.Claim.Total == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Claim.Total(childComplexity), true
+
+	case "ClaimPart.charged":
+		if e.ComplexityRoot.ClaimPart.Charged == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClaimPart.Charged(childComplexity), true
+	case "ClaimPart.outstanding":
+		if e.ComplexityRoot.ClaimPart.Outstanding == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClaimPart.Outstanding(childComplexity), true
+	case "ClaimPart.paid":
+		if e.ComplexityRoot.ClaimPart.Paid == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClaimPart.Paid(childComplexity), true
+
 	case "Client.address2":
 		if e.ComplexityRoot.Client.Address2 == nil {
 			break
@@ -769,6 +900,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Client.ClientNumber(childComplexity), true
+	case "Client.collectionTerms":
+		if e.ComplexityRoot.Client.CollectionTerms == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Client.CollectionTerms(childComplexity), true
 	case "Client.contactEmail":
 		if e.ComplexityRoot.Client.ContactEmail == nil {
 			break
@@ -907,6 +1044,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ClientEdge.Node(childComplexity), true
 
+	case "CollectionTerms.collectionFee":
+		if e.ComplexityRoot.CollectionTerms.CollectionFee == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CollectionTerms.CollectionFee(childComplexity), true
+	case "CollectionTerms.interest":
+		if e.ComplexityRoot.CollectionTerms.Interest == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CollectionTerms.Interest(childComplexity), true
+	case "CollectionTerms.lateCompensation":
+		if e.ComplexityRoot.CollectionTerms.LateCompensation == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CollectionTerms.LateCompensation(childComplexity), true
+
 	case "ContactInformation.email":
 		if e.ComplexityRoot.ContactInformation.Email == nil {
 			break
@@ -939,6 +1095,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Debt.ActiveStatus(childComplexity), true
+	case "Debt.claim":
+		if e.ComplexityRoot.Debt.Claim == nil {
+			break
+		}
+
+		args, err := ec.field_Debt_claim_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Debt.Claim(childComplexity, args["asOf"].(*scalar.Date)), true
 	case "Debt.client":
 		if e.ComplexityRoot.Debt.Client == nil {
 			break
@@ -1005,6 +1172,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Debt.PaidAmount(childComplexity), true
+	case "Debt.paymentReference":
+		if e.ComplexityRoot.Debt.PaymentReference == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Debt.PaymentReference(childComplexity), true
 	case "Debt.paymentStatus":
 		if e.ComplexityRoot.Debt.PaymentStatus == nil {
 			break
@@ -1023,6 +1196,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Debt.RemainingAmount(childComplexity), true
+	case "Debt.terms":
+		if e.ComplexityRoot.Debt.Terms == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Debt.Terms(childComplexity), true
 	case "Debt.underStatus":
 		if e.ComplexityRoot.Debt.UnderStatus == nil {
 			break
@@ -1092,6 +1271,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.DebtInvoice.Amount(childComplexity), true
+	case "DebtInvoice.claim":
+		if e.ComplexityRoot.DebtInvoice.Claim == nil {
+			break
+		}
+
+		args, err := ec.field_DebtInvoice_claim_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.DebtInvoice.Claim(childComplexity, args["asOf"].(*scalar.Date)), true
 	case "DebtInvoice.createdAt":
 		if e.ComplexityRoot.DebtInvoice.CreatedAt == nil {
 			break
@@ -1116,6 +1306,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.DebtInvoice.ID(childComplexity), true
+	case "DebtInvoice.interestRate":
+		if e.ComplexityRoot.DebtInvoice.InterestRate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DebtInvoice.InterestRate(childComplexity), true
 	case "DebtInvoice.invoice":
 		if e.ComplexityRoot.DebtInvoice.Invoice == nil {
 			break
@@ -1158,6 +1354,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.DebtInvoice.ReminderDate(childComplexity), true
+	case "DebtInvoice.reminderFee":
+		if e.ComplexityRoot.DebtInvoice.ReminderFee == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DebtInvoice.ReminderFee(childComplexity), true
 
 	case "Debtor.address":
 		if e.ComplexityRoot.Debtor.Address == nil {
@@ -1286,6 +1488,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.DebtorEdge.Node(childComplexity), true
+
+	case "Fee.amount":
+		if e.ComplexityRoot.Fee.Amount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Fee.Amount(childComplexity), true
+	case "Fee.chargedOn":
+		if e.ComplexityRoot.Fee.ChargedOn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Fee.ChargedOn(childComplexity), true
+	case "Fee.kind":
+		if e.ComplexityRoot.Fee.Kind == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Fee.Kind(childComplexity), true
 
 	case "Invoice.activeStatus":
 		if e.ComplexityRoot.Invoice.ActiveStatus == nil {
@@ -1488,6 +1709,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.InvoiceEdge.Node(childComplexity), true
 
+	case "ItemClaim.interest":
+		if e.ComplexityRoot.ItemClaim.Interest == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ItemClaim.Interest(childComplexity), true
+	case "ItemClaim.principal":
+		if e.ComplexityRoot.ItemClaim.Principal == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ItemClaim.Principal(childComplexity), true
+
 	case "Mutation.addDebtPayment":
 		if e.ComplexityRoot.Mutation.AddDebtPayment == nil {
 			break
@@ -1565,6 +1799,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RevokeAPIKey(childComplexity, args["id"].(string)), true
+	case "Mutation.setCollectionTerms":
+		if e.ComplexityRoot.Mutation.SetCollectionTerms == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_setCollectionTerms_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.SetCollectionTerms(childComplexity, args["clientId"].(string), args["input"].(collection.Terms)), true
+	case "Mutation.setReferenceRate":
+		if e.ComplexityRoot.Mutation.SetReferenceRate == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_setReferenceRate_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.SetReferenceRate(childComplexity, args["input"].(collection.ReferenceRate)), true
 	case "Mutation.updateClient":
 		if e.ComplexityRoot.Mutation.UpdateClient == nil {
 			break
@@ -1635,6 +1891,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.PageInfo.StartCursor(childComplexity), true
 
+	case "Payment.allocation":
+		if e.ComplexityRoot.Payment.Allocation == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Payment.Allocation(childComplexity), true
 	case "Payment.amount":
 		if e.ComplexityRoot.Payment.Amount == nil {
 			break
@@ -1683,6 +1945,31 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Payment.TransactionDate(childComplexity), true
+
+	case "PaymentAllocation.credit":
+		if e.ComplexityRoot.PaymentAllocation.Credit == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PaymentAllocation.Credit(childComplexity), true
+	case "PaymentAllocation.fees":
+		if e.ComplexityRoot.PaymentAllocation.Fees == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PaymentAllocation.Fees(childComplexity), true
+	case "PaymentAllocation.interest":
+		if e.ComplexityRoot.PaymentAllocation.Interest == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PaymentAllocation.Interest(childComplexity), true
+	case "PaymentAllocation.principal":
+		if e.ComplexityRoot.PaymentAllocation.Principal == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PaymentAllocation.Principal(childComplexity), true
 
 	case "Query.apiKeys":
 		if e.ComplexityRoot.Query.APIKeys == nil {
@@ -1795,6 +2082,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Invoices(childComplexity, args["clientId"].(string), args["filter"].(*ledger.InvoiceFilter), args["orderBy"].(*ent.InvoiceOrder), args["page"].(*int), args["rowsPerPage"].(*int), args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string)), true
+	case "Query.referenceRates":
+		if e.ComplexityRoot.Query.ReferenceRates == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.ReferenceRates(childComplexity), true
 	case "Query.viewer":
 		if e.ComplexityRoot.Query.Viewer == nil {
 			break
@@ -1845,6 +2138,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.RecordStatuses.UnderStatus(childComplexity), true
 
+	case "ReferenceRate.rate":
+		if e.ComplexityRoot.ReferenceRate.Rate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReferenceRate.Rate(childComplexity), true
+	case "ReferenceRate.validFrom":
+		if e.ComplexityRoot.ReferenceRate.ValidFrom == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReferenceRate.ValidFrom(childComplexity), true
+
 	case "Viewer.apiKey":
 		if e.ComplexityRoot.Viewer.APIKey == nil {
 			break
@@ -1877,6 +2183,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputAuditEventFilter,
 		ec.unmarshalInputAuditRecordRef,
 		ec.unmarshalInputClientInput,
+		ec.unmarshalInputCollectionTermsInput,
 		ec.unmarshalInputContactInformationInput,
 		ec.unmarshalInputCreateApiKeyInput,
 		ec.unmarshalInputDebtFilter,
@@ -1891,6 +2198,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputInvoiceFilter,
 		ec.unmarshalInputInvoiceInput,
 		ec.unmarshalInputInvoiceOrder,
+		ec.unmarshalInputReferenceRateInput,
 		ec.unmarshalInputWithdrawDebtInput,
 	)
 	first := true
@@ -1986,9 +2294,9 @@ scalar DateTime
 
 """
 An exact decimal. Input: a JSON number or a numeric string. Output: a string;
-money with exactly 2 fraction digits ("1250.00"), rates with up to 4. Money
-with more than 2 fraction digits or more than 15 integer digits is refused,
-never rounded.
+money with exactly 2 fraction digits ("1250.00"), rates with up to 4 (a
+reference rate with exactly 2, "-0.50"). Money with more than 2 fraction
+digits or more than 15 integer digits is refused, never rounded.
 """
 scalar Decimal
 
@@ -2162,6 +2470,13 @@ type Query {
     "A cursor from a previous page: return the rows before it."
     before: String
   ): AuditEventConnection!
+
+  """
+  The Riksbank's reference rates (räntelagen), oldest first: the whole
+  table, for any key. The rate in force on a day is the entry with the
+  latest validFrom on or before it; before the first entry it is 0.
+  """
+  referenceRates: [ReferenceRate!]!
 }
 
 """
@@ -2249,6 +2564,18 @@ type Mutation {
   revoked key is CONFLICT.
   """
   revokeApiKey("The key's id." id: UUID!): ApiKey!
+
+  """
+  Sets the reference rate in force from a date (ADMIN): adds the entry, or
+  replaces the entry of that date.
+  """
+  setReferenceRate("The entry to set." input: ReferenceRateInput!): ReferenceRate!
+
+  """
+  Sets a client's collection terms, which debts handed over from now on
+  copy; existing debts keep theirs. ADMIN keys only.
+  """
+  setCollectionTerms("The client's id." clientId: UUID!, "The new terms." input: CollectionTermsInput!): Client!
 }
 
 """
@@ -2366,6 +2693,8 @@ type Client {
     "A cursor from a previous page: return the rows before it."
     before: String
   ): InvoiceConnection!
+  "The terms each new debt of the client copies (interest, collection fee, late-payment compensation)."
+  collectionTerms: CollectionTerms!
 }
 
 """
@@ -2876,6 +3205,8 @@ enum SearchType {
   EMAIL
   "The debt's id, exactly (code 5)."
   DEBT_ID
+  "The debt's payment reference (its OCR number), exactly, ignoring spaces (code 6)."
+  PAYMENT_REFERENCE
 }
 
 """
@@ -3065,6 +3396,18 @@ type Debt {
   updatedAt: DateTime!
   "The debt's audit trail, oldest first: its creation, every payment added with addDebtPayment, and its withdrawal."
   events: [AuditEvent!]!
+  "The collection terms of the debt: its client's when it was handed over, or those given with it."
+  terms: CollectionTerms!
+  """
+  What the debtor owes on a date: principal, interest and fees, each charged,
+  paid and outstanding, with the fees charged so far. asOf is a date from
+  1900-01-01 to 9999-12-31, today (in the service's time zone) when not
+  given; a future date is a payoff quote assuming no further payment. A
+  withdrawn debt reads as on the day it was withdrawn.
+  """
+  claim("The date to read the claim on (default today)." asOf: Date): Claim!
+  "The OCR number for the debtor's bank payment: the debt's id, a length digit and a Luhn check digit."
+  paymentReference: String!
 }
 
 """
@@ -3095,6 +3438,12 @@ type DebtInvoice {
   invoice: Invoice
   "When the item was handed over."
   createdAt: DateTime!
+  "The interest rate agreed for the item (percent a year); null when none was agreed and the debt's terms apply."
+  interestRate: Decimal
+  "The reminder fee the creditor charged before hand-over; null when none was given."
+  reminderFee: Decimal
+  "The item's principal and interest on a date (see Debt.claim)."
+  claim("The date to read the claim on (default today)." asOf: Date): ItemClaim!
 }
 
 """
@@ -3117,6 +3466,8 @@ type Payment {
   source: PaymentSource!
   "When the payment was recorded."
   createdAt: DateTime!
+  "How the payment was applied on its date: fees, interest, principal and the credit left (they sum to amount)."
+  allocation: PaymentAllocation!
 }
 
 """
@@ -3147,6 +3498,8 @@ input DebtorWithDebtsInput {
   phone: String
   "The items: 1 to 1,000, with invoice numbers unique within the debt."
   debts: [DebtItemInput!]
+  "The debt's collection terms (every field required); the client's terms when not given."
+  terms: CollectionTermsInput
 }
 
 """
@@ -3167,6 +3520,10 @@ input DebtItemInput {
   amount: Decimal!
   "Payments received before hand-over; together less than the amount."
   payments: [DebtItemPaymentInput!]
+  "An agreed interest rate, percent a year (0-100, up to 4 decimals); it replaces the terms' interest rule for this item."
+  interestRate: Decimal
+  "A reminder fee the creditor charged before hand-over (0.00-60.00)."
+  reminderFee: Decimal
 }
 
 """
@@ -3290,7 +3647,7 @@ type AuditEvent {
   apiKeyId: UUID
   "The API key's name when the change was made; null when apiKeyId is."
   apiKeyName: String
-  "The client whose data changed (for createApiKey and revokeApiKey, the key's client); null for an ADMIN key's key management."
+  "The client whose data changed (for createApiKey and revokeApiKey, the key's client); null for an ADMIN key's key management and for setReferenceRate."
   clientId: UUID
   "The X-Request-Id of the request, to find its log line."
   requestId: String!
@@ -3404,6 +3761,129 @@ type AuditEventEdge {
   node: AuditEvent
   "Pass to after or before to page from this event."
   cursor: String!
+}
+
+"""
+An entry of the Riksbank's reference rate (referensränta; before 1 July 2002
+the discount rate), to which statutory late-payment interest adds 8
+percentage points. It is in force from validFrom until the next entry's
+validFrom.
+"""
+type ReferenceRate {
+  "The first day the rate is in force: 1 January or 1 July."
+  validFrom: Date!
+  "The rate in percent per year, with exactly 2 fraction digits (\"4.50\", \"-0.50\")."
+  rate: Decimal!
+}
+
+"""
+A reference rate to set.
+"""
+input ReferenceRateInput {
+  "The first day the rate is in force: 1 January or 1 July."
+  validFrom: Date!
+  "The rate in percent per year, from -10 to 50, with at most 2 fraction digits."
+  rate: Decimal!
+}
+
+"How late-payment interest accrues on a debt's items that have no agreed rate."
+enum InterestRule {
+  "No interest (the default)."
+  NONE
+  "The Interest Act's rate: the reference rate in force on each day plus 8 percentage points."
+  STATUTORY
+}
+
+"A debt's collection terms."
+type CollectionTerms {
+  "How interest accrues on items without an agreed rate."
+  interest: InterestRule!
+  "The collection fee charged on the demand date (0.00-180.00; 0.00 charges none)."
+  collectionFee: Decimal!
+  "Whether a corporate debtor is charged the late-payment compensation (450.00) instead of the collection fee."
+  lateCompensation: Boolean!
+}
+
+"A debt's collection terms, every field required."
+input CollectionTermsInput {
+  "How interest accrues on items without an agreed rate."
+  interest: InterestRule!
+  "The collection fee (0.00-180.00, at most 2 decimals)."
+  collectionFee: Decimal!
+  "Whether a corporate debtor is charged the late-payment compensation instead of the collection fee."
+  lateCompensation: Boolean!
+}
+
+"The kind of a fee."
+enum FeeKind {
+  "An item's reminder fee, charged before hand-over."
+  REMINDER_FEE
+  "The collection fee of the debt's terms."
+  COLLECTION_FEE
+  "The late-payment compensation for a corporate debtor (450.00)."
+  LATE_COMPENSATION
+  "The enforcement authority's fee for a payment order application."
+  PAYMENT_ORDER_FEE
+  "The fee for the work of applying for a payment order."
+  PAYMENT_ORDER_APPLICATION_FEE
+}
+
+"A charge on a debt beyond its items."
+type Fee {
+  "Its kind."
+  kind: FeeKind!
+  "The amount."
+  amount: Decimal!
+  "The day it was charged."
+  chargedOn: Date!
+}
+
+"One part of a claim."
+type ClaimPart {
+  "What was charged up to the claim's date."
+  charged: Decimal!
+  "What the payments dated up to then paid of it."
+  paid: Decimal!
+  "charged - paid, never below 0."
+  outstanding: Decimal!
+}
+
+"What a debtor owes on a debt on a date."
+type Claim {
+  "The date read: the asOf given, or the withdrawal day for a debt withdrawn before it."
+  asOf: Date!
+  "The items' amounts."
+  principal: ClaimPart!
+  "Late-payment interest."
+  interest: ClaimPart!
+  "The fees."
+  fees: ClaimPart!
+  "principal + interest + fees."
+  total: ClaimPart!
+  "Credit: what the payments paid beyond every charge, left after later fees took their share."
+  overpaidAmount: Decimal!
+  "Every fee charged on or before the date, oldest first."
+  charges: [Fee!]!
+}
+
+"An item's part of a claim."
+type ItemClaim {
+  "The item's amount."
+  principal: ClaimPart!
+  "The item's late-payment interest."
+  interest: ClaimPart!
+}
+
+"How a payment was applied on its date."
+type PaymentAllocation {
+  "What it paid of fees."
+  fees: Decimal!
+  "What it paid of interest."
+  interest: Decimal!
+  "What it paid of the items' amounts."
+  principal: Decimal!
+  "What was left over as credit (later fees may take it)."
+  credit: Decimal!
 }
 `, BuiltIn: false},
 }
@@ -3561,6 +4041,38 @@ func (ec *executionContext) childFields_AuditRecord(ctx context.Context, field g
 	return nil, fmt.Errorf("no field named %q was found under type AuditRecord", field.Name)
 }
 
+func (ec *executionContext) childFields_Claim(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "asOf":
+		return ec.fieldContext_Claim_asOf(ctx, field)
+	case "principal":
+		return ec.fieldContext_Claim_principal(ctx, field)
+	case "interest":
+		return ec.fieldContext_Claim_interest(ctx, field)
+	case "fees":
+		return ec.fieldContext_Claim_fees(ctx, field)
+	case "total":
+		return ec.fieldContext_Claim_total(ctx, field)
+	case "overpaidAmount":
+		return ec.fieldContext_Claim_overpaidAmount(ctx, field)
+	case "charges":
+		return ec.fieldContext_Claim_charges(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Claim", field.Name)
+}
+
+func (ec *executionContext) childFields_ClaimPart(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "charged":
+		return ec.fieldContext_ClaimPart_charged(ctx, field)
+	case "paid":
+		return ec.fieldContext_ClaimPart_paid(ctx, field)
+	case "outstanding":
+		return ec.fieldContext_ClaimPart_outstanding(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ClaimPart", field.Name)
+}
+
 func (ec *executionContext) childFields_Client(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -3601,6 +4113,8 @@ func (ec *executionContext) childFields_Client(ctx context.Context, field graphq
 		return ec.fieldContext_Client_debts(ctx, field)
 	case "invoices":
 		return ec.fieldContext_Client_invoices(ctx, field)
+	case "collectionTerms":
+		return ec.fieldContext_Client_collectionTerms(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Client", field.Name)
 }
@@ -3627,6 +4141,18 @@ func (ec *executionContext) childFields_ClientEdge(ctx context.Context, field gr
 		return ec.fieldContext_ClientEdge_cursor(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ClientEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_CollectionTerms(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "interest":
+		return ec.fieldContext_CollectionTerms_interest(ctx, field)
+	case "collectionFee":
+		return ec.fieldContext_CollectionTerms_collectionFee(ctx, field)
+	case "lateCompensation":
+		return ec.fieldContext_CollectionTerms_lateCompensation(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CollectionTerms", field.Name)
 }
 
 func (ec *executionContext) childFields_ContactInformation(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -3689,6 +4215,12 @@ func (ec *executionContext) childFields_Debt(ctx context.Context, field graphql.
 		return ec.fieldContext_Debt_updatedAt(ctx, field)
 	case "events":
 		return ec.fieldContext_Debt_events(ctx, field)
+	case "terms":
+		return ec.fieldContext_Debt_terms(ctx, field)
+	case "claim":
+		return ec.fieldContext_Debt_claim(ctx, field)
+	case "paymentReference":
+		return ec.fieldContext_Debt_paymentReference(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Debt", field.Name)
 }
@@ -3743,6 +4275,12 @@ func (ec *executionContext) childFields_DebtInvoice(ctx context.Context, field g
 		return ec.fieldContext_DebtInvoice_invoice(ctx, field)
 	case "createdAt":
 		return ec.fieldContext_DebtInvoice_createdAt(ctx, field)
+	case "interestRate":
+		return ec.fieldContext_DebtInvoice_interestRate(ctx, field)
+	case "reminderFee":
+		return ec.fieldContext_DebtInvoice_reminderFee(ctx, field)
+	case "claim":
+		return ec.fieldContext_DebtInvoice_claim(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type DebtInvoice", field.Name)
 }
@@ -3803,6 +4341,18 @@ func (ec *executionContext) childFields_DebtorEdge(ctx context.Context, field gr
 		return ec.fieldContext_DebtorEdge_cursor(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type DebtorEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_Fee(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "kind":
+		return ec.fieldContext_Fee_kind(ctx, field)
+	case "amount":
+		return ec.fieldContext_Fee_amount(ctx, field)
+	case "chargedOn":
+		return ec.fieldContext_Fee_chargedOn(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Fee", field.Name)
 }
 
 func (ec *executionContext) childFields_Invoice(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -3889,6 +4439,16 @@ func (ec *executionContext) childFields_InvoiceEdge(ctx context.Context, field g
 	return nil, fmt.Errorf("no field named %q was found under type InvoiceEdge", field.Name)
 }
 
+func (ec *executionContext) childFields_ItemClaim(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "principal":
+		return ec.fieldContext_ItemClaim_principal(ctx, field)
+	case "interest":
+		return ec.fieldContext_ItemClaim_interest(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ItemClaim", field.Name)
+}
+
 func (ec *executionContext) childFields_PageInfo(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "hasNextPage":
@@ -3921,8 +4481,24 @@ func (ec *executionContext) childFields_Payment(ctx context.Context, field graph
 		return ec.fieldContext_Payment_source(ctx, field)
 	case "createdAt":
 		return ec.fieldContext_Payment_createdAt(ctx, field)
+	case "allocation":
+		return ec.fieldContext_Payment_allocation(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Payment", field.Name)
+}
+
+func (ec *executionContext) childFields_PaymentAllocation(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "fees":
+		return ec.fieldContext_PaymentAllocation_fees(ctx, field)
+	case "interest":
+		return ec.fieldContext_PaymentAllocation_interest(ctx, field)
+	case "principal":
+		return ec.fieldContext_PaymentAllocation_principal(ctx, field)
+	case "credit":
+		return ec.fieldContext_PaymentAllocation_credit(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type PaymentAllocation", field.Name)
 }
 
 func (ec *executionContext) childFields_RecordStatuses(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -3943,6 +4519,16 @@ func (ec *executionContext) childFields_RecordStatuses(ctx context.Context, fiel
 		return ec.fieldContext_RecordStatuses_paidAmount(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type RecordStatuses", field.Name)
+}
+
+func (ec *executionContext) childFields_ReferenceRate(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "validFrom":
+		return ec.fieldContext_ReferenceRate_validFrom(ctx, field)
+	case "rate":
+		return ec.fieldContext_ReferenceRate_rate(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ReferenceRate", field.Name)
 }
 
 func (ec *executionContext) childFields_Viewer(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -4283,6 +4869,34 @@ func (ec *executionContext) field_Client_invoices_args(ctx context.Context, rawA
 	return args, nil
 }
 
+func (ec *executionContext) field_DebtInvoice_claim_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "asOf",
+		func(ctx context.Context, v any) (*scalar.Date, error) {
+			return ec.unmarshalODate2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋscalarᚐDate(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["asOf"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Debt_claim_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "asOf",
+		func(ctx context.Context, v any) (*scalar.Date, error) {
+			return ec.unmarshalODate2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋscalarᚐDate(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["asOf"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Debtor_debts_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -4480,6 +5094,42 @@ func (ec *executionContext) field_Mutation_revokeApiKey_args(ctx context.Context
 		return nil, err
 	}
 	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_setCollectionTerms_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "clientId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNUUID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["clientId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (collection.Terms, error) {
+			return ec.unmarshalNCollectionTermsInput2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐTerms(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_setReferenceRate_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (collection.ReferenceRate, error) {
+			return ec.unmarshalNReferenceRateInput2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐReferenceRate(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
 	return args, nil
 }
 
@@ -6342,6 +6992,281 @@ func (ec *executionContext) fieldContext_AuditRecord_after(_ context.Context, fi
 	return fc, nil
 }
 
+func (ec *executionContext) _Claim_asOf(ctx context.Context, field graphql.CollectedField, obj *collection.Claim) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Claim_asOf(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AsOf, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v scalar.Date) graphql.Marshaler {
+			return ec.marshalNDate2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋscalarᚐDate(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Claim_asOf(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Claim", field, false, false, errors.New("field of type Date does not have child fields"))
+}
+
+func (ec *executionContext) _Claim_principal(ctx context.Context, field graphql.CollectedField, obj *collection.Claim) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Claim_principal(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Principal, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v collection.Part) graphql.Marshaler {
+			return ec.marshalNClaimPart2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐPart(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Claim_principal(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Claim",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ClaimPart(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Claim_interest(ctx context.Context, field graphql.CollectedField, obj *collection.Claim) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Claim_interest(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Interest, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v collection.Part) graphql.Marshaler {
+			return ec.marshalNClaimPart2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐPart(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Claim_interest(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Claim",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ClaimPart(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Claim_fees(ctx context.Context, field graphql.CollectedField, obj *collection.Claim) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Claim_fees(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Fees, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v collection.Part) graphql.Marshaler {
+			return ec.marshalNClaimPart2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐPart(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Claim_fees(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Claim",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ClaimPart(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Claim_total(ctx context.Context, field graphql.CollectedField, obj *collection.Claim) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Claim_total(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Total, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v collection.Part) graphql.Marshaler {
+			return ec.marshalNClaimPart2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐPart(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Claim_total(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Claim",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ClaimPart(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Claim_overpaidAmount(ctx context.Context, field graphql.CollectedField, obj *collection.Claim) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Claim_overpaidAmount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Overpaid, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v collection.Money) graphql.Marshaler {
+			return ec.marshalNDecimal2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐMoney(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Claim_overpaidAmount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Claim", field, false, false, errors.New("field of type Decimal does not have child fields"))
+}
+
+func (ec *executionContext) _Claim_charges(ctx context.Context, field graphql.CollectedField, obj *collection.Claim) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Claim_charges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Charges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []collection.Fee) graphql.Marshaler {
+			return ec.marshalNFee2ᚕgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐFeeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Claim_charges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Claim",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Fee(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ClaimPart_charged(ctx context.Context, field graphql.CollectedField, obj *collection.Part) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClaimPart_charged(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Charged, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v collection.Money) graphql.Marshaler {
+			return ec.marshalNDecimal2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐMoney(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ClaimPart_charged(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ClaimPart", field, false, false, errors.New("field of type Decimal does not have child fields"))
+}
+
+func (ec *executionContext) _ClaimPart_paid(ctx context.Context, field graphql.CollectedField, obj *collection.Part) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClaimPart_paid(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Paid, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v collection.Money) graphql.Marshaler {
+			return ec.marshalNDecimal2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐMoney(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ClaimPart_paid(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ClaimPart", field, false, false, errors.New("field of type Decimal does not have child fields"))
+}
+
+func (ec *executionContext) _ClaimPart_outstanding(ctx context.Context, field graphql.CollectedField, obj *collection.Part) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClaimPart_outstanding(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Outstanding, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v collection.Money) graphql.Marshaler {
+			return ec.marshalNDecimal2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐMoney(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ClaimPart_outstanding(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ClaimPart", field, false, false, errors.New("field of type Decimal does not have child fields"))
+}
+
 func (ec *executionContext) _Client_id(ctx context.Context, field graphql.CollectedField, obj *ent.Creditor) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -6842,6 +7767,38 @@ func (ec *executionContext) fieldContext_Client_invoices(ctx context.Context, fi
 	return fc, nil
 }
 
+func (ec *executionContext) _Client_collectionTerms(ctx context.Context, field graphql.CollectedField, obj *ent.Creditor) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Client_collectionTerms(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Client().CollectionTerms(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *collection.Terms) graphql.Marshaler {
+			return ec.marshalNCollectionTerms2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐTerms(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Client_collectionTerms(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Client",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CollectionTerms(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _ClientConnection_edges(ctx context.Context, field graphql.CollectedField, obj *ent.CreditorConnection) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -7014,6 +7971,75 @@ func (ec *executionContext) _ClientEdge_cursor(ctx context.Context, field graphq
 }
 func (ec *executionContext) fieldContext_ClientEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ClientEdge", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CollectionTerms_interest(ctx context.Context, field graphql.CollectedField, obj *collection.Terms) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CollectionTerms_interest(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Interest, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v collection.InterestRule) graphql.Marshaler {
+			return ec.marshalNInterestRule2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐInterestRule(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CollectionTerms_interest(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CollectionTerms", field, false, false, errors.New("field of type InterestRule does not have child fields"))
+}
+
+func (ec *executionContext) _CollectionTerms_collectionFee(ctx context.Context, field graphql.CollectedField, obj *collection.Terms) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CollectionTerms_collectionFee(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CollectionFee, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v collection.Money) graphql.Marshaler {
+			return ec.marshalNDecimal2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐMoney(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CollectionTerms_collectionFee(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CollectionTerms", field, false, false, errors.New("field of type Decimal does not have child fields"))
+}
+
+func (ec *executionContext) _CollectionTerms_lateCompensation(ctx context.Context, field graphql.CollectedField, obj *collection.Terms) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CollectionTerms_lateCompensation(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LateCompensation, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CollectionTerms_lateCompensation(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CollectionTerms", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
 func (ec *executionContext) _ContactInformation_email(ctx context.Context, field graphql.CollectedField, obj *collection.ContactRecord) (ret graphql.Marshaler) {
@@ -7599,6 +8625,105 @@ func (ec *executionContext) fieldContext_Debt_events(_ context.Context, field gr
 	return fc, nil
 }
 
+func (ec *executionContext) _Debt_terms(ctx context.Context, field graphql.CollectedField, obj *ent.Debt) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Debt_terms(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Debt().Terms(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *collection.Terms) graphql.Marshaler {
+			return ec.marshalNCollectionTerms2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐTerms(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Debt_terms(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Debt",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CollectionTerms(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Debt_claim(ctx context.Context, field graphql.CollectedField, obj *ent.Debt) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Debt_claim(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Debt().Claim(ctx, obj, fc.Args["asOf"].(*scalar.Date))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *collection.Claim) graphql.Marshaler {
+			return ec.marshalNClaim2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐClaim(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Debt_claim(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Debt",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Claim(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Debt_claim_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Debt_paymentReference(ctx context.Context, field graphql.CollectedField, obj *ent.Debt) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Debt_paymentReference(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Debt().PaymentReference(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Debt_paymentReference(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Debt", field, true, true, errors.New("field of type String does not have child fields"))
+}
+
 func (ec *executionContext) _DebtConnection_edges(ctx context.Context, field graphql.CollectedField, obj *ent.DebtConnection) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -8065,6 +9190,96 @@ func (ec *executionContext) _DebtInvoice_createdAt(ctx context.Context, field gr
 }
 func (ec *executionContext) fieldContext_DebtInvoice_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("DebtInvoice", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _DebtInvoice_interestRate(ctx context.Context, field graphql.CollectedField, obj *ent.DebtItem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DebtInvoice_interestRate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.InterestRate, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *collection.Rate) graphql.Marshaler {
+			return ec.marshalODecimal2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐRate(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_DebtInvoice_interestRate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DebtInvoice", field, false, false, errors.New("field of type Decimal does not have child fields"))
+}
+
+func (ec *executionContext) _DebtInvoice_reminderFee(ctx context.Context, field graphql.CollectedField, obj *ent.DebtItem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DebtInvoice_reminderFee(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ReminderFee, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *collection.Money) graphql.Marshaler {
+			return ec.marshalODecimal2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐMoney(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_DebtInvoice_reminderFee(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DebtInvoice", field, false, false, errors.New("field of type Decimal does not have child fields"))
+}
+
+func (ec *executionContext) _DebtInvoice_claim(ctx context.Context, field graphql.CollectedField, obj *ent.DebtItem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DebtInvoice_claim(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.DebtInvoice().Claim(ctx, obj, fc.Args["asOf"].(*scalar.Date))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *collection.ItemClaim) graphql.Marshaler {
+			return ec.marshalNItemClaim2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐItemClaim(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DebtInvoice_claim(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DebtInvoice",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ItemClaim(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_DebtInvoice_claim_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _Debtor_id(ctx context.Context, field graphql.CollectedField, obj *ent.Debtor) (ret graphql.Marshaler) {
@@ -8609,6 +9824,75 @@ func (ec *executionContext) _DebtorEdge_cursor(ctx context.Context, field graphq
 }
 func (ec *executionContext) fieldContext_DebtorEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("DebtorEdge", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Fee_kind(ctx context.Context, field graphql.CollectedField, obj *collection.Fee) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Fee_kind(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Kind, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v collection.FeeKind) graphql.Marshaler {
+			return ec.marshalNFeeKind2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐFeeKind(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Fee_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Fee", field, false, false, errors.New("field of type FeeKind does not have child fields"))
+}
+
+func (ec *executionContext) _Fee_amount(ctx context.Context, field graphql.CollectedField, obj *collection.Fee) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Fee_amount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Amount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v collection.Money) graphql.Marshaler {
+			return ec.marshalNDecimal2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐMoney(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Fee_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Fee", field, false, false, errors.New("field of type Decimal does not have child fields"))
+}
+
+func (ec *executionContext) _Fee_chargedOn(ctx context.Context, field graphql.CollectedField, obj *collection.Fee) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Fee_chargedOn(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ChargedOn, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v scalar.Date) graphql.Marshaler {
+			return ec.marshalNDate2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋscalarᚐDate(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Fee_chargedOn(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Fee", field, false, false, errors.New("field of type Date does not have child fields"))
 }
 
 func (ec *executionContext) _Invoice_id(ctx context.Context, field graphql.CollectedField, obj *ent.Invoice) (ret graphql.Marshaler) {
@@ -9433,6 +10717,70 @@ func (ec *executionContext) fieldContext_InvoiceEdge_cursor(_ context.Context, f
 	return graphql.NewScalarFieldContext("InvoiceEdge", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
+func (ec *executionContext) _ItemClaim_principal(ctx context.Context, field graphql.CollectedField, obj *collection.ItemClaim) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ItemClaim_principal(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Principal, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v collection.Part) graphql.Marshaler {
+			return ec.marshalNClaimPart2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐPart(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ItemClaim_principal(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ItemClaim",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ClaimPart(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ItemClaim_interest(ctx context.Context, field graphql.CollectedField, obj *collection.ItemClaim) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ItemClaim_interest(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Interest, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v collection.Part) graphql.Marshaler {
+			return ec.marshalNClaimPart2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐPart(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ItemClaim_interest(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ItemClaim",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ClaimPart(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Mutation_createClient(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -9917,6 +11265,94 @@ func (ec *executionContext) fieldContext_Mutation_revokeApiKey(ctx context.Conte
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_setReferenceRate(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_setReferenceRate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().SetReferenceRate(ctx, fc.Args["input"].(collection.ReferenceRate))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.ReferenceRate) graphql.Marshaler {
+			return ec.marshalNReferenceRate2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐReferenceRate(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_setReferenceRate(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ReferenceRate(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_setReferenceRate_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_setCollectionTerms(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_setCollectionTerms(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().SetCollectionTerms(ctx, fc.Args["clientId"].(string), fc.Args["input"].(collection.Terms))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Creditor) graphql.Marshaler {
+			return ec.marshalNClient2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐCreditor(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_setCollectionTerms(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Client(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_setCollectionTerms_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _PageInfo_hasNextPage(ctx context.Context, field graphql.CollectedField, obj *entgql.PageInfo[string]) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -10209,6 +11645,130 @@ func (ec *executionContext) _Payment_createdAt(ctx context.Context, field graphq
 }
 func (ec *executionContext) fieldContext_Payment_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Payment", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _Payment_allocation(ctx context.Context, field graphql.CollectedField, obj *ent.Payment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Payment_allocation(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Payment().Allocation(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *collection.Allocation) graphql.Marshaler {
+			return ec.marshalNPaymentAllocation2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐAllocation(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Payment_allocation(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Payment",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PaymentAllocation(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _PaymentAllocation_fees(ctx context.Context, field graphql.CollectedField, obj *collection.Allocation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PaymentAllocation_fees(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Fees, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v collection.Money) graphql.Marshaler {
+			return ec.marshalNDecimal2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐMoney(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PaymentAllocation_fees(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PaymentAllocation", field, false, false, errors.New("field of type Decimal does not have child fields"))
+}
+
+func (ec *executionContext) _PaymentAllocation_interest(ctx context.Context, field graphql.CollectedField, obj *collection.Allocation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PaymentAllocation_interest(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Interest, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v collection.Money) graphql.Marshaler {
+			return ec.marshalNDecimal2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐMoney(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PaymentAllocation_interest(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PaymentAllocation", field, false, false, errors.New("field of type Decimal does not have child fields"))
+}
+
+func (ec *executionContext) _PaymentAllocation_principal(ctx context.Context, field graphql.CollectedField, obj *collection.Allocation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PaymentAllocation_principal(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Principal, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v collection.Money) graphql.Marshaler {
+			return ec.marshalNDecimal2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐMoney(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PaymentAllocation_principal(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PaymentAllocation", field, false, false, errors.New("field of type Decimal does not have child fields"))
+}
+
+func (ec *executionContext) _PaymentAllocation_credit(ctx context.Context, field graphql.CollectedField, obj *collection.Allocation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PaymentAllocation_credit(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Credit, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v collection.Money) graphql.Marshaler {
+			return ec.marshalNDecimal2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐMoney(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PaymentAllocation_credit(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PaymentAllocation", field, false, false, errors.New("field of type Decimal does not have child fields"))
 }
 
 func (ec *executionContext) _Query_viewer(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
@@ -10683,6 +12243,38 @@ func (ec *executionContext) fieldContext_Query_auditEvents(ctx context.Context, 
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_referenceRates(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_referenceRates(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Query().ReferenceRates(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.ReferenceRate) graphql.Marshaler {
+			return ec.marshalNReferenceRate2ᚕᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐReferenceRateᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_referenceRates(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ReferenceRate(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query___type(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -10918,6 +12510,52 @@ func (ec *executionContext) _RecordStatuses_paidAmount(ctx context.Context, fiel
 }
 func (ec *executionContext) fieldContext_RecordStatuses_paidAmount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("RecordStatuses", field, false, false, errors.New("field of type Decimal does not have child fields"))
+}
+
+func (ec *executionContext) _ReferenceRate_validFrom(ctx context.Context, field graphql.CollectedField, obj *ent.ReferenceRate) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ReferenceRate_validFrom(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ValidFrom, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v scalar.Date) graphql.Marshaler {
+			return ec.marshalNDate2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋscalarᚐDate(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ReferenceRate_validFrom(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ReferenceRate", field, false, false, errors.New("field of type Date does not have child fields"))
+}
+
+func (ec *executionContext) _ReferenceRate_rate(ctx context.Context, field graphql.CollectedField, obj *ent.ReferenceRate) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ReferenceRate_rate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Rate, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v collection.Rate) graphql.Marshaler {
+			return ec.marshalNDecimal2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐRate(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ReferenceRate_rate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ReferenceRate", field, false, false, errors.New("field of type Decimal does not have child fields"))
 }
 
 func (ec *executionContext) _Viewer_role(ctx context.Context, field graphql.CollectedField, obj *Viewer) (ret graphql.Marshaler) {
@@ -12419,6 +14057,50 @@ func (ec *executionContext) unmarshalInputClientInput(ctx context.Context, obj a
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputCollectionTermsInput(ctx context.Context, obj any) (collection.Terms, error) {
+	var it collection.Terms
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"interest", "collectionFee", "lateCompensation"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "interest":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("interest"))
+			data, err := ec.unmarshalNInterestRule2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐInterestRule(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Interest = data
+		case "collectionFee":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("collectionFee"))
+			data, err := ec.unmarshalNDecimal2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐMoney(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CollectionFee = data
+		case "lateCompensation":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("lateCompensation"))
+			data, err := ec.unmarshalNBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LateCompensation = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputContactInformationInput(ctx context.Context, obj any) (collection.ContactRecord, error) {
 	var it collection.ContactRecord
 	if obj == nil {
@@ -12576,7 +14258,7 @@ func (ec *executionContext) unmarshalInputDebtItemInput(ctx context.Context, obj
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"invoiceNumber", "description", "invoiceDate", "dueDate", "reminderDate", "amount", "payments"}
+	fieldsInOrder := [...]string{"invoiceNumber", "description", "invoiceDate", "dueDate", "reminderDate", "amount", "payments", "interestRate", "reminderFee"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -12632,6 +14314,20 @@ func (ec *executionContext) unmarshalInputDebtItemInput(ctx context.Context, obj
 				return it, err
 			}
 			it.Payments = data
+		case "interestRate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("interestRate"))
+			data, err := ec.unmarshalODecimal2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐRate(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.InterestRate = data
+		case "reminderFee":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("reminderFee"))
+			data, err := ec.unmarshalODecimal2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐMoney(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReminderFee = data
 		}
 	}
 	return it, nil
@@ -12962,7 +14658,7 @@ func (ec *executionContext) unmarshalInputDebtorWithDebtsInput(ctx context.Conte
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"isCorporation", "identificationNumber", "name", "address", "email", "phone", "debts"}
+	fieldsInOrder := [...]string{"isCorporation", "identificationNumber", "name", "address", "email", "phone", "debts", "terms"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -13018,6 +14714,13 @@ func (ec *executionContext) unmarshalInputDebtorWithDebtsInput(ctx context.Conte
 				return it, err
 			}
 			it.Debts = data
+		case "terms":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("terms"))
+			data, err := ec.unmarshalOCollectionTermsInput2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐTerms(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Terms = data
 		}
 	}
 	return it, nil
@@ -13259,6 +14962,43 @@ func (ec *executionContext) unmarshalInputInvoiceOrder(ctx context.Context, obj 
 				return it, err
 			}
 			it.Direction = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputReferenceRateInput(ctx context.Context, obj any) (collection.ReferenceRate, error) {
+	var it collection.ReferenceRate
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"validFrom", "rate"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "validFrom":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("validFrom"))
+			data, err := ec.unmarshalNDate2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋscalarᚐDate(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ValidFrom = data
+		case "rate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("rate"))
+			data, err := ec.unmarshalNDecimal2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐRate(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Rate = data
 		}
 	}
 	return it, nil
@@ -14013,6 +15753,122 @@ func (ec *executionContext) _AuditRecord(ctx context.Context, sel ast.SelectionS
 	return out
 }
 
+var claimImplementors = []string{"Claim"}
+
+func (ec *executionContext) _Claim(ctx context.Context, sel ast.SelectionSet, obj *collection.Claim) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, claimImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Claim")
+		case "asOf":
+			out.Values[i] = ec._Claim_asOf(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "principal":
+			out.Values[i] = ec._Claim_principal(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "interest":
+			out.Values[i] = ec._Claim_interest(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "fees":
+			out.Values[i] = ec._Claim_fees(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "total":
+			out.Values[i] = ec._Claim_total(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "overpaidAmount":
+			out.Values[i] = ec._Claim_overpaidAmount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "charges":
+			out.Values[i] = ec._Claim_charges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var claimPartImplementors = []string{"ClaimPart"}
+
+func (ec *executionContext) _ClaimPart(ctx context.Context, sel ast.SelectionSet, obj *collection.Part) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, claimPartImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ClaimPart")
+		case "charged":
+			out.Values[i] = ec._ClaimPart_charged(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "paid":
+			out.Values[i] = ec._ClaimPart_paid(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "outstanding":
+			out.Values[i] = ec._ClaimPart_outstanding(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var clientImplementors = []string{"Client"}
 
 func (ec *executionContext) _Client(ctx context.Context, sel ast.SelectionSet, obj *ent.Creditor) graphql.Marshaler {
@@ -14219,6 +16075,44 @@ func (ec *executionContext) _Client(ctx context.Context, sel ast.SelectionSet, o
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "collectionTerms":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Client_collectionTerms(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -14312,6 +16206,54 @@ func (ec *executionContext) _ClientEdge(ctx context.Context, sel ast.SelectionSe
 			}
 		case "cursor":
 			out.Values[i] = ec._ClientEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var collectionTermsImplementors = []string{"CollectionTerms"}
+
+func (ec *executionContext) _CollectionTerms(ctx context.Context, sel ast.SelectionSet, obj *collection.Terms) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, collectionTermsImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CollectionTerms")
+		case "interest":
+			out.Values[i] = ec._CollectionTerms_interest(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "collectionFee":
+			out.Values[i] = ec._CollectionTerms_collectionFee(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "lateCompensation":
+			out.Values[i] = ec._CollectionTerms_lateCompensation(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -14727,6 +16669,120 @@ func (ec *executionContext) _Debt(ctx context.Context, sel ast.SelectionSet, obj
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "terms":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Debt_terms(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "claim":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Debt_claim(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "paymentReference":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Debt_paymentReference(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -15015,6 +17071,54 @@ func (ec *executionContext) _DebtInvoice(ctx context.Context, sel ast.SelectionS
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "interestRate":
+			out.Values[i] = ec._DebtInvoice_interestRate(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "reminderFee":
+			out.Values[i] = ec._DebtInvoice_reminderFee(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "claim":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._DebtInvoice_claim(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -15475,6 +17579,54 @@ func (ec *executionContext) _DebtorEdge(ctx context.Context, sel ast.SelectionSe
 			}
 		case "cursor":
 			out.Values[i] = ec._DebtorEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var feeImplementors = []string{"Fee"}
+
+func (ec *executionContext) _Fee(ctx context.Context, sel ast.SelectionSet, obj *collection.Fee) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, feeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Fee")
+		case "kind":
+			out.Values[i] = ec._Fee_kind(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "amount":
+			out.Values[i] = ec._Fee_amount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "chargedOn":
+			out.Values[i] = ec._Fee_chargedOn(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -16159,6 +18311,49 @@ func (ec *executionContext) _InvoiceEdge(ctx context.Context, sel ast.SelectionS
 	return out
 }
 
+var itemClaimImplementors = []string{"ItemClaim"}
+
+func (ec *executionContext) _ItemClaim(ctx context.Context, sel ast.SelectionSet, obj *collection.ItemClaim) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, itemClaimImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ItemClaim")
+		case "principal":
+			out.Values[i] = ec._ItemClaim_principal(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "interest":
+			out.Values[i] = ec._ItemClaim_interest(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var mutationImplementors = []string{"Mutation"}
 
 func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet) graphql.Marshaler {
@@ -16252,6 +18447,20 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "revokeApiKey":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_revokeApiKey(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "setReferenceRate":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_setReferenceRate(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "setCollectionTerms":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_setCollectionTerms(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
@@ -16447,6 +18656,97 @@ func (ec *executionContext) _Payment(ctx context.Context, sel ast.SelectionSet, 
 			out.Values[i] = ec._Payment_createdAt(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "allocation":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Payment_allocation(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var paymentAllocationImplementors = []string{"PaymentAllocation"}
+
+func (ec *executionContext) _PaymentAllocation(ctx context.Context, sel ast.SelectionSet, obj *collection.Allocation) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, paymentAllocationImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("PaymentAllocation")
+		case "fees":
+			out.Values[i] = ec._PaymentAllocation_fees(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "interest":
+			out.Values[i] = ec._PaymentAllocation_interest(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "principal":
+			out.Values[i] = ec._PaymentAllocation_principal(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "credit":
+			out.Values[i] = ec._PaymentAllocation_credit(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -16731,6 +19031,28 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "referenceRates":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_referenceRates(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
 		case "__type":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Query___type(ctx, field)
@@ -16811,6 +19133,49 @@ func (ec *executionContext) _RecordStatuses(ctx context.Context, sel ast.Selecti
 		case "paidAmount":
 			out.Values[i] = ec._RecordStatuses_paidAmount(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var referenceRateImplementors = []string{"ReferenceRate"}
+
+func (ec *executionContext) _ReferenceRate(ctx context.Context, sel ast.SelectionSet, obj *ent.ReferenceRate) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, referenceRateImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ReferenceRate")
+		case "validFrom":
+			out.Values[i] = ec._ReferenceRate_validFrom(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "rate":
+			out.Values[i] = ec._ReferenceRate_rate(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		default:
@@ -17468,6 +19833,20 @@ func (ec *executionContext) marshalNBoolean2bool(ctx context.Context, sel ast.Se
 	return res
 }
 
+func (ec *executionContext) marshalNClaim2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐClaim(ctx context.Context, sel ast.SelectionSet, v *collection.Claim) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Claim(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNClaimPart2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐPart(ctx context.Context, sel ast.SelectionSet, v collection.Part) graphql.Marshaler {
+	return ec._ClaimPart(ctx, sel, &v)
+}
+
 func (ec *executionContext) marshalNClient2ᚕᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐCreditorᚄ(ctx context.Context, sel ast.SelectionSet, v []*ent.Creditor) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
@@ -17527,6 +19906,21 @@ func (ec *executionContext) unmarshalNCollectionSubStatus2githubᚗcomᚋdebtql�
 
 func (ec *executionContext) marshalNCollectionSubStatus2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐCollectionSubStatus(ctx context.Context, sel ast.SelectionSet, v collection.CollectionSubStatus) graphql.Marshaler {
 	return v
+}
+
+func (ec *executionContext) marshalNCollectionTerms2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐTerms(ctx context.Context, sel ast.SelectionSet, v *collection.Terms) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CollectionTerms(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNCollectionTermsInput2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐTerms(ctx context.Context, v any) (collection.Terms, error) {
+	res, err := ec.unmarshalInputCollectionTermsInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalNCreateApiKeyInput2githubᚗcomᚋdebtqlᚋdebtqlᚋgraphᚐCreateAPIKeyInput(ctx context.Context, v any) (CreateAPIKeyInput, error) {
@@ -17745,6 +20139,36 @@ func (ec *executionContext) marshalNDecimal2githubᚗcomᚋdebtqlᚋdebtqlᚋint
 	return v
 }
 
+func (ec *executionContext) marshalNFee2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐFee(ctx context.Context, sel ast.SelectionSet, v collection.Fee) graphql.Marshaler {
+	return ec._Fee(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNFee2ᚕgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐFeeᚄ(ctx context.Context, sel ast.SelectionSet, v []collection.Fee) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNFee2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐFee(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) unmarshalNFeeKind2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐFeeKind(ctx context.Context, v any) (collection.FeeKind, error) {
+	var res collection.FeeKind
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNFeeKind2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐFeeKind(ctx context.Context, sel ast.SelectionSet, v collection.FeeKind) graphql.Marshaler {
+	return v
+}
+
 func (ec *executionContext) unmarshalNInt2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋscalarᚐIntID(ctx context.Context, v any) (scalar.IntID, error) {
 	var res scalar.IntID
 	err := res.UnmarshalGQL(v)
@@ -17769,6 +20193,16 @@ func (ec *executionContext) marshalNInt2int(ctx context.Context, sel ast.Selecti
 		}
 	}
 	return res
+}
+
+func (ec *executionContext) unmarshalNInterestRule2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐInterestRule(ctx context.Context, v any) (collection.InterestRule, error) {
+	var res collection.InterestRule
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNInterestRule2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐInterestRule(ctx context.Context, sel ast.SelectionSet, v collection.InterestRule) graphql.Marshaler {
+	return v
 }
 
 func (ec *executionContext) marshalNInvoice2ᚕᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐInvoiceᚄ(ctx context.Context, sel ast.SelectionSet, v []*ent.Invoice) graphql.Marshaler {
@@ -17848,6 +20282,16 @@ func (ec *executionContext) marshalNInvoiceStatus2githubᚗcomᚋdebtqlᚋdebtql
 	return v
 }
 
+func (ec *executionContext) marshalNItemClaim2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐItemClaim(ctx context.Context, sel ast.SelectionSet, v *collection.ItemClaim) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ItemClaim(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNPageInfo2entgoᚗioᚋcontribᚋentgqlᚐPageInfo(ctx context.Context, sel ast.SelectionSet, v entgql.PageInfo[string]) graphql.Marshaler {
 	return ec._PageInfo(ctx, sel, &v)
 }
@@ -17878,6 +20322,16 @@ func (ec *executionContext) marshalNPayment2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋ
 	return ec._Payment(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNPaymentAllocation2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐAllocation(ctx context.Context, sel ast.SelectionSet, v *collection.Allocation) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._PaymentAllocation(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNPaymentSource2githubᚗcomᚋdebtqlᚋdebtqlᚋentᚋpaymentᚐSource(ctx context.Context, v any) (payment.Source, error) {
 	var res payment.Source
 	err := res.UnmarshalGQL(v)
@@ -17896,6 +20350,37 @@ func (ec *executionContext) unmarshalNPaymentStatus2githubᚗcomᚋdebtqlᚋdebt
 
 func (ec *executionContext) marshalNPaymentStatus2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐPaymentStatus(ctx context.Context, sel ast.SelectionSet, v collection.PaymentStatus) graphql.Marshaler {
 	return v
+}
+
+func (ec *executionContext) marshalNReferenceRate2ᚕᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐReferenceRateᚄ(ctx context.Context, sel ast.SelectionSet, v []*ent.ReferenceRate) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNReferenceRate2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐReferenceRate(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNReferenceRate2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐReferenceRate(ctx context.Context, sel ast.SelectionSet, v *ent.ReferenceRate) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ReferenceRate(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNReferenceRateInput2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐReferenceRate(ctx context.Context, v any) (collection.ReferenceRate, error) {
+	res, err := ec.unmarshalInputReferenceRateInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalNRole2githubᚗcomᚋdebtqlᚋdebtqlᚋentᚋapikeyᚐRole(ctx context.Context, v any) (apikey.Role, error) {
@@ -18278,6 +20763,14 @@ func (ec *executionContext) marshalOCollectionSubStatus2ᚖgithubᚗcomᚋdebtql
 		return graphql.Null
 	}
 	return v
+}
+
+func (ec *executionContext) unmarshalOCollectionTermsInput2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐTerms(ctx context.Context, v any) (*collection.Terms, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputCollectionTermsInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalOContactInformation2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐContactRecord(ctx context.Context, sel ast.SelectionSet, v *collection.ContactRecord) graphql.Marshaler {

@@ -124,8 +124,8 @@ var plannedFragments = map[string]string{
 }`,
 	"D": `fragment D on Debt {
   __typename id debtor { ...A } originalAmount paidAmount remainingAmount overpaidAmount
-  paymentStatus mainStatus underStatus activeStatus isCompleted withdrawnAt withdrawComment createdAt updatedAt
-  items: invoices { __typename id invoiceNumber description invoiceDate dueDate reminderDate amount paidAmount remainingAmount createdAt }
+  paymentStatus mainStatus underStatus activeStatus isCompleted withdrawnAt withdrawComment createdAt updatedAt paymentReference
+  items: invoices { __typename id invoiceNumber description invoiceDate dueDate reminderDate amount paidAmount remainingAmount createdAt interestRate reminderFee }
   invoices { amount }
 }`,
 }
@@ -172,7 +172,8 @@ func TestPlannedPathMatchesExecutor(t *testing.T) {
 			"address": apitest.Vars{"address1": "Storgata 2", "address2": "Bakgården", "careOf": "Kari", "zipCode": "0151", "city": "Oslo", "countryCode": "NO"},
 			"email":   "kari@example.no", "phone": "+47 22 00 00 00",
 			"debts": []apitest.Vars{{"invoiceNumber": "F-Ω-1", "description": "Tjänster\t<mars>\r\nrad 2", "invoiceDate": "2026-09-01T10:00:00+02:00",
-				"dueDate": "2026-10-01T10:00:00+02:00", "reminderDate": "2026-10-15T10:00:00+02:00", "amount": "1000.50"}}}}).OK(t, nil)
+				"dueDate": "2026-10-01T10:00:00+02:00", "reminderDate": "2026-10-15T10:00:00+02:00", "amount": "1000.50",
+				"interestRate": "9.5", "reminderFee": "60"}}}}).OK(t, nil)
 
 	// An invoice with every optional field and a discounted article.
 	env.Admin().Do(t, `mutation($c: UUID!, $i: InvoiceInput!) { createInvoice(clientId: $c, input: $i) { id } }`, apitest.Vars{"c": clientID,

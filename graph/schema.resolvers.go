@@ -63,6 +63,12 @@ func (r *clientResolver) Invoices(ctx context.Context, obj *ent.Creditor, filter
 	return r.clientInvoicesPage(ctx, obj.ID, filter, orderBy, ledger.Page{Page: page, RowsPerPage: rowsPerPage, First: first, After: after, Last: last, Before: before})
 }
 
+// CollectionTerms is the resolver for the collectionTerms field.
+func (r *clientResolver) CollectionTerms(ctx context.Context, obj *ent.Creditor) (*collection.Terms, error) {
+	t := ledger.ClientTerms(obj)
+	return &t, nil
+}
+
 // Invoices is the resolver for the invoices field.
 func (r *debtResolver) Invoices(ctx context.Context, obj *ent.Debt) ([]*ent.DebtItem, error) {
 	items, err := obj.Invoices(ctx)
@@ -86,6 +92,23 @@ func (r *debtResolver) Events(ctx context.Context, obj *ent.Debt) ([]*ent.AuditE
 	return sortEvents(events), err
 }
 
+// Terms is the resolver for the terms field.
+func (r *debtResolver) Terms(ctx context.Context, obj *ent.Debt) (*collection.Terms, error) {
+	t := ledger.DebtTerms(obj)
+	return &t, nil
+}
+
+// Claim is the resolver for the claim field.
+func (r *debtResolver) Claim(ctx context.Context, obj *ent.Debt, asOf *scalar.Date) (*collection.Claim, error) {
+	c, err := r.ledger.Claim(ctx, obj, asOf)
+	return &c, err
+}
+
+// PaymentReference is the resolver for the paymentReference field.
+func (r *debtResolver) PaymentReference(ctx context.Context, obj *ent.Debt) (string, error) {
+	return collection.PaymentReference(int(obj.ID)), nil
+}
+
 // RemainingAmount is the resolver for the remainingAmount field.
 func (r *debtInvoiceResolver) RemainingAmount(ctx context.Context, obj *ent.DebtItem) (collection.Money, error) {
 	return max(obj.Amount-obj.PaidAmount, 0), nil
@@ -100,6 +123,11 @@ func (r *debtInvoiceResolver) Payments(ctx context.Context, obj *ent.DebtItem) (
 // Invoice is the resolver for the invoice field.
 func (r *debtInvoiceResolver) Invoice(ctx context.Context, obj *ent.DebtItem) (*ent.Invoice, error) {
 	return r.loaders(ctx).itemInvoice.get(ctx, r.Resolver, obj)
+}
+
+// Claim is the resolver for the claim field.
+func (r *debtInvoiceResolver) Claim(ctx context.Context, obj *ent.DebtItem, asOf *scalar.Date) (*collection.ItemClaim, error) {
+	return r.ledger.ItemClaim(ctx, obj, asOf)
 }
 
 // Address is the resolver for the address field.
@@ -279,6 +307,22 @@ func (r *mutationResolver) RevokeAPIKey(ctx context.Context, id string) (*ent.AP
 	return r.ledger.RevokeAPIKey(ctx, r.actor(ctx), id)
 }
 
+// SetReferenceRate is the resolver for the setReferenceRate field.
+func (r *mutationResolver) SetReferenceRate(ctx context.Context, input collection.ReferenceRate) (*ent.ReferenceRate, error) {
+	return r.ledger.SetReferenceRate(ctx, r.actor(ctx), input)
+}
+
+// SetCollectionTerms is the resolver for the setCollectionTerms field.
+func (r *mutationResolver) SetCollectionTerms(ctx context.Context, clientID string, input collection.Terms) (*ent.Creditor, error) {
+	return r.ledger.SetCollectionTerms(ctx, r.actor(ctx), clientID, input)
+}
+
+// Allocation is the resolver for the allocation field.
+func (r *paymentResolver) Allocation(ctx context.Context, obj *ent.Payment) (*collection.Allocation, error) {
+	a, err := r.ledger.Allocation(ctx, obj)
+	return &a, err
+}
+
 // Viewer is the resolver for the viewer field.
 func (r *queryResolver) Viewer(ctx context.Context) (*Viewer, error) {
 	v := auth.ViewerFrom(ctx)
@@ -409,6 +453,11 @@ func (r *queryResolver) AuditEvents(ctx context.Context, filter *ledger.AuditEve
 	return r.auditEvents(ctx, filter, ledger.Page{Page: page, RowsPerPage: rowsPerPage, First: first, After: after, Last: last, Before: before})
 }
 
+// ReferenceRates is the resolver for the referenceRates field.
+func (r *queryResolver) ReferenceRates(ctx context.Context) ([]*ent.ReferenceRate, error) {
+	return r.ledger.ReferenceRates(ctx)
+}
+
 // AuditEvent returns AuditEventResolver implementation.
 func (r *Resolver) AuditEvent() AuditEventResolver { return &auditEventResolver{r} }
 
@@ -430,6 +479,9 @@ func (r *Resolver) Invoice() InvoiceResolver { return &invoiceResolver{r} }
 // Mutation returns MutationResolver implementation.
 func (r *Resolver) Mutation() MutationResolver { return &mutationResolver{r} }
 
+// Payment returns PaymentResolver implementation.
+func (r *Resolver) Payment() PaymentResolver { return &paymentResolver{r} }
+
 // Query returns QueryResolver implementation.
 func (r *Resolver) Query() QueryResolver { return &queryResolver{r} }
 
@@ -441,5 +493,6 @@ type (
 	debtorResolver      struct{ *Resolver }
 	invoiceResolver     struct{ *Resolver }
 	mutationResolver    struct{ *Resolver }
+	paymentResolver     struct{ *Resolver }
 	queryResolver       struct{ *Resolver }
 )

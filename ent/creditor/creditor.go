@@ -3,11 +3,15 @@
 package creditor
 
 import (
+	"fmt"
+	"io"
+	"strconv"
 	"time"
 
 	"entgo.io/ent"
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
+	"github.com/debtql/debtql/internal/collection"
 )
 
 const (
@@ -49,6 +53,12 @@ const (
 	FieldContactEmail = "contact_email"
 	// FieldContactPhone holds the string denoting the contact_phone field in the database.
 	FieldContactPhone = "contact_phone"
+	// FieldInterestRule holds the string denoting the interest_rule field in the database.
+	FieldInterestRule = "interest_rule"
+	// FieldCollectionFee holds the string denoting the collection_fee field in the database.
+	FieldCollectionFee = "collection_fee"
+	// FieldLateCompensation holds the string denoting the late_compensation field in the database.
+	FieldLateCompensation = "late_compensation"
 	// EdgeDebtors holds the string denoting the debtors edge name in mutations.
 	EdgeDebtors = "debtors"
 	// EdgeInvoices holds the string denoting the invoices edge name in mutations.
@@ -109,6 +119,9 @@ var Columns = []string{
 	FieldContactName,
 	FieldContactEmail,
 	FieldContactPhone,
+	FieldInterestRule,
+	FieldCollectionFee,
+	FieldLateCompensation,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -158,9 +171,39 @@ var (
 	ContactEmailValidator func(string) error
 	// ContactPhoneValidator is a validator for the "contact_phone" field. It is called by the builders before save.
 	ContactPhoneValidator func(string) error
+	// DefaultCollectionFee holds the default value on creation for the "collection_fee" field.
+	DefaultCollectionFee collection.Money
+	// DefaultLateCompensation holds the default value on creation for the "late_compensation" field.
+	DefaultLateCompensation bool
 	// DefaultID holds the default value on creation for the "id" field.
 	DefaultID func() string
 )
+
+// InterestRule defines the type for the "interest_rule" enum field.
+type InterestRule string
+
+// InterestRuleNONE is the default value of the InterestRule enum.
+const DefaultInterestRule = InterestRuleNONE
+
+// InterestRule values.
+const (
+	InterestRuleNONE      InterestRule = "NONE"
+	InterestRuleSTATUTORY InterestRule = "STATUTORY"
+)
+
+func (ir InterestRule) String() string {
+	return string(ir)
+}
+
+// InterestRuleValidator is a validator for the "interest_rule" field enum values. It is called by the builders before save.
+func InterestRuleValidator(ir InterestRule) error {
+	switch ir {
+	case InterestRuleNONE, InterestRuleSTATUTORY:
+		return nil
+	default:
+		return fmt.Errorf("creditor: invalid enum value for interest_rule field: %q", ir)
+	}
+}
 
 // OrderOption defines the ordering options for the Creditor queries.
 type OrderOption func(*sql.Selector)
@@ -255,6 +298,21 @@ func ByContactPhone(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldContactPhone, opts...).ToFunc()
 }
 
+// ByInterestRule orders the results by the interest_rule field.
+func ByInterestRule(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldInterestRule, opts...).ToFunc()
+}
+
+// ByCollectionFee orders the results by the collection_fee field.
+func ByCollectionFee(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldCollectionFee, opts...).ToFunc()
+}
+
+// ByLateCompensation orders the results by the late_compensation field.
+func ByLateCompensation(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldLateCompensation, opts...).ToFunc()
+}
+
 // ByDebtorsCount orders the results by debtors count.
 func ByDebtorsCount(opts ...sql.OrderTermOption) OrderOption {
 	return func(s *sql.Selector) {
@@ -337,4 +395,22 @@ func newAPIKeysStep() *sqlgraph.Step {
 		sqlgraph.To(APIKeysInverseTable, FieldID),
 		sqlgraph.Edge(sqlgraph.O2M, false, APIKeysTable, APIKeysColumn),
 	)
+}
+
+// MarshalGQL implements graphql.Marshaler interface.
+func (e InterestRule) MarshalGQL(w io.Writer) {
+	io.WriteString(w, strconv.Quote(e.String()))
+}
+
+// UnmarshalGQL implements graphql.Unmarshaler interface.
+func (e *InterestRule) UnmarshalGQL(val interface{}) error {
+	str, ok := val.(string)
+	if !ok {
+		return fmt.Errorf("enum %T must be a string", val)
+	}
+	*e = InterestRule(str)
+	if err := InterestRuleValidator(*e); err != nil {
+		return fmt.Errorf("%s is not a valid InterestRule", str)
+	}
+	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"github.com/debtql/debtql/ent/predicate"
+	"github.com/debtql/debtql/internal/collection"
 )
 
 // ID filters vertices based on their ID field.
@@ -148,6 +149,17 @@ func ContactEmail(v string) predicate.Creditor {
 // ContactPhone applies equality check predicate on the "contact_phone" field. It's identical to ContactPhoneEQ.
 func ContactPhone(v string) predicate.Creditor {
 	return predicate.Creditor(sql.FieldEQ(FieldContactPhone, v))
+}
+
+// CollectionFee applies equality check predicate on the "collection_fee" field. It's identical to CollectionFeeEQ.
+func CollectionFee(v collection.Money) predicate.Creditor {
+	vc := int64(v)
+	return predicate.Creditor(sql.FieldEQ(FieldCollectionFee, vc))
+}
+
+// LateCompensation applies equality check predicate on the "late_compensation" field. It's identical to LateCompensationEQ.
+func LateCompensation(v bool) predicate.Creditor {
+	return predicate.Creditor(sql.FieldEQ(FieldLateCompensation, v))
 }
 
 // CreatedAtEQ applies the EQ predicate on the "created_at" field.
@@ -1178,6 +1190,90 @@ func ContactPhoneEqualFold(v string) predicate.Creditor {
 // ContactPhoneContainsFold applies the ContainsFold predicate on the "contact_phone" field.
 func ContactPhoneContainsFold(v string) predicate.Creditor {
 	return predicate.Creditor(sql.FieldContainsFold(FieldContactPhone, v))
+}
+
+// InterestRuleEQ applies the EQ predicate on the "interest_rule" field.
+func InterestRuleEQ(v InterestRule) predicate.Creditor {
+	return predicate.Creditor(sql.FieldEQ(FieldInterestRule, v))
+}
+
+// InterestRuleNEQ applies the NEQ predicate on the "interest_rule" field.
+func InterestRuleNEQ(v InterestRule) predicate.Creditor {
+	return predicate.Creditor(sql.FieldNEQ(FieldInterestRule, v))
+}
+
+// InterestRuleIn applies the In predicate on the "interest_rule" field.
+func InterestRuleIn(vs ...InterestRule) predicate.Creditor {
+	return predicate.Creditor(sql.FieldIn(FieldInterestRule, vs...))
+}
+
+// InterestRuleNotIn applies the NotIn predicate on the "interest_rule" field.
+func InterestRuleNotIn(vs ...InterestRule) predicate.Creditor {
+	return predicate.Creditor(sql.FieldNotIn(FieldInterestRule, vs...))
+}
+
+// CollectionFeeEQ applies the EQ predicate on the "collection_fee" field.
+func CollectionFeeEQ(v collection.Money) predicate.Creditor {
+	vc := int64(v)
+	return predicate.Creditor(sql.FieldEQ(FieldCollectionFee, vc))
+}
+
+// CollectionFeeNEQ applies the NEQ predicate on the "collection_fee" field.
+func CollectionFeeNEQ(v collection.Money) predicate.Creditor {
+	vc := int64(v)
+	return predicate.Creditor(sql.FieldNEQ(FieldCollectionFee, vc))
+}
+
+// CollectionFeeIn applies the In predicate on the "collection_fee" field.
+func CollectionFeeIn(vs ...collection.Money) predicate.Creditor {
+	v := make([]any, len(vs))
+	for i := range v {
+		v[i] = int64(vs[i])
+	}
+	return predicate.Creditor(sql.FieldIn(FieldCollectionFee, v...))
+}
+
+// CollectionFeeNotIn applies the NotIn predicate on the "collection_fee" field.
+func CollectionFeeNotIn(vs ...collection.Money) predicate.Creditor {
+	v := make([]any, len(vs))
+	for i := range v {
+		v[i] = int64(vs[i])
+	}
+	return predicate.Creditor(sql.FieldNotIn(FieldCollectionFee, v...))
+}
+
+// CollectionFeeGT applies the GT predicate on the "collection_fee" field.
+func CollectionFeeGT(v collection.Money) predicate.Creditor {
+	vc := int64(v)
+	return predicate.Creditor(sql.FieldGT(FieldCollectionFee, vc))
+}
+
+// CollectionFeeGTE applies the GTE predicate on the "collection_fee" field.
+func CollectionFeeGTE(v collection.Money) predicate.Creditor {
+	vc := int64(v)
+	return predicate.Creditor(sql.FieldGTE(FieldCollectionFee, vc))
+}
+
+// CollectionFeeLT applies the LT predicate on the "collection_fee" field.
+func CollectionFeeLT(v collection.Money) predicate.Creditor {
+	vc := int64(v)
+	return predicate.Creditor(sql.FieldLT(FieldCollectionFee, vc))
+}
+
+// CollectionFeeLTE applies the LTE predicate on the "collection_fee" field.
+func CollectionFeeLTE(v collection.Money) predicate.Creditor {
+	vc := int64(v)
+	return predicate.Creditor(sql.FieldLTE(FieldCollectionFee, vc))
+}
+
+// LateCompensationEQ applies the EQ predicate on the "late_compensation" field.
+func LateCompensationEQ(v bool) predicate.Creditor {
+	return predicate.Creditor(sql.FieldEQ(FieldLateCompensation, v))
+}
+
+// LateCompensationNEQ applies the NEQ predicate on the "late_compensation" field.
+func LateCompensationNEQ(v bool) predicate.Creditor {
+	return predicate.Creditor(sql.FieldNEQ(FieldLateCompensation, v))
 }
 
 // HasDebtors applies the HasEdge predicate on the "debtors" edge.

@@ -3,6 +3,9 @@
 package debt
 
 import (
+	"fmt"
+	"io"
+	"strconv"
 	"time"
 
 	"entgo.io/ent/dialect/sql"
@@ -31,6 +34,12 @@ const (
 	FieldWithdrawnAt = "withdrawn_at"
 	// FieldWithdrawComment holds the string denoting the withdraw_comment field in the database.
 	FieldWithdrawComment = "withdraw_comment"
+	// FieldInterestRule holds the string denoting the interest_rule field in the database.
+	FieldInterestRule = "interest_rule"
+	// FieldCollectionFee holds the string denoting the collection_fee field in the database.
+	FieldCollectionFee = "collection_fee"
+	// FieldLateCompensation holds the string denoting the late_compensation field in the database.
+	FieldLateCompensation = "late_compensation"
 	// EdgeClient holds the string denoting the client edge name in mutations.
 	EdgeClient = "client"
 	// EdgeDebtor holds the string denoting the debtor edge name in mutations.
@@ -39,6 +48,8 @@ const (
 	EdgeInvoices = "invoices"
 	// EdgePayments holds the string denoting the payments edge name in mutations.
 	EdgePayments = "payments"
+	// EdgeFees holds the string denoting the fees edge name in mutations.
+	EdgeFees = "fees"
 	// EdgeEvents holds the string denoting the events edge name in mutations.
 	EdgeEvents = "events"
 	// Table holds the table name of the debt in the database.
@@ -71,6 +82,13 @@ const (
 	PaymentsInverseTable = "payments"
 	// PaymentsColumn is the table column denoting the payments relation/edge.
 	PaymentsColumn = "debt_id"
+	// FeesTable is the table that holds the fees relation/edge.
+	FeesTable = "fees"
+	// FeesInverseTable is the table name for the Fee entity.
+	// It exists in this package in order to avoid circular dependency with the "fee" package.
+	FeesInverseTable = "fees"
+	// FeesColumn is the table column denoting the fees relation/edge.
+	FeesColumn = "debt_id"
 	// EventsTable is the table that holds the events relation/edge.
 	EventsTable = "audit_events"
 	// EventsInverseTable is the table name for the AuditEvent entity.
@@ -91,6 +109,9 @@ var Columns = []string{
 	FieldPaidAmount,
 	FieldWithdrawnAt,
 	FieldWithdrawComment,
+	FieldInterestRule,
+	FieldCollectionFee,
+	FieldLateCompensation,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -114,7 +135,37 @@ var (
 	DefaultPaidAmount collection.Money
 	// WithdrawCommentValidator is a validator for the "withdraw_comment" field. It is called by the builders before save.
 	WithdrawCommentValidator func(string) error
+	// DefaultCollectionFee holds the default value on creation for the "collection_fee" field.
+	DefaultCollectionFee collection.Money
+	// DefaultLateCompensation holds the default value on creation for the "late_compensation" field.
+	DefaultLateCompensation bool
 )
+
+// InterestRule defines the type for the "interest_rule" enum field.
+type InterestRule string
+
+// InterestRuleNONE is the default value of the InterestRule enum.
+const DefaultInterestRule = InterestRuleNONE
+
+// InterestRule values.
+const (
+	InterestRuleNONE      InterestRule = "NONE"
+	InterestRuleSTATUTORY InterestRule = "STATUTORY"
+)
+
+func (ir InterestRule) String() string {
+	return string(ir)
+}
+
+// InterestRuleValidator is a validator for the "interest_rule" field enum values. It is called by the builders before save.
+func InterestRuleValidator(ir InterestRule) error {
+	switch ir {
+	case InterestRuleNONE, InterestRuleSTATUTORY:
+		return nil
+	default:
+		return fmt.Errorf("debt: invalid enum value for interest_rule field: %q", ir)
+	}
+}
 
 // OrderOption defines the ordering options for the Debt queries.
 type OrderOption func(*sql.Selector)
@@ -164,6 +215,21 @@ func ByWithdrawComment(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldWithdrawComment, opts...).ToFunc()
 }
 
+// ByInterestRule orders the results by the interest_rule field.
+func ByInterestRule(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldInterestRule, opts...).ToFunc()
+}
+
+// ByCollectionFee orders the results by the collection_fee field.
+func ByCollectionFee(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldCollectionFee, opts...).ToFunc()
+}
+
+// ByLateCompensation orders the results by the late_compensation field.
+func ByLateCompensation(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldLateCompensation, opts...).ToFunc()
+}
+
 // ByClientField orders the results by client field.
 func ByClientField(field string, opts ...sql.OrderTermOption) OrderOption {
 	return func(s *sql.Selector) {
@@ -203,6 +269,20 @@ func ByPaymentsCount(opts ...sql.OrderTermOption) OrderOption {
 func ByPayments(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
 	return func(s *sql.Selector) {
 		sqlgraph.OrderByNeighborTerms(s, newPaymentsStep(), append([]sql.OrderTerm{term}, terms...)...)
+	}
+}
+
+// ByFeesCount orders the results by fees count.
+func ByFeesCount(opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborsCount(s, newFeesStep(), opts...)
+	}
+}
+
+// ByFees orders the results by fees terms.
+func ByFees(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newFeesStep(), append([]sql.OrderTerm{term}, terms...)...)
 	}
 }
 
@@ -247,10 +327,35 @@ func newPaymentsStep() *sqlgraph.Step {
 		sqlgraph.Edge(sqlgraph.O2M, false, PaymentsTable, PaymentsColumn),
 	)
 }
+func newFeesStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(FeesInverseTable, FieldID),
+		sqlgraph.Edge(sqlgraph.O2M, false, FeesTable, FeesColumn),
+	)
+}
 func newEventsStep() *sqlgraph.Step {
 	return sqlgraph.NewStep(
 		sqlgraph.From(Table, FieldID),
 		sqlgraph.To(EventsInverseTable, FieldID),
 		sqlgraph.Edge(sqlgraph.O2M, false, EventsTable, EventsColumn),
 	)
+}
+
+// MarshalGQL implements graphql.Marshaler interface.
+func (e InterestRule) MarshalGQL(w io.Writer) {
+	io.WriteString(w, strconv.Quote(e.String()))
+}
+
+// UnmarshalGQL implements graphql.Unmarshaler interface.
+func (e *InterestRule) UnmarshalGQL(val interface{}) error {
+	str, ok := val.(string)
+	if !ok {
+		return fmt.Errorf("enum %T must be a string", val)
+	}
+	*e = InterestRule(str)
+	if err := InterestRuleValidator(*e); err != nil {
+		return fmt.Errorf("%s is not a valid InterestRule", str)
+	}
+	return nil
 }

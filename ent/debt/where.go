@@ -99,6 +99,17 @@ func WithdrawComment(v string) predicate.Debt {
 	return predicate.Debt(sql.FieldEQ(FieldWithdrawComment, v))
 }
 
+// CollectionFee applies equality check predicate on the "collection_fee" field. It's identical to CollectionFeeEQ.
+func CollectionFee(v collection.Money) predicate.Debt {
+	vc := int64(v)
+	return predicate.Debt(sql.FieldEQ(FieldCollectionFee, vc))
+}
+
+// LateCompensation applies equality check predicate on the "late_compensation" field. It's identical to LateCompensationEQ.
+func LateCompensation(v bool) predicate.Debt {
+	return predicate.Debt(sql.FieldEQ(FieldLateCompensation, v))
+}
+
 // CreatedAtEQ applies the EQ predicate on the "created_at" field.
 func CreatedAtEQ(v time.Time) predicate.Debt {
 	return predicate.Debt(sql.FieldEQ(FieldCreatedAt, v))
@@ -542,6 +553,90 @@ func WithdrawCommentContainsFold(v string) predicate.Debt {
 	return predicate.Debt(sql.FieldContainsFold(FieldWithdrawComment, v))
 }
 
+// InterestRuleEQ applies the EQ predicate on the "interest_rule" field.
+func InterestRuleEQ(v InterestRule) predicate.Debt {
+	return predicate.Debt(sql.FieldEQ(FieldInterestRule, v))
+}
+
+// InterestRuleNEQ applies the NEQ predicate on the "interest_rule" field.
+func InterestRuleNEQ(v InterestRule) predicate.Debt {
+	return predicate.Debt(sql.FieldNEQ(FieldInterestRule, v))
+}
+
+// InterestRuleIn applies the In predicate on the "interest_rule" field.
+func InterestRuleIn(vs ...InterestRule) predicate.Debt {
+	return predicate.Debt(sql.FieldIn(FieldInterestRule, vs...))
+}
+
+// InterestRuleNotIn applies the NotIn predicate on the "interest_rule" field.
+func InterestRuleNotIn(vs ...InterestRule) predicate.Debt {
+	return predicate.Debt(sql.FieldNotIn(FieldInterestRule, vs...))
+}
+
+// CollectionFeeEQ applies the EQ predicate on the "collection_fee" field.
+func CollectionFeeEQ(v collection.Money) predicate.Debt {
+	vc := int64(v)
+	return predicate.Debt(sql.FieldEQ(FieldCollectionFee, vc))
+}
+
+// CollectionFeeNEQ applies the NEQ predicate on the "collection_fee" field.
+func CollectionFeeNEQ(v collection.Money) predicate.Debt {
+	vc := int64(v)
+	return predicate.Debt(sql.FieldNEQ(FieldCollectionFee, vc))
+}
+
+// CollectionFeeIn applies the In predicate on the "collection_fee" field.
+func CollectionFeeIn(vs ...collection.Money) predicate.Debt {
+	v := make([]any, len(vs))
+	for i := range v {
+		v[i] = int64(vs[i])
+	}
+	return predicate.Debt(sql.FieldIn(FieldCollectionFee, v...))
+}
+
+// CollectionFeeNotIn applies the NotIn predicate on the "collection_fee" field.
+func CollectionFeeNotIn(vs ...collection.Money) predicate.Debt {
+	v := make([]any, len(vs))
+	for i := range v {
+		v[i] = int64(vs[i])
+	}
+	return predicate.Debt(sql.FieldNotIn(FieldCollectionFee, v...))
+}
+
+// CollectionFeeGT applies the GT predicate on the "collection_fee" field.
+func CollectionFeeGT(v collection.Money) predicate.Debt {
+	vc := int64(v)
+	return predicate.Debt(sql.FieldGT(FieldCollectionFee, vc))
+}
+
+// CollectionFeeGTE applies the GTE predicate on the "collection_fee" field.
+func CollectionFeeGTE(v collection.Money) predicate.Debt {
+	vc := int64(v)
+	return predicate.Debt(sql.FieldGTE(FieldCollectionFee, vc))
+}
+
+// CollectionFeeLT applies the LT predicate on the "collection_fee" field.
+func CollectionFeeLT(v collection.Money) predicate.Debt {
+	vc := int64(v)
+	return predicate.Debt(sql.FieldLT(FieldCollectionFee, vc))
+}
+
+// CollectionFeeLTE applies the LTE predicate on the "collection_fee" field.
+func CollectionFeeLTE(v collection.Money) predicate.Debt {
+	vc := int64(v)
+	return predicate.Debt(sql.FieldLTE(FieldCollectionFee, vc))
+}
+
+// LateCompensationEQ applies the EQ predicate on the "late_compensation" field.
+func LateCompensationEQ(v bool) predicate.Debt {
+	return predicate.Debt(sql.FieldEQ(FieldLateCompensation, v))
+}
+
+// LateCompensationNEQ applies the NEQ predicate on the "late_compensation" field.
+func LateCompensationNEQ(v bool) predicate.Debt {
+	return predicate.Debt(sql.FieldNEQ(FieldLateCompensation, v))
+}
+
 // HasClient applies the HasEdge predicate on the "client" edge.
 func HasClient() predicate.Debt {
 	return predicate.Debt(func(s *sql.Selector) {
@@ -626,6 +721,29 @@ func HasPayments() predicate.Debt {
 func HasPaymentsWith(preds ...predicate.Payment) predicate.Debt {
 	return predicate.Debt(func(s *sql.Selector) {
 		step := newPaymentsStep()
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			for _, p := range preds {
+				p(s)
+			}
+		})
+	})
+}
+
+// HasFees applies the HasEdge predicate on the "fees" edge.
+func HasFees() predicate.Debt {
+	return predicate.Debt(func(s *sql.Selector) {
+		step := sqlgraph.NewStep(
+			sqlgraph.From(Table, FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, FeesTable, FeesColumn),
+		)
+		sqlgraph.HasNeighbors(s, step)
+	})
+}
+
+// HasFeesWith applies the HasEdge predicate on the "fees" edge with a given conditions (other predicates).
+func HasFeesWith(preds ...predicate.Fee) predicate.Debt {
+	return predicate.Debt(func(s *sql.Selector) {
+		step := newFeesStep()
 		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
 			for _, p := range preds {
 				p(s)

@@ -40,6 +40,12 @@ const (
 	FieldAmount = "amount"
 	// FieldPaidAmount holds the string denoting the paid_amount field in the database.
 	FieldPaidAmount = "paid_amount"
+	// FieldDueOn holds the string denoting the due_on field in the database.
+	FieldDueOn = "due_on"
+	// FieldInterestRate holds the string denoting the interest_rate field in the database.
+	FieldInterestRate = "interest_rate"
+	// FieldReminderFee holds the string denoting the reminder_fee field in the database.
+	FieldReminderFee = "reminder_fee"
 	// EdgeDebt holds the string denoting the debt edge name in mutations.
 	EdgeDebt = "debt"
 	// EdgePayments holds the string denoting the payments edge name in mutations.
@@ -77,6 +83,9 @@ var Columns = []string{
 	FieldReminderDate,
 	FieldAmount,
 	FieldPaidAmount,
+	FieldDueOn,
+	FieldInterestRate,
+	FieldReminderFee,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -172,6 +181,21 @@ func ByAmount(opts ...sql.OrderTermOption) OrderOption {
 // ByPaidAmount orders the results by the paid_amount field.
 func ByPaidAmount(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldPaidAmount, opts...).ToFunc()
+}
+
+// ByDueOn orders the results by the due_on field.
+func ByDueOn(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldDueOn, opts...).ToFunc()
+}
+
+// ByInterestRate orders the results by the interest_rate field.
+func ByInterestRate(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldInterestRate, opts...).ToFunc()
+}
+
+// ByReminderFee orders the results by the reminder_fee field.
+func ByReminderFee(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldReminderFee, opts...).ToFunc()
 }
 
 // ByDebtField orders the results by debt field.

@@ -120,6 +120,23 @@ func PaidAmount(v collection.Money) predicate.DebtItem {
 	return predicate.DebtItem(sql.FieldEQ(FieldPaidAmount, vc))
 }
 
+// DueOn applies equality check predicate on the "due_on" field. It's identical to DueOnEQ.
+func DueOn(v scalar.Date) predicate.DebtItem {
+	return predicate.DebtItem(sql.FieldEQ(FieldDueOn, v))
+}
+
+// InterestRate applies equality check predicate on the "interest_rate" field. It's identical to InterestRateEQ.
+func InterestRate(v collection.Rate) predicate.DebtItem {
+	vc := int64(v)
+	return predicate.DebtItem(sql.FieldEQ(FieldInterestRate, vc))
+}
+
+// ReminderFee applies equality check predicate on the "reminder_fee" field. It's identical to ReminderFeeEQ.
+func ReminderFee(v collection.Money) predicate.DebtItem {
+	vc := int64(v)
+	return predicate.DebtItem(sql.FieldEQ(FieldReminderFee, vc))
+}
+
 // CreatedAtEQ applies the EQ predicate on the "created_at" field.
 func CreatedAtEQ(v time.Time) predicate.DebtItem {
 	return predicate.DebtItem(sql.FieldEQ(FieldCreatedAt, v))
@@ -736,6 +753,184 @@ func PaidAmountLT(v collection.Money) predicate.DebtItem {
 func PaidAmountLTE(v collection.Money) predicate.DebtItem {
 	vc := int64(v)
 	return predicate.DebtItem(sql.FieldLTE(FieldPaidAmount, vc))
+}
+
+// DueOnEQ applies the EQ predicate on the "due_on" field.
+func DueOnEQ(v scalar.Date) predicate.DebtItem {
+	return predicate.DebtItem(sql.FieldEQ(FieldDueOn, v))
+}
+
+// DueOnNEQ applies the NEQ predicate on the "due_on" field.
+func DueOnNEQ(v scalar.Date) predicate.DebtItem {
+	return predicate.DebtItem(sql.FieldNEQ(FieldDueOn, v))
+}
+
+// DueOnIn applies the In predicate on the "due_on" field.
+func DueOnIn(vs ...scalar.Date) predicate.DebtItem {
+	return predicate.DebtItem(sql.FieldIn(FieldDueOn, vs...))
+}
+
+// DueOnNotIn applies the NotIn predicate on the "due_on" field.
+func DueOnNotIn(vs ...scalar.Date) predicate.DebtItem {
+	return predicate.DebtItem(sql.FieldNotIn(FieldDueOn, vs...))
+}
+
+// DueOnGT applies the GT predicate on the "due_on" field.
+func DueOnGT(v scalar.Date) predicate.DebtItem {
+	return predicate.DebtItem(sql.FieldGT(FieldDueOn, v))
+}
+
+// DueOnGTE applies the GTE predicate on the "due_on" field.
+func DueOnGTE(v scalar.Date) predicate.DebtItem {
+	return predicate.DebtItem(sql.FieldGTE(FieldDueOn, v))
+}
+
+// DueOnLT applies the LT predicate on the "due_on" field.
+func DueOnLT(v scalar.Date) predicate.DebtItem {
+	return predicate.DebtItem(sql.FieldLT(FieldDueOn, v))
+}
+
+// DueOnLTE applies the LTE predicate on the "due_on" field.
+func DueOnLTE(v scalar.Date) predicate.DebtItem {
+	return predicate.DebtItem(sql.FieldLTE(FieldDueOn, v))
+}
+
+// DueOnIsNil applies the IsNil predicate on the "due_on" field.
+func DueOnIsNil() predicate.DebtItem {
+	return predicate.DebtItem(sql.FieldIsNull(FieldDueOn))
+}
+
+// DueOnNotNil applies the NotNil predicate on the "due_on" field.
+func DueOnNotNil() predicate.DebtItem {
+	return predicate.DebtItem(sql.FieldNotNull(FieldDueOn))
+}
+
+// InterestRateEQ applies the EQ predicate on the "interest_rate" field.
+func InterestRateEQ(v collection.Rate) predicate.DebtItem {
+	vc := int64(v)
+	return predicate.DebtItem(sql.FieldEQ(FieldInterestRate, vc))
+}
+
+// InterestRateNEQ applies the NEQ predicate on the "interest_rate" field.
+func InterestRateNEQ(v collection.Rate) predicate.DebtItem {
+	vc := int64(v)
+	return predicate.DebtItem(sql.FieldNEQ(FieldInterestRate, vc))
+}
+
+// InterestRateIn applies the In predicate on the "interest_rate" field.
+func InterestRateIn(vs ...collection.Rate) predicate.DebtItem {
+	v := make([]any, len(vs))
+	for i := range v {
+		v[i] = int64(vs[i])
+	}
+	return predicate.DebtItem(sql.FieldIn(FieldInterestRate, v...))
+}
+
+// InterestRateNotIn applies the NotIn predicate on the "interest_rate" field.
+func InterestRateNotIn(vs ...collection.Rate) predicate.DebtItem {
+	v := make([]any, len(vs))
+	for i := range v {
+		v[i] = int64(vs[i])
+	}
+	return predicate.DebtItem(sql.FieldNotIn(FieldInterestRate, v...))
+}
+
+// InterestRateGT applies the GT predicate on the "interest_rate" field.
+func InterestRateGT(v collection.Rate) predicate.DebtItem {
+	vc := int64(v)
+	return predicate.DebtItem(sql.FieldGT(FieldInterestRate, vc))
+}
+
+// InterestRateGTE applies the GTE predicate on the "interest_rate" field.
+func InterestRateGTE(v collection.Rate) predicate.DebtItem {
+	vc := int64(v)
+	return predicate.DebtItem(sql.FieldGTE(FieldInterestRate, vc))
+}
+
+// InterestRateLT applies the LT predicate on the "interest_rate" field.
+func InterestRateLT(v collection.Rate) predicate.DebtItem {
+	vc := int64(v)
+	return predicate.DebtItem(sql.FieldLT(FieldInterestRate, vc))
+}
+
+// InterestRateLTE applies the LTE predicate on the "interest_rate" field.
+func InterestRateLTE(v collection.Rate) predicate.DebtItem {
+	vc := int64(v)
+	return predicate.DebtItem(sql.FieldLTE(FieldInterestRate, vc))
+}
+
+// InterestRateIsNil applies the IsNil predicate on the "interest_rate" field.
+func InterestRateIsNil() predicate.DebtItem {
+	return predicate.DebtItem(sql.FieldIsNull(FieldInterestRate))
+}
+
+// InterestRateNotNil applies the NotNil predicate on the "interest_rate" field.
+func InterestRateNotNil() predicate.DebtItem {
+	return predicate.DebtItem(sql.FieldNotNull(FieldInterestRate))
+}
+
+// ReminderFeeEQ applies the EQ predicate on the "reminder_fee" field.
+func ReminderFeeEQ(v collection.Money) predicate.DebtItem {
+	vc := int64(v)
+	return predicate.DebtItem(sql.FieldEQ(FieldReminderFee, vc))
+}
+
+// ReminderFeeNEQ applies the NEQ predicate on the "reminder_fee" field.
+func ReminderFeeNEQ(v collection.Money) predicate.DebtItem {
+	vc := int64(v)
+	return predicate.DebtItem(sql.FieldNEQ(FieldReminderFee, vc))
+}
+
+// ReminderFeeIn applies the In predicate on the "reminder_fee" field.
+func ReminderFeeIn(vs ...collection.Money) predicate.DebtItem {
+	v := make([]any, len(vs))
+	for i := range v {
+		v[i] = int64(vs[i])
+	}
+	return predicate.DebtItem(sql.FieldIn(FieldReminderFee, v...))
+}
+
+// ReminderFeeNotIn applies the NotIn predicate on the "reminder_fee" field.
+func ReminderFeeNotIn(vs ...collection.Money) predicate.DebtItem {
+	v := make([]any, len(vs))
+	for i := range v {
+		v[i] = int64(vs[i])
+	}
+	return predicate.DebtItem(sql.FieldNotIn(FieldReminderFee, v...))
+}
+
+// ReminderFeeGT applies the GT predicate on the "reminder_fee" field.
+func ReminderFeeGT(v collection.Money) predicate.DebtItem {
+	vc := int64(v)
+	return predicate.DebtItem(sql.FieldGT(FieldReminderFee, vc))
+}
+
+// ReminderFeeGTE applies the GTE predicate on the "reminder_fee" field.
+func ReminderFeeGTE(v collection.Money) predicate.DebtItem {
+	vc := int64(v)
+	return predicate.DebtItem(sql.FieldGTE(FieldReminderFee, vc))
+}
+
+// ReminderFeeLT applies the LT predicate on the "reminder_fee" field.
+func ReminderFeeLT(v collection.Money) predicate.DebtItem {
+	vc := int64(v)
+	return predicate.DebtItem(sql.FieldLT(FieldReminderFee, vc))
+}
+
+// ReminderFeeLTE applies the LTE predicate on the "reminder_fee" field.
+func ReminderFeeLTE(v collection.Money) predicate.DebtItem {
+	vc := int64(v)
+	return predicate.DebtItem(sql.FieldLTE(FieldReminderFee, vc))
+}
+
+// ReminderFeeIsNil applies the IsNil predicate on the "reminder_fee" field.
+func ReminderFeeIsNil() predicate.DebtItem {
+	return predicate.DebtItem(sql.FieldIsNull(FieldReminderFee))
+}
+
+// ReminderFeeNotNil applies the NotNil predicate on the "reminder_fee" field.
+func ReminderFeeNotNil() predicate.DebtItem {
+	return predicate.DebtItem(sql.FieldNotNull(FieldReminderFee))
 }
 
 // HasDebt applies the HasEdge predicate on the "debt" edge.

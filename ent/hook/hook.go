@@ -105,6 +105,18 @@ func (f DebtorFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, erro
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.DebtorMutation", m)
 }
 
+// The FeeFunc type is an adapter to allow the use of ordinary
+// function as Fee mutator.
+type FeeFunc func(context.Context, *ent.FeeMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f FeeFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.FeeMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.FeeMutation", m)
+}
+
 // The IdempotencyRecordFunc type is an adapter to allow the use of ordinary
 // function as IdempotencyRecord mutator.
 type IdempotencyRecordFunc func(context.Context, *ent.IdempotencyRecordMutation) (ent.Value, error)
@@ -151,6 +163,18 @@ func (f PaymentFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, err
 		return f(ctx, mv)
 	}
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.PaymentMutation", m)
+}
+
+// The ReferenceRateFunc type is an adapter to allow the use of ordinary
+// function as ReferenceRate mutator.
+type ReferenceRateFunc func(context.Context, *ent.ReferenceRateMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f ReferenceRateFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.ReferenceRateMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.ReferenceRateMutation", m)
 }
 
 // Condition is a hook condition function.

@@ -16,11 +16,13 @@ import (
 	"github.com/debtql/debtql/ent/debtcount"
 	"github.com/debtql/debtql/ent/debtitem"
 	"github.com/debtql/debtql/ent/debtor"
+	"github.com/debtql/debtql/ent/fee"
 	"github.com/debtql/debtql/ent/idempotencyrecord"
 	"github.com/debtql/debtql/ent/invoice"
 	"github.com/debtql/debtql/ent/invoicearticle"
 	"github.com/debtql/debtql/ent/payment"
 	"github.com/debtql/debtql/ent/predicate"
+	"github.com/debtql/debtql/ent/referencerate"
 )
 
 // The Query interface represents an operation that queries a graph.
@@ -295,6 +297,33 @@ func (f TraverseDebtor) Traverse(ctx context.Context, q ent.Query) error {
 	return fmt.Errorf("unexpected query type %T. expect *ent.DebtorQuery", q)
 }
 
+// The FeeFunc type is an adapter to allow the use of ordinary function as a Querier.
+type FeeFunc func(context.Context, *ent.FeeQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f FeeFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.FeeQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.FeeQuery", q)
+}
+
+// The TraverseFee type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseFee func(context.Context, *ent.FeeQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseFee) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseFee) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.FeeQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.FeeQuery", q)
+}
+
 // The IdempotencyRecordFunc type is an adapter to allow the use of ordinary function as a Querier.
 type IdempotencyRecordFunc func(context.Context, *ent.IdempotencyRecordQuery) (ent.Value, error)
 
@@ -403,6 +432,33 @@ func (f TraversePayment) Traverse(ctx context.Context, q ent.Query) error {
 	return fmt.Errorf("unexpected query type %T. expect *ent.PaymentQuery", q)
 }
 
+// The ReferenceRateFunc type is an adapter to allow the use of ordinary function as a Querier.
+type ReferenceRateFunc func(context.Context, *ent.ReferenceRateQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f ReferenceRateFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.ReferenceRateQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.ReferenceRateQuery", q)
+}
+
+// The TraverseReferenceRate type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseReferenceRate func(context.Context, *ent.ReferenceRateQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseReferenceRate) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseReferenceRate) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.ReferenceRateQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.ReferenceRateQuery", q)
+}
+
 // NewQuery returns the generic Query interface for the given typed query.
 func NewQuery(q ent.Query) (Query, error) {
 	switch q := q.(type) {
@@ -422,6 +478,8 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.DebtItemQuery, predicate.DebtItem, debtitem.OrderOption]{typ: ent.TypeDebtItem, tq: q}, nil
 	case *ent.DebtorQuery:
 		return &query[*ent.DebtorQuery, predicate.Debtor, debtor.OrderOption]{typ: ent.TypeDebtor, tq: q}, nil
+	case *ent.FeeQuery:
+		return &query[*ent.FeeQuery, predicate.Fee, fee.OrderOption]{typ: ent.TypeFee, tq: q}, nil
 	case *ent.IdempotencyRecordQuery:
 		return &query[*ent.IdempotencyRecordQuery, predicate.IdempotencyRecord, idempotencyrecord.OrderOption]{typ: ent.TypeIdempotencyRecord, tq: q}, nil
 	case *ent.InvoiceQuery:
@@ -430,6 +488,8 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.InvoiceArticleQuery, predicate.InvoiceArticle, invoicearticle.OrderOption]{typ: ent.TypeInvoiceArticle, tq: q}, nil
 	case *ent.PaymentQuery:
 		return &query[*ent.PaymentQuery, predicate.Payment, payment.OrderOption]{typ: ent.TypePayment, tq: q}, nil
+	case *ent.ReferenceRateQuery:
+		return &query[*ent.ReferenceRateQuery, predicate.ReferenceRate, referencerate.OrderOption]{typ: ent.TypeReferenceRate, tq: q}, nil
 	default:
 		return nil, fmt.Errorf("unknown query type %T", q)
 	}

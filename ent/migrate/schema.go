@@ -140,6 +140,9 @@ var (
 		{Name: "contact_name", Type: field.TypeString, Size: 255},
 		{Name: "contact_email", Type: field.TypeString, Size: 255},
 		{Name: "contact_phone", Type: field.TypeString, Size: 255},
+		{Name: "interest_rule", Type: field.TypeEnum, Enums: []string{"NONE", "STATUTORY"}, Default: "NONE"},
+		{Name: "collection_fee", Type: field.TypeInt64, Default: 0},
+		{Name: "late_compensation", Type: field.TypeBool, Default: false},
 	}
 	// ClientsTable holds the schema information for the "clients" table.
 	ClientsTable = &schema.Table{
@@ -163,6 +166,9 @@ var (
 		{Name: "paid_amount", Type: field.TypeInt64, Default: 0},
 		{Name: "withdrawn_at", Type: field.TypeTime, Nullable: true},
 		{Name: "withdraw_comment", Type: field.TypeString, Nullable: true, Size: 2000},
+		{Name: "interest_rule", Type: field.TypeEnum, Enums: []string{"NONE", "STATUTORY"}, Default: "NONE"},
+		{Name: "collection_fee", Type: field.TypeInt64, Default: 0},
+		{Name: "late_compensation", Type: field.TypeBool, Default: false},
 		{Name: "client_id", Type: field.TypeString, SchemaType: map[string]string{"postgres": "uuid", "sqlite3": "text"}},
 		{Name: "debtor_id", Type: field.TypeString, SchemaType: map[string]string{"postgres": "uuid", "sqlite3": "text"}},
 	}
@@ -174,13 +180,13 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "debts_clients_debts",
-				Columns:    []*schema.Column{DebtsColumns[7]},
+				Columns:    []*schema.Column{DebtsColumns[10]},
 				RefColumns: []*schema.Column{ClientsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
 			{
 				Symbol:     "debts_debtors_debts",
-				Columns:    []*schema.Column{DebtsColumns[8]},
+				Columns:    []*schema.Column{DebtsColumns[11]},
 				RefColumns: []*schema.Column{DebtorsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -189,22 +195,22 @@ var (
 			{
 				Name:    "debt_client_id_created_at_id",
 				Unique:  false,
-				Columns: []*schema.Column{DebtsColumns[7], DebtsColumns[1], DebtsColumns[0]},
+				Columns: []*schema.Column{DebtsColumns[10], DebtsColumns[1], DebtsColumns[0]},
 			},
 			{
 				Name:    "debt_client_id_original_amount_id",
 				Unique:  false,
-				Columns: []*schema.Column{DebtsColumns[7], DebtsColumns[3], DebtsColumns[0]},
+				Columns: []*schema.Column{DebtsColumns[10], DebtsColumns[3], DebtsColumns[0]},
 			},
 			{
 				Name:    "debt_client_id_id",
 				Unique:  false,
-				Columns: []*schema.Column{DebtsColumns[7], DebtsColumns[0]},
+				Columns: []*schema.Column{DebtsColumns[10], DebtsColumns[0]},
 			},
 			{
 				Name:    "debt_open_by_id",
 				Unique:  false,
-				Columns: []*schema.Column{DebtsColumns[7], DebtsColumns[0]},
+				Columns: []*schema.Column{DebtsColumns[10], DebtsColumns[0]},
 				Annotation: &entsql.IndexAnnotation{
 					Where: "withdrawn_at IS NULL AND paid_amount < original_amount",
 				},
@@ -212,7 +218,7 @@ var (
 			{
 				Name:    "debt_open_by_created_at",
 				Unique:  false,
-				Columns: []*schema.Column{DebtsColumns[7], DebtsColumns[1], DebtsColumns[0]},
+				Columns: []*schema.Column{DebtsColumns[10], DebtsColumns[1], DebtsColumns[0]},
 				Annotation: &entsql.IndexAnnotation{
 					Where: "withdrawn_at IS NULL AND paid_amount < original_amount",
 				},
@@ -220,7 +226,7 @@ var (
 			{
 				Name:    "debt_debtor_id_created_at",
 				Unique:  false,
-				Columns: []*schema.Column{DebtsColumns[8], DebtsColumns[1]},
+				Columns: []*schema.Column{DebtsColumns[11], DebtsColumns[1]},
 			},
 		},
 	}
@@ -250,6 +256,9 @@ var (
 		{Name: "reminder_date", Type: field.TypeTime, Nullable: true},
 		{Name: "amount", Type: field.TypeInt64},
 		{Name: "paid_amount", Type: field.TypeInt64, Default: 0},
+		{Name: "due_on", Type: field.TypeOther, Nullable: true, SchemaType: map[string]string{"postgres": "date", "sqlite3": "text"}},
+		{Name: "interest_rate", Type: field.TypeInt64, Nullable: true},
+		{Name: "reminder_fee", Type: field.TypeInt64, Nullable: true},
 		{Name: "debt_id", Type: field.TypeInt},
 	}
 	// DebtInvoicesTable holds the schema information for the "debt_invoices" table.
@@ -260,7 +269,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "debt_invoices_debts_invoices",
-				Columns:    []*schema.Column{DebtInvoicesColumns[12]},
+				Columns:    []*schema.Column{DebtInvoicesColumns[15]},
 				RefColumns: []*schema.Column{DebtsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -269,7 +278,7 @@ var (
 			{
 				Name:    "debtinvoice_debt_id_invoice_number",
 				Unique:  true,
-				Columns: []*schema.Column{DebtInvoicesColumns[12], DebtInvoicesColumns[4]},
+				Columns: []*schema.Column{DebtInvoicesColumns[15], DebtInvoicesColumns[4]},
 			},
 			{
 				Name:    "debtinvoice_client_id_invoice_number",
@@ -371,6 +380,37 @@ var (
 						"postgres": "GIN",
 					},
 				},
+			},
+		},
+	}
+	// FeesColumns holds the columns for the "fees" table.
+	FeesColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "client_id", Type: field.TypeString, SchemaType: map[string]string{"postgres": "uuid", "sqlite3": "text"}},
+		{Name: "kind", Type: field.TypeEnum, Enums: []string{"REMINDER_FEE", "COLLECTION_FEE", "LATE_COMPENSATION", "PAYMENT_ORDER_FEE", "PAYMENT_ORDER_APPLICATION_FEE"}},
+		{Name: "amount", Type: field.TypeInt64},
+		{Name: "charged_on", Type: field.TypeOther, SchemaType: map[string]string{"postgres": "date", "sqlite3": "text"}},
+		{Name: "debt_id", Type: field.TypeInt},
+	}
+	// FeesTable holds the schema information for the "fees" table.
+	FeesTable = &schema.Table{
+		Name:       "fees",
+		Columns:    FeesColumns,
+		PrimaryKey: []*schema.Column{FeesColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "fees_debts_fees",
+				Columns:    []*schema.Column{FeesColumns[6]},
+				RefColumns: []*schema.Column{DebtsColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "fee_debt_id",
+				Unique:  false,
+				Columns: []*schema.Column{FeesColumns[6]},
 			},
 		},
 	}
@@ -551,6 +591,18 @@ var (
 			},
 		},
 	}
+	// ReferenceRatesColumns holds the columns for the "reference_rates" table.
+	ReferenceRatesColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "valid_from", Type: field.TypeOther, Unique: true, SchemaType: map[string]string{"postgres": "date", "sqlite3": "text"}},
+		{Name: "rate", Type: field.TypeInt64},
+	}
+	// ReferenceRatesTable holds the schema information for the "reference_rates" table.
+	ReferenceRatesTable = &schema.Table{
+		Name:       "reference_rates",
+		Columns:    ReferenceRatesColumns,
+		PrimaryKey: []*schema.Column{ReferenceRatesColumns[0]},
+	}
 	// Tables holds all the tables in the schema.
 	Tables = []*schema.Table{
 		APIKeysTable,
@@ -561,10 +613,12 @@ var (
 		DebtCountsTable,
 		DebtInvoicesTable,
 		DebtorsTable,
+		FeesTable,
 		IdempotencyRecordsTable,
 		InvoicesTable,
 		InvoiceArticlesTable,
 		PaymentsTable,
+		ReferenceRatesTable,
 	}
 )
 
@@ -591,8 +645,12 @@ func init() {
 		Table: "debt_invoices",
 	}
 	DebtorsTable.ForeignKeys[0].RefTable = ClientsTable
+	FeesTable.ForeignKeys[0].RefTable = DebtsTable
 	InvoicesTable.ForeignKeys[0].RefTable = ClientsTable
 	InvoiceArticlesTable.ForeignKeys[0].RefTable = InvoicesTable
 	PaymentsTable.ForeignKeys[0].RefTable = DebtsTable
 	PaymentsTable.ForeignKeys[1].RefTable = DebtInvoicesTable
+	ReferenceRatesTable.Annotation = &entsql.Annotation{
+		Table: "reference_rates",
+	}
 }

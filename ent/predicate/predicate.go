@@ -30,6 +30,9 @@ type DebtItem func(*sql.Selector)
 // Debtor is the predicate function for debtor builders.
 type Debtor func(*sql.Selector)
 
+// Fee is the predicate function for fee builders.
+type Fee func(*sql.Selector)
+
 // IdempotencyRecord is the predicate function for idempotencyrecord builders.
 type IdempotencyRecord func(*sql.Selector)
 
@@ -41,3 +44,6 @@ type InvoiceArticle func(*sql.Selector)
 
 // Payment is the predicate function for payment builders.
 type Payment func(*sql.Selector)
+
+// ReferenceRate is the predicate function for referencerate builders.
+type ReferenceRate func(*sql.Selector)

@@ -12,6 +12,7 @@ import (
 	"github.com/debtql/debtql/ent/debt"
 	"github.com/debtql/debtql/ent/debtitem"
 	"github.com/debtql/debtql/ent/debtor"
+	"github.com/debtql/debtql/ent/fee"
 	"github.com/debtql/debtql/ent/idempotencyrecord"
 	"github.com/debtql/debtql/ent/invoice"
 	"github.com/debtql/debtql/ent/invoicearticle"
@@ -136,6 +137,14 @@ func init() {
 	creditorDescContactPhone := creditorFields[15].Descriptor()
 	// creditor.ContactPhoneValidator is a validator for the "contact_phone" field. It is called by the builders before save.
 	creditor.ContactPhoneValidator = creditorDescContactPhone.Validators[0].(func(string) error)
+	// creditorDescCollectionFee is the schema descriptor for collection_fee field.
+	creditorDescCollectionFee := creditorFields[17].Descriptor()
+	// creditor.DefaultCollectionFee holds the default value on creation for the collection_fee field.
+	creditor.DefaultCollectionFee = collection.Money(creditorDescCollectionFee.Default.(int64))
+	// creditorDescLateCompensation is the schema descriptor for late_compensation field.
+	creditorDescLateCompensation := creditorFields[18].Descriptor()
+	// creditor.DefaultLateCompensation holds the default value on creation for the late_compensation field.
+	creditor.DefaultLateCompensation = creditorDescLateCompensation.Default.(bool)
 	// creditorDescID is the schema descriptor for id field.
 	creditorDescID := creditorFields[0].Descriptor()
 	// creditor.DefaultID holds the default value on creation for the id field.
@@ -163,6 +172,14 @@ func init() {
 	debtDescWithdrawComment := debtFields[6].Descriptor()
 	// debt.WithdrawCommentValidator is a validator for the "withdraw_comment" field. It is called by the builders before save.
 	debt.WithdrawCommentValidator = debtDescWithdrawComment.Validators[0].(func(string) error)
+	// debtDescCollectionFee is the schema descriptor for collection_fee field.
+	debtDescCollectionFee := debtFields[8].Descriptor()
+	// debt.DefaultCollectionFee holds the default value on creation for the collection_fee field.
+	debt.DefaultCollectionFee = collection.Money(debtDescCollectionFee.Default.(int64))
+	// debtDescLateCompensation is the schema descriptor for late_compensation field.
+	debtDescLateCompensation := debtFields[9].Descriptor()
+	// debt.DefaultLateCompensation holds the default value on creation for the late_compensation field.
+	debt.DefaultLateCompensation = debtDescLateCompensation.Default.(bool)
 	debtitemMixin := schema.DebtItem{}.Mixin()
 	debtitemHooks := schema.DebtItem{}.Hooks()
 	debtitem.Hooks[0] = debtitemHooks[0]
@@ -249,6 +266,15 @@ func init() {
 	debtorDescID := debtorFields[0].Descriptor()
 	// debtor.DefaultID holds the default value on creation for the id field.
 	debtor.DefaultID = debtorDescID.Default.(func() string)
+	feeMixin := schema.Fee{}.Mixin()
+	feeMixinFields0 := feeMixin[0].Fields()
+	_ = feeMixinFields0
+	feeFields := schema.Fee{}.Fields()
+	_ = feeFields
+	// feeDescCreatedAt is the schema descriptor for created_at field.
+	feeDescCreatedAt := feeMixinFields0[0].Descriptor()
+	// fee.DefaultCreatedAt holds the default value on creation for the created_at field.
+	fee.DefaultCreatedAt = feeDescCreatedAt.Default.(func() time.Time)
 	idempotencyrecordMixin := schema.IdempotencyRecord{}.Mixin()
 	idempotencyrecordMixinFields0 := idempotencyrecordMixin[0].Fields()
 	_ = idempotencyrecordMixinFields0

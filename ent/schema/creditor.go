@@ -53,6 +53,11 @@ func (Creditor) Fields() []ent.Field {
 		field.String("contact_name").MaxRuneLen(collection.MaxStringLength),
 		field.String("contact_email").MaxRuneLen(collection.MaxStringLength),
 		field.String("contact_phone").MaxRuneLen(collection.MaxStringLength),
+		// The client's collection terms (api.md §10), which each new debt
+		// copies.
+		field.Enum("interest_rule").Values("NONE", "STATUTORY").Default("NONE"),
+		field.Int64("collection_fee").GoType(collection.Money(0)).Default(0),
+		field.Bool("late_compensation").Default(false),
 	}
 }
 

@@ -40,6 +40,11 @@ func (Debt) Fields() []ent.Field {
 		field.Int64("paid_amount").GoType(collection.Money(0)).Default(0),
 		field.Time("withdrawn_at").Optional().Nillable(),
 		field.String("withdraw_comment").MaxRuneLen(collection.MaxTextLength).Optional().Nillable(),
+		// The terms copied from the client, or given, at hand-over
+		// (api.md §10); later changes of the client's never reach them.
+		field.Enum("interest_rule").Values("NONE", "STATUTORY").Default("NONE").Immutable(),
+		field.Int64("collection_fee").GoType(collection.Money(0)).Default(0).Immutable(),
+		field.Bool("late_compensation").Default(false).Immutable(),
 	}
 }
 
@@ -52,6 +57,7 @@ func (Debt) Edges() []ent.Edge {
 			Unique().Required().Immutable(),
 		edge.To("invoices", DebtItem.Type),
 		edge.To("payments", Payment.Type),
+		edge.To("fees", Fee.Type).Annotations(entgql.Skip(entgql.SkipAll)),
 		// The debt's audit trail (Debt.events). A debt with events cannot
 		// be deleted: the trail is kept.
 		edge.To("events", AuditEvent.Type).

@@ -50,6 +50,15 @@ func (DebtItem) Fields() []ent.Field {
 		field.Time("reminder_date").Optional().Nillable().Immutable(),
 		field.Int64("amount").GoType(collection.Money(0)).Immutable(),
 		field.Int64("paid_amount").GoType(collection.Money(0)).Default(0),
+		// An agreed interest rate (percent a year, scaled by 10^4), which
+		// replaces the terms' rule for the item, and the reminder fee the
+		// creditor charged before hand-over (api.md §10).
+		// The calendar date of due_date in the offset it was given in,
+		// from which interest runs; null for items handed over before it
+		// was kept, whose due day is read in the service's time zone.
+		field.Other("due_on", scalar.Date{}).SchemaType(dateType).Optional().Nillable().Immutable(),
+		field.Int64("interest_rate").GoType(collection.Rate(0)).Optional().Nillable().Immutable(),
+		field.Int64("reminder_fee").GoType(collection.Money(0)).Optional().Nillable().Immutable(),
 	}
 }
 

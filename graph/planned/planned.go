@@ -58,11 +58,12 @@ var plannedTypes = map[string]map[string]string{
 		"id": "", "debtor": "Debtor", "invoices": "DebtInvoice",
 		"originalAmount": "", "paidAmount": "", "remainingAmount": "", "overpaidAmount": "",
 		"paymentStatus": "", "mainStatus": "", "underStatus": "", "activeStatus": "", "isCompleted": "",
-		"withdrawnAt": "", "withdrawComment": "", "createdAt": "", "updatedAt": "",
+		"withdrawnAt": "", "withdrawComment": "", "createdAt": "", "updatedAt": "", "paymentReference": "",
 	},
 	"DebtInvoice": {
 		"id": "", "invoiceNumber": "", "description": "", "invoiceDate": "", "dueDate": "",
 		"reminderDate": "", "amount": "", "paidAmount": "", "remainingAmount": "", "createdAt": "",
+		"interestRate": "", "reminderFee": "",
 	},
 	"Debtor": {
 		"id": "", "isCorporation": "", "identificationNumber": "", "name": "",
@@ -98,8 +99,9 @@ var plannedTypes = map[string]map[string]string{
 var unplannedFields = map[string][]string{
 	// Edges that lists seldom select, and whose loads the executor's
 	// loaders batch.
-	"Debt":        {"client", "events", "payments"},
-	"DebtInvoice": {"invoice", "payments"},
+	// The terms and the claim (computed from the debt's facts, per debt).
+	"Debt":        {"client", "events", "payments", "terms", "claim"},
+	"DebtInvoice": {"invoice", "payments", "claim"},
 	"Debtor":      {"client", "debts"},
 	"Invoice":     {"client"},
 }
@@ -420,6 +422,8 @@ func (w *writer) debt(ctx context.Context, plans []plan, d *ent.Debt) {
 			w.dateTime(d.CreatedAt)
 		case "updatedAt":
 			w.dateTime(d.UpdatedAt)
+		case "paymentReference":
+			w.str(collection.PaymentReference(int(d.ID)))
 		}
 	})
 }
@@ -451,6 +455,10 @@ func (w *writer) debtItem(ctx context.Context, plans []plan, item *ent.DebtItem)
 			w.money(m)
 		case "createdAt":
 			w.dateTime(item.CreatedAt)
+		case "interestRate":
+			optMarshal(w, item.InterestRate)
+		case "reminderFee":
+			optMarshal(w, item.ReminderFee)
 		}
 	})
 }

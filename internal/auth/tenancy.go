@@ -44,6 +44,8 @@ func filterQuery(ctx context.Context, q intercept.Query) error {
 		return nil
 	}
 	switch q.Type() {
+	case ent.TypeReferenceRate:
+		// Global data, not a client's: every key reads the whole table.
 	case ent.TypeCreditor:
 		q.WhereP(sql.FieldEQ(creditor.FieldID, v.ClientID()))
 	case ent.TypeIdempotencyRecord:
@@ -56,7 +58,8 @@ func filterQuery(ctx context.Context, q intercept.Query) error {
 
 // guardMutation keeps a CLIENT viewer's writes within its client: creations
 // must name its client, updates and deletions only reach its client's rows.
-// Creating clients and API keys is for ADMIN keys only.
+// Creating clients, and any change of API keys or of the reference rates
+// (global data), is for ADMIN keys only.
 func guardMutation(next ent.Mutator) ent.Mutator {
 	return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
 		if isSystem(ctx) {
@@ -69,7 +72,7 @@ func guardMutation(next ent.Mutator) ent.Mutator {
 		if v.IsAdmin() {
 			return next.Mutate(ctx, m)
 		}
-		if m.Type() == ent.TypeAPIKey || (m.Type() == ent.TypeCreditor && m.Op().Is(ent.OpCreate)) {
+		if m.Type() == ent.TypeAPIKey || m.Type() == ent.TypeReferenceRate || (m.Type() == ent.TypeCreditor && m.Op().Is(ent.OpCreate)) {
 			return nil, fmt.Errorf("auth: a CLIENT key may not %s %s", m.Op(), m.Type())
 		}
 		column := clientColumn

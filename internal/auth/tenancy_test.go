@@ -53,6 +53,17 @@ func TestTenantFilterUnderTheResolvers(t *testing.T) {
 			t.Fatalf("a CLIENT viewer saw another client's or an ADMIN key: %+v", k)
 		}
 	}
+	// The reference rates are no client's: read whole, changed by ADMIN only.
+	rates, err := client.ReferenceRate.Query().All(ctx)
+	if err != nil || len(rates) == 0 {
+		t.Fatalf("a CLIENT viewer read %d reference rates: %v", len(rates), err)
+	}
+	if err := client.ReferenceRate.UpdateOneID(rates[0].ID).SetRate(99).Exec(ctx); err == nil {
+		t.Fatal("a CLIENT viewer changed a reference rate below the resolvers")
+	}
+	if _, err := client.ReferenceRate.Create().SetValidFrom(rates[0].ValidFrom.AddDays(1)).SetRate(0).Save(ctx); err == nil {
+		t.Fatal("a CLIENT viewer created a reference rate below the resolvers")
+	}
 	other, err := client.Creditor.Get(auth.System(context.Background()), otherID)
 	if err != nil || other.Name != "Other AB" {
 		t.Fatalf("the other client changed: %+v %v", other, err)

@@ -22,6 +22,8 @@ type DebtorWithDebtsRecord struct {
 	Email                *string          `json:"email,omitempty"`
 	Phone                *string          `json:"phone,omitempty"`
 	Debts                []DebtItemRecord `json:"debts"`
+	// Terms replace the client's collection terms for this debt.
+	Terms *Terms `json:"terms,omitempty"`
 }
 
 // DebtItemRecord is one receivable handed over. Its dates are instants; the
@@ -34,6 +36,10 @@ type DebtItemRecord struct {
 	ReminderDate  *time.Time          `json:"reminderDate,omitempty"`
 	Amount        Money               `json:"amount"`
 	Payments      []ItemPaymentRecord `json:"payments,omitempty"`
+	// InterestRate is an agreed rate, which replaces the terms' rule.
+	InterestRate *Rate `json:"interestRate,omitempty"`
+	// ReminderFee was charged by the creditor before hand-over.
+	ReminderFee *Money `json:"reminderFee,omitempty"`
 }
 
 // ItemPaymentRecord is a payment received before hand-over.
@@ -108,6 +114,9 @@ func (r *DebtorWithDebtsRecord) Normalize() error {
 	if !within {
 		c.errs.Add("debts", "the items' amounts must sum to at most %s, the largest amount a debt holds", MaxAmount)
 	}
+	if r.Terms != nil {
+		r.Terms.check(&c, "terms.")
+	}
 	return c.err()
 }
 
@@ -148,6 +157,7 @@ func (it *DebtItemRecord) check(c *fieldCheck, prefix string) {
 		c.errs.Add(prefix+"dueDate", "must not be before invoiceDate")
 	}
 	c.amount(prefix+"amount", it.Amount)
+	checkItemTerms(c, prefix, it.InterestRate, it.ReminderFee)
 	// The payments' sum is checked: many large payments must not wrap
 	// around to a sum below the item's amount.
 	var paid Money

@@ -111,8 +111,12 @@ type Terms struct {
 // Check checks the terms' bounds; errors name the field (collectionFee).
 func (t Terms) Check() error {
 	var c fieldCheck
-	c.moneyRange("collectionFee", t.CollectionFee, MaxCollectionFee)
+	t.check(&c, "")
 	return c.err()
+}
+
+func (t Terms) check(c *fieldCheck, prefix string) {
+	c.moneyRange(prefix+"collectionFee", t.CollectionFee, MaxCollectionFee)
 }
 
 // CheckItemTerms checks an item's optional agreed interest rate (percent
@@ -121,13 +125,17 @@ func (t Terms) Check() error {
 // caller prefixes them with the item's path (apierr.Prefix).
 func CheckItemTerms(interestRate *Rate, reminderFee *Money) error {
 	var c fieldCheck
+	checkItemTerms(&c, "", interestRate, reminderFee)
+	return c.err()
+}
+
+func checkItemTerms(c *fieldCheck, prefix string, interestRate *Rate, reminderFee *Money) {
 	if interestRate != nil {
-		c.percent("interestRate", *interestRate)
+		c.percent(prefix+"interestRate", *interestRate)
 	}
 	if reminderFee != nil {
-		c.moneyRange("reminderFee", *reminderFee, MaxReminderFee)
+		c.moneyRange(prefix+"reminderFee", *reminderFee, MaxReminderFee)
 	}
-	return c.err()
 }
 
 // moneyRange checks that m is from 0.00 to hi.

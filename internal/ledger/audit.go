@@ -16,17 +16,19 @@ import (
 // The operations of the audit trail: the use cases that change data, named
 // as the API names them.
 const (
-	OpCreateClient    = "createClient"
-	OpUpdateClient    = "updateClient"
-	OpCreateDebtor    = "createDebtor"
-	OpUpdateDebtor    = "updateDebtor"
-	OpCreateInvoice   = "createInvoice"
-	OpWithdrawInvoice = "withdrawInvoice"
-	OpCreateDebt      = "createDebt"
-	OpAddDebtPayment  = "addDebtPayment"
-	OpWithdrawDebt    = "withdrawDebt"
-	OpCreateAPIKey    = "createApiKey"
-	OpRevokeAPIKey    = "revokeApiKey"
+	OpCreateClient       = "createClient"
+	OpUpdateClient       = "updateClient"
+	OpCreateDebtor       = "createDebtor"
+	OpUpdateDebtor       = "updateDebtor"
+	OpCreateInvoice      = "createInvoice"
+	OpWithdrawInvoice    = "withdrawInvoice"
+	OpCreateDebt         = "createDebt"
+	OpAddDebtPayment     = "addDebtPayment"
+	OpWithdrawDebt       = "withdrawDebt"
+	OpCreateAPIKey       = "createApiKey"
+	OpRevokeAPIKey       = "revokeApiKey"
+	OpSetReferenceRate   = "setReferenceRate"
+	OpSetCollectionTerms = "setCollectionTerms"
 )
 
 // auditRecord is a record a use case touched, with its statuses before

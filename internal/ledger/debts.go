@@ -67,11 +67,18 @@ func (s *Service) createDebt(ctx context.Context, a Actor, clientID string, in c
 	if err != nil {
 		return nil, err
 	}
+	terms, err := s.handoverTerms(ctx, clientID, in)
+	if err != nil {
+		return nil, err
+	}
 	d, err := db.Debt.Create().
 		SetClientID(clientID).
 		SetDebtorID(debtorID).
 		SetOriginalAmount(original).
 		SetPaidAmount(paid).
+		SetInterestRule(debt.InterestRule(terms.Interest.String())).
+		SetCollectionFee(terms.CollectionFee).
+		SetLateCompensation(terms.LateCompensation).
 		Save(ctx)
 	if err != nil {
 		return nil, err
@@ -92,8 +99,11 @@ func (s *Service) createDebt(ctx context.Context, a Actor, clientID string, in c
 			SetInvoiceDate(it.InvoiceDate.UTC()).
 			SetDueDate(it.DueDate.UTC()).
 			SetNillableReminderDate(reminder).
+			SetDueOn(scalar.DateOf(it.DueDate)).
 			SetAmount(it.Amount).
-			SetPaidAmount(it.Paid())
+			SetPaidAmount(it.Paid()).
+			SetNillableInterestRate(it.InterestRate).
+			SetNillableReminderFee(it.ReminderFee)
 	}
 	saved, err := db.DebtItem.CreateBulk(items...).Save(ctx)
 	if err != nil {
@@ -117,6 +127,9 @@ func (s *Service) createDebt(ctx context.Context, a Actor, clientID string, in c
 				SetSource(payment.SourceBEFORE_HANDOVER))
 		}
 	}
+	if err := s.chargeHandoverFees(ctx, clientID, d, in, terms); err != nil {
+		return nil, err
+	}
 	// The event names the debtor, the debt, its items and its opening
 	// payments.
 	records := make([]auditRecord, 0, 2+len(saved)+len(payments))
@@ -138,6 +151,19 @@ func (s *Service) createDebt(ctx context.Context, a Actor, clientID string, in c
 		}
 	}
 	return recorded(s, ctx, d, event{a, OpCreateDebt}, &clientID, &d.ID, records...)
+}
+
+// handoverTerms are a new debt's terms: those given with it, else its
+// client's.
+func (s *Service) handoverTerms(ctx context.Context, clientID string, in collection.DebtorWithDebtsRecord) (collection.Terms, error) {
+	if in.Terms != nil {
+		return *in.Terms, nil
+	}
+	c, err := s.db(ctx).Creditor.Get(ctx, clientID)
+	if err != nil {
+		return collection.Terms{}, err
+	}
+	return ClientTerms(c), nil
 }
 
 // checkNumbersFree refuses items whose invoice number an unwithdrawn debt of

@@ -34,6 +34,8 @@ const (
 	SearchTypeEmail SearchType = "EMAIL"
 	// The debt's id, exactly (code 5).
 	SearchTypeDebtID SearchType = "DEBT_ID"
+	// The debt's payment reference (OCR number), exactly, ignoring spaces (code 6).
+	SearchTypePaymentReference SearchType = "PAYMENT_REFERENCE"
 )
 
 // AllSearchType are the search types.
@@ -44,12 +46,14 @@ var AllSearchType = []SearchType{
 	SearchTypeInvoiceNumber,
 	SearchTypeEmail,
 	SearchTypeDebtID,
+	SearchTypePaymentReference,
 }
 
 // IsValid reports whether e is a search type.
 func (e SearchType) IsValid() bool {
 	switch e {
-	case SearchTypeAll, SearchTypeName, SearchTypeIdentificationNumber, SearchTypeInvoiceNumber, SearchTypeEmail, SearchTypeDebtID:
+	case SearchTypeAll, SearchTypeName, SearchTypeIdentificationNumber, SearchTypeInvoiceNumber, SearchTypeEmail, SearchTypeDebtID,
+		SearchTypePaymentReference:
 		return true
 	}
 	return false
@@ -174,9 +178,18 @@ func match[P ~func(*sql.Selector)](s *searchTerm, f searchFields[P]) (P, error) 
 			return nil, err
 		}
 		return f.debtID(scalar.IntID(id)), nil
+	case SearchTypePaymentReference:
+		id, ok := collection.ParsePaymentReference(s.term)
+		if !ok {
+			return nil, apierr.Invalid("filter.searchTerm", "must be a payment reference (the debt's OCR number, with its length and check digits) when searchType is PAYMENT_REFERENCE")
+		}
+		return f.debtID(scalar.IntID(id)), nil
 	}
 	alts := []P{f.name(key), f.email(key), f.invoiceNumber(number), byIdent()}
 	if id, ok := s.debtID(); ok {
+		alts = append(alts, f.debtID(scalar.IntID(id)))
+	}
+	if id, ok := collection.ParsePaymentReference(s.term); ok && id <= 1<<31-1 {
 		alts = append(alts, f.debtID(scalar.IntID(id)))
 	}
 	return f.or(alts...), nil

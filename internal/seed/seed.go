@@ -27,13 +27,13 @@ import (
 // join new debts' timelines.
 var Tables = []string{
 	"audit_event_records", "audit_events",
-	"payments", "debt_invoices", "debt_counts", "debts", "invoice_articles", "invoices", "debtors",
+	"payments", "fees", "debt_invoices", "debt_counts", "debts", "invoice_articles", "invoices", "debtors",
 	"idempotency_records", "api_keys", "clients",
 }
 
 // dataTables are the tables a reset empties whole: all but the API keys and
 // the clients, which follow them.
-var dataTables = Tables[:10]
+var dataTables = Tables[:11]
 
 // sequences are the tables whose integer ids the seed sets explicitly.
 var sequences = []string{"invoice_articles", "debts", "debt_invoices", "payments"}

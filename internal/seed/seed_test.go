@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -521,6 +522,13 @@ func fingerprint(t *testing.T, db *sql.DB) string {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// Columns in name order: a column added by a migration comes last
+		// on PostgreSQL, in ent's order on SQLite.
+		order := make([]int, len(cols))
+		for i := range order {
+			order[i] = i
+		}
+		sort.Slice(order, func(a, b int) bool { return cols[order[a]] < cols[order[b]] })
 		vals := make([]any, len(cols))
 		ptrs := make([]any, len(cols))
 		for i := range vals {
@@ -530,8 +538,8 @@ func fingerprint(t *testing.T, db *sql.DB) string {
 		for rows.Next() {
 			scan(t, rows, ptrs...)
 			n++
-			for i, v := range vals {
-				fmt.Fprintf(h, "%s=%s|", cols[i], canonical(v, dates[table+"."+cols[i]]))
+			for _, i := range order {
+				fmt.Fprintf(h, "%s=%s|", cols[i], canonical(vals[i], dates[table+"."+cols[i]]))
 			}
 			h.Write([]byte("\n"))
 		}

@@ -180,8 +180,9 @@ func (d *DB) Migrate(ctx context.Context) error {
 }
 
 // MigrateUp is Migrate with options and a report of what it did. On SQLite
-// it runs ent's automatic migration and reports nothing; a baseline is
-// refused there.
+// it runs ent's automatic migration, installs the debt counts' triggers and
+// inserts the shipped reference rates it lacks, and reports nothing; a
+// baseline is refused there.
 func (d *DB) MigrateUp(ctx context.Context, opts MigrateOptions) (*MigrationReport, error) {
 	if d.IsPostgres() {
 		return ApplyMigrations(ctx, d.SQL, opts)
@@ -194,6 +195,9 @@ func (d *DB) MigrateUp(ctx context.Context, opts MigrateOptions) (*MigrationRepo
 	}
 	if err := sqliteDebtCounts(ctx, d.SQL); err != nil {
 		return nil, fmt.Errorf("store: installing the debt counts: %w", err)
+	}
+	if err := sqliteReferenceRates(ctx, d.SQL); err != nil {
+		return nil, fmt.Errorf("store: inserting the shipped reference rates: %w", err)
 	}
 	return &MigrationReport{}, nil
 }

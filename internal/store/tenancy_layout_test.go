@@ -18,6 +18,7 @@ func TestEveryTenantTableCarriesItsClient(t *testing.T) {
 		"clients":             "the tenants themselves: a reference table",
 		"api_keys":            "read on every request, small: a reference table (client_id nullable for ADMIN keys)",
 		"idempotency_records": "keyed by API key, never joined: local to the coordinator",
+		"reference_rates":     "the Riksbank's rates, the same for every client: a reference table",
 	}
 	seen := map[string]bool{}
 	for _, table := range migrate.Tables {

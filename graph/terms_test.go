@@ -1,0 +1,300 @@
+package graph_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/debtql/debtql/internal/apitest"
+	"github.com/debtql/debtql/internal/collection"
+)
+
+// The collection terms, fees, claims, allocations and payment references
+// of api.md §10, through the API.
+
+const termsClaimSelection = `id originalAmount paidAmount remainingAmount overpaidAmount paymentReference
+  terms { interest collectionFee lateCompensation }
+  invoices { id interestRate reminderFee claim(asOf: $asOf) { principal { charged paid outstanding } interest { charged paid outstanding } } }
+  claim(asOf: $asOf) { asOf principal { charged paid outstanding } interest { charged paid outstanding }
+    fees { charged paid outstanding } total { charged paid outstanding } overpaidAmount charges { kind amount chargedOn } }
+  payments { id amount allocation { fees interest principal credit } }`
+
+type termsPart struct{ Charged, Paid, Outstanding string }
+
+type termsDebt struct {
+	ID               int
+	OriginalAmount   string
+	PaidAmount       string
+	RemainingAmount  string
+	OverpaidAmount   string
+	PaymentReference string
+	Terms            struct {
+		Interest         string
+		CollectionFee    string
+		LateCompensation bool
+	}
+	Invoices []struct {
+		ID           int
+		InterestRate *string
+		ReminderFee  *string
+		Claim        struct{ Principal, Interest termsPart }
+	}
+	Claim struct {
+		AsOf                             string
+		Principal, Interest, Fees, Total termsPart
+		OverpaidAmount                   string
+		Charges                          []struct{ Kind, Amount, ChargedOn string }
+	}
+	Payments []struct {
+		ID         int
+		Amount     string
+		Allocation struct{ Fees, Interest, Principal, Credit string }
+	}
+}
+
+func termsCreate(t *testing.T, c *apitest.Caller, clientID string, in apitest.Vars) *apitest.Response {
+	t.Helper()
+	return c.Do(t, `mutation($c: UUID!, $in: DebtorWithDebtsInput!, $asOf: Date) { createDebt(clientId: $c, input: $in) { `+termsClaimSelection+` } }`,
+		apitest.Vars{"c": clientID, "in": in, "asOf": nil})
+}
+
+func termsRead(t *testing.T, c *apitest.Caller, clientID string, id int, asOf any) termsDebt {
+	t.Helper()
+	var out struct{ Debt termsDebt }
+	c.Do(t, `query($c: UUID!, $id: Int!, $asOf: Date) { debt(clientId: $c, id: $id) { `+termsClaimSelection+` } }`,
+		apitest.Vars{"c": clientID, "id": id, "asOf": asOf}).OK(t, &out)
+	return out.Debt
+}
+
+func termsMustCreate(t *testing.T, c *apitest.Caller, clientID string, in apitest.Vars) termsDebt {
+	t.Helper()
+	var out struct{ CreateDebt termsDebt }
+	termsCreate(t, c, clientID, in).OK(t, &out)
+	return out.CreateDebt
+}
+
+func termsPay(t *testing.T, c *apitest.Caller, clientID string, debtID, itemID int, amount, date string) {
+	t.Helper()
+	debtCasePay(t, c, clientID, debtID, itemID, amount, date).OK(t, nil)
+}
+
+// A debt under default terms reads its claim as the part-one amounts.
+func TestTermsDefaultClaimIsThePartOneAmounts(t *testing.T) {
+	env := apitest.New(t)
+	clientID, c := env.ClientCaller(t, "Standard AB")
+	var client struct {
+		Client struct {
+			CollectionTerms struct {
+				Interest         string
+				CollectionFee    string
+				LateCompensation bool
+			}
+		}
+	}
+	c.Do(t, `query($c: UUID!) { client(id: $c) { collectionTerms { interest collectionFee lateCompensation } } }`, apitest.Vars{"c": clientID}).OK(t, &client)
+	if ct := client.Client.CollectionTerms; ct.Interest != "NONE" || ct.CollectionFee != "0.00" || ct.LateCompensation {
+		t.Fatalf("a new client's terms are %+v, want NONE, 0.00, false", ct)
+	}
+	d := termsMustCreate(t, c, clientID, debtCaseInput("198112189876", "Anna Andersson",
+		debtCaseItemInput("F-1", "1000.00"), debtCaseItemInput("F-2", "500.00")))
+	termsPay(t, c, clientID, d.ID, d.Invoices[1].ID, "600.00", "2026-10-05")
+	got := termsRead(t, c, clientID, d.ID, nil)
+	want := termsPart{Charged: "1500.00", Paid: "600.00", Outstanding: "900.00"}
+	if got.Claim.Principal != want || got.Claim.Total != want || got.Claim.Interest != (termsPart{"0.00", "0.00", "0.00"}) ||
+		got.Claim.Fees != (termsPart{"0.00", "0.00", "0.00"}) || len(got.Claim.Charges) != 0 || got.Claim.OverpaidAmount != "0.00" {
+		t.Errorf("claim under default terms: %+v, want principal and total %+v and nothing else", got.Claim, want)
+	}
+	if got.RemainingAmount != got.Claim.Total.Outstanding || got.OverpaidAmount != got.Claim.OverpaidAmount {
+		t.Errorf("remaining %s / overpaid %s differ from the claim %+v", got.RemainingAmount, got.OverpaidAmount, got.Claim)
+	}
+	// The payment on F-2 (500.00) pays F-2 and then 100.00 of F-1.
+	if a := got.Payments[0].Allocation; a.Principal != "600.00" || a.Fees != "0.00" || a.Interest != "0.00" || a.Credit != "0.00" {
+		t.Errorf("allocation %+v, want 600.00 of principal", a)
+	}
+	if ic := got.Invoices[1].Claim.Principal; ic != (termsPart{"500.00", "500.00", "0.00"}) {
+		t.Errorf("F-2's principal part %+v, want paid in full", ic)
+	}
+	if ic := got.Invoices[0].Claim.Principal; ic != (termsPart{"1000.00", "100.00", "900.00"}) {
+		t.Errorf("F-1's principal part %+v, want 100.00 paid", ic)
+	}
+	if got.Invoices[0].InterestRate != nil || got.Invoices[0].ReminderFee != nil {
+		t.Errorf("an item without agreed rate or reminder fee reads %v / %v, want null", got.Invoices[0].InterestRate, got.Invoices[0].ReminderFee)
+	}
+	// The payment reference is the id, a length digit and a check digit,
+	// and finds the debt (spaces ignored), on its own and under ALL.
+	if id, ok := collection.ParsePaymentReference(got.PaymentReference); !ok || id != d.ID {
+		t.Fatalf("paymentReference %q does not name debt %d", got.PaymentReference, d.ID)
+	}
+	spaced := got.PaymentReference[:2] + " " + got.PaymentReference[2:]
+	for _, typ := range []string{"PAYMENT_REFERENCE", "ALL"} {
+		page := debtCaseList(t, c, clientID, apitest.Vars{"filter": apitest.Vars{"searchType": typ, "searchTerm": spaced}})
+		if ids := debtCaseIDs(page.Nodes); len(ids) != 1 || ids[0] != d.ID {
+			t.Errorf("%s search for %q finds %v, want [%d]", typ, spaced, ids, d.ID)
+		}
+	}
+	wrong := got.PaymentReference[:len(got.PaymentReference)-1] + string(rune('0'+(got.PaymentReference[len(got.PaymentReference)-1]-'0'+1)%10))
+	c.Do(t, `query($c: UUID!, $t: String!) { debts(clientId: $c, filter: {searchType: PAYMENT_REFERENCE, searchTerm: $t}) { totalCount } }`,
+		apitest.Vars{"c": clientID, "t": wrong}).Refused(t, 400, "BAD_USER_INPUT", "filter.searchTerm")
+}
+
+// setCollectionTerms: ADMIN only, range-checked, one audit event; new debts
+// copy the terms, existing ones keep theirs.
+func TestSetCollectionTerms(t *testing.T) {
+	env := apitest.New(t)
+	clientID, c := env.ClientCaller(t, "Villkor AB")
+	before := termsMustCreate(t, c, clientID, debtCaseInput("198112189876", "Anna Andersson", debtCaseItemInput("F-1", "1000.00")))
+	const set = `mutation($c: UUID!, $in: CollectionTermsInput!) { setCollectionTerms(clientId: $c, input: $in) { collectionTerms { interest collectionFee lateCompensation } } }`
+	terms := apitest.Vars{"interest": "STATUTORY", "collectionFee": "180.00", "lateCompensation": true}
+	c.Do(t, set, apitest.Vars{"c": clientID, "in": terms}).Refused(t, 403, "FORBIDDEN", "")
+	for _, fee := range []string{"180.01", "-0.01"} {
+		env.Admin().Do(t, set, apitest.Vars{"c": clientID, "in": apitest.Vars{"interest": "NONE", "collectionFee": fee, "lateCompensation": false}}).
+			Refused(t, 400, "BAD_USER_INPUT", "input.collectionFee")
+	}
+	env.Admin().Do(t, set, apitest.Vars{"c": "00000000-0000-4000-8000-000000000000", "in": terms}).Refused(t, 404, "NOT_FOUND", "")
+	if n := operationEvents(t, env, "setCollectionTerms"); n != 0 {
+		t.Fatalf("refusals wrote %d events", n)
+	}
+	env.Admin().Do(t, set, apitest.Vars{"c": clientID, "in": terms}).OK(t, nil)
+	if n := operationEvents(t, env, "setCollectionTerms"); n != 1 {
+		t.Errorf("setCollectionTerms wrote %d events, want 1", n)
+	}
+	after := termsMustCreate(t, c, clientID, debtCaseInput("198112189876", "Anna Andersson", debtCaseItemInput("F-2", "1000.00")))
+	if after.Terms.Interest != "STATUTORY" || after.Terms.CollectionFee != "180.00" || !after.Terms.LateCompensation {
+		t.Errorf("a new debt's terms %+v, want the client's", after.Terms)
+	}
+	// A private debtor: the collection fee, not the late compensation.
+	if ch := after.Claim.Charges; len(ch) != 1 || ch[0].Kind != "COLLECTION_FEE" || ch[0].Amount != "180.00" {
+		t.Errorf("charges %+v, want the collection fee 180.00", ch)
+	}
+	if old := termsRead(t, c, clientID, before.ID, nil); old.Terms.Interest != "NONE" || old.Terms.CollectionFee != "0.00" || len(old.Claim.Charges) != 0 {
+		t.Errorf("the earlier debt's terms changed: %+v, charges %+v", old.Terms, old.Claim.Charges)
+	}
+}
+
+// operationEvents counts the audit events of an operation.
+func operationEvents(t *testing.T, env *apitest.Env, operation string) int {
+	t.Helper()
+	var out struct{ AuditEvents struct{ TotalCount int } }
+	env.Admin().Do(t, `query($o: String!) { auditEvents(filter: {operation: $o}) { totalCount } }`, apitest.Vars{"o": operation}).OK(t, &out)
+	return out.AuditEvents.TotalCount
+}
+
+// Terms given with the debt, an agreed rate and reminder fees: the fees
+// are charged at hand-over, interest accrues by the day, and a payment
+// pays fees, then the item's interest, then principal.
+func TestTermsInterestFeesAndAllocation(t *testing.T) {
+	env := apitest.New(t)
+	env.Clock.Set(time.Date(2026, 3, 1, 12, 0, 0, 0, apitest.Stockholm))
+	clientID, c := env.ClientCaller(t, "Ränta AB")
+	item := debtCaseItemInput("F-1", "1000.00")
+	item["invoiceDate"], item["dueDate"] = "2025-12-01T10:00:00+01:00", "2026-01-01T10:00:00+01:00"
+	item["interestRate"], item["reminderFee"] = "10", "60.00"
+	in := apitest.Vars{"isCorporation": true, "identificationNumber": "5560360793", "name": "Gäldär AB",
+		"address": debtCaseSEAddress(), "debts": []apitest.Vars{item},
+		"terms": apitest.Vars{"interest": "NONE", "collectionFee": "180.00", "lateCompensation": true}}
+	d := termsMustCreate(t, c, clientID, in)
+	if r := d.Invoices[0]; r.InterestRate == nil || *r.InterestRate != "10.00" || r.ReminderFee == nil || *r.ReminderFee != "60.00" {
+		t.Errorf("item reads rate %v, reminder fee %v", r.InterestRate, r.ReminderFee)
+	}
+	// A corporate debtor under lateCompensation: 450.00 instead of 180.00.
+	if ch := d.Claim.Charges; len(ch) != 2 || ch[0].Kind != "REMINDER_FEE" || ch[0].Amount != "60.00" ||
+		ch[1].Kind != "LATE_COMPENSATION" || ch[1].Amount != "450.00" {
+		t.Fatalf("charges %+v, want the reminder fee and the late compensation", ch)
+	}
+	// 1000.00 at 10 % from 2026-01-02 to 2026-12-31 (364 days):
+	// 100000 öre × 0.10 × 364 / 365 = 9972.6 öre, 99.73.
+	got := termsRead(t, c, clientID, d.ID, "2026-12-31")
+	if got.Claim.Interest != (termsPart{"99.73", "0.00", "99.73"}) || got.Claim.Fees != (termsPart{"510.00", "0.00", "510.00"}) ||
+		got.Claim.Total != (termsPart{"1609.73", "0.00", "1609.73"}) || got.Claim.AsOf != "2026-12-31" {
+		t.Errorf("claim on 2026-12-31: %+v", got.Claim)
+	}
+	if ch := d.Claim.Charges; ch[0].ChargedOn != "2026-03-01" || ch[1].ChargedOn != "2026-03-01" {
+		t.Errorf("fees charged on %s and %s, want the hand-over day 2026-03-01", ch[0].ChargedOn, ch[1].ChargedOn)
+	}
+	// A payment of 600.00 on the hand-over day pays the fees (510.00),
+	// then F-1's interest to that day (59 days: 100000 öre × 0.10 × 59 /
+	// 365 = 1616.4 öre, 16.16), then 73.84 of principal.
+	termsPay(t, c, clientID, d.ID, d.Invoices[0].ID, "600.00", "2026-03-01")
+	got = termsRead(t, c, clientID, d.ID, "2026-03-01")
+	if a := got.Payments[0].Allocation; a.Fees != "510.00" || a.Interest != "16.16" || a.Principal != "73.84" || a.Credit != "0.00" {
+		t.Errorf("allocation %+v, want fees 510.00, interest 16.16, principal 73.84", a)
+	}
+	if p := got.Invoices[0].Claim.Principal; p != (termsPart{"1000.00", "73.84", "926.16"}) {
+		t.Errorf("item principal %+v", p)
+	}
+	// A payment dated before the fees were charged pays principal only
+	// (interest first): 50.00 on 2026-02-01 pays the 8.49 of interest
+	// accrued by then (31 days: 849.3 öre) and 41.51 of principal, and the
+	// later payment is applied again after it.
+	termsPay(t, c, clientID, d.ID, d.Invoices[0].ID, "50.00", "2026-02-01")
+	got = termsRead(t, c, clientID, d.ID, "2026-03-01")
+	byAmount := map[string]struct{ Fees, Interest, Principal, Credit string }{}
+	for _, p := range got.Payments {
+		byAmount[p.Amount] = p.Allocation
+	}
+	if a := byAmount["50.00"]; a.Fees != "0.00" || a.Interest != "8.49" || a.Principal != "41.51" {
+		t.Errorf("backdated payment's allocation %+v, want interest 8.49, principal 41.51", a)
+	}
+	// Interest to 2026-03-01 on the reduced principal: 31 days on 1000.00
+	// (849.3 öre) and 28 days on 958.49 (735.3 öre): 1584.6 öre, 15.85 in
+	// all, of which 8.49 is paid: 7.36 is left for the second payment.
+	if a := byAmount["600.00"]; a.Fees != "510.00" || a.Interest != "7.36" || a.Principal != "82.64" {
+		t.Errorf("re-applied payment's allocation %+v, want fees 510.00, interest 7.36, principal 82.64", a)
+	}
+	// A date before 1900 is refused on asOf.
+	c.Do(t, `query($c: UUID!, $id: Int!) { debt(clientId: $c, id: $id) { claim(asOf: "1899-12-31") { asOf } } }`,
+		apitest.Vars{"c": clientID, "id": d.ID}).Refused(t, 400, "BAD_USER_INPUT", "")
+}
+
+// Out-of-range terms and item fields are refused with their field, and
+// nothing is written.
+func TestTermsInputRules(t *testing.T) {
+	env := apitest.New(t)
+	clientID, c := env.ClientCaller(t, "Fel AB")
+	cases := []struct {
+		name  string
+		edit  func(in apitest.Vars)
+		field string
+	}{
+		{"collection fee above 180", func(in apitest.Vars) {
+			in["terms"] = apitest.Vars{"interest": "NONE", "collectionFee": "180.01", "lateCompensation": false}
+		}, "input.terms.collectionFee"},
+		{"agreed rate above 100", func(in apitest.Vars) { in["debts"].([]apitest.Vars)[0]["interestRate"] = "100.01" }, "input.debts.0.interestRate"},
+		{"negative agreed rate", func(in apitest.Vars) { in["debts"].([]apitest.Vars)[0]["interestRate"] = "-1" }, "input.debts.0.interestRate"},
+		{"reminder fee above 60", func(in apitest.Vars) { in["debts"].([]apitest.Vars)[0]["reminderFee"] = "60.01" }, "input.debts.0.reminderFee"},
+	}
+	for _, tc := range cases {
+		in := debtCaseInput("198112189876", "Anna Andersson", debtCaseItemInput("F-1", "1000.00"))
+		tc.edit(in)
+		r := termsCreate(t, c, clientID, in)
+		r.Refused(t, 400, "BAD_USER_INPUT", tc.field)
+		if !strings.Contains(string(r.Body), tc.field) {
+			t.Errorf("%s: %s", tc.name, r.Body)
+		}
+	}
+	if debts, _, _, _ := debtCaseCounts(t, env, clientID); debts != 0 {
+		t.Errorf("refused hand-overs wrote %d debts", debts)
+	}
+	var fees int
+	if err := env.DB.SQL.QueryRow(`SELECT count(*) FROM fees`).Scan(&fees); err != nil {
+		t.Fatal(err)
+	}
+	if fees != 0 {
+		t.Errorf("refused hand-overs charged %d fees", fees)
+	}
+}
+
+// A withdrawn debt's claim reads as on the day it was withdrawn.
+func TestTermsWithdrawnClaimStops(t *testing.T) {
+	env := apitest.New(t)
+	clientID, c := env.ClientCaller(t, "Återkallat AB")
+	item := debtCaseItemInput("F-1", "1000.00")
+	item["invoiceDate"], item["dueDate"], item["interestRate"] = "2025-12-01T10:00:00+01:00", "2026-01-01T10:00:00+01:00", "10"
+	d := termsMustCreate(t, c, clientID, debtCaseInput("198112189876", "Anna Andersson", item))
+	debtCaseWithdraw(t, c, clientID, apitest.Vars{"id": d.ID}).OK(t, nil)
+	today := termsRead(t, c, clientID, d.ID, nil)
+	later := termsRead(t, c, clientID, d.ID, "2040-01-01")
+	if later.Claim.AsOf != today.Claim.AsOf || later.Claim.Interest != today.Claim.Interest {
+		t.Errorf("a withdrawn debt's claim moved on: %+v (today) vs %+v (2040)", today.Claim, later.Claim)
+	}
+}
