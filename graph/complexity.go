@@ -71,6 +71,12 @@ func Complexity() ComplexityRoot {
 	c.Query.AuditEvents = func(child int, _ *ledger.AuditEventFilter, page, rows, first *int, _ *string, last *int, _ *string) int {
 		return paged(child, rows, first, last)
 	}
+	// Federation's _entities (docs/federation.md) is a list of one entity
+	// per representation: its selection once per representation.
+	// _service keeps the default cost: one field and its text.
+	c.Query.__resolve_entities = func(child int, representations []map[string]any) int {
+		return times(len(representations), child)
+	}
 	list := func(child int) int { return times(ListWeight, child) }
 	c.Debt.Events = list
 	c.AuditEvent.Records = list

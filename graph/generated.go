@@ -15,6 +15,7 @@ import (
 	"entgo.io/contrib/entgql"
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/introspection"
+	"github.com/99designs/gqlgen/plugin/federation/fedruntime"
 	"github.com/debtql/debtql/ent"
 	"github.com/debtql/debtql/ent/apikey"
 	"github.com/debtql/debtql/ent/auditeventrecord"
@@ -42,6 +43,7 @@ type ResolverRoot interface {
 	Debt() DebtResolver
 	DebtInvoice() DebtInvoiceResolver
 	Debtor() DebtorResolver
+	Entity() EntityResolver
 	Invoice() InvoiceResolver
 	Mutation() MutationResolver
 	Payment() PaymentResolver
@@ -277,6 +279,13 @@ type ComplexityRoot struct {
 		Node   func(childComplexity int) int
 	}
 
+	Entity struct {
+		FindManyClientByIDs  func(childComplexity int, reps []*ClientByIDsInput) int
+		FindManyDebtByIDs    func(childComplexity int, reps []*DebtByIDsInput) int
+		FindManyDebtorByIDs  func(childComplexity int, reps []*DebtorByIDsInput) int
+		FindManyInvoiceByIDs func(childComplexity int, reps []*InvoiceByIDsInput) int
+	}
+
 	Fee struct {
 		Amount    func(childComplexity int) int
 		ChargedOn func(childComplexity int) int
@@ -373,18 +382,20 @@ type ComplexityRoot struct {
 	}
 
 	Query struct {
-		APIKeys        func(childComplexity int, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) int
-		AuditEvents    func(childComplexity int, filter *ledger.AuditEventFilter, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) int
-		Client         func(childComplexity int, id string) int
-		Clients        func(childComplexity int, search *string, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) int
-		Debt           func(childComplexity int, clientID string, id int) int
-		Debtor         func(childComplexity int, clientID string, id string) int
-		Debtors        func(childComplexity int, clientID string, filter *ledger.DebtorFilter, orderBy *ent.DebtorOrder, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) int
-		Debts          func(childComplexity int, clientID string, filter *ledger.DebtFilter, orderBy *ent.DebtOrder, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) int
-		Invoice        func(childComplexity int, clientID string, id string) int
-		Invoices       func(childComplexity int, clientID string, filter *ledger.InvoiceFilter, orderBy *ent.InvoiceOrder, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) int
-		ReferenceRates func(childComplexity int) int
-		Viewer         func(childComplexity int) int
+		APIKeys            func(childComplexity int, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) int
+		AuditEvents        func(childComplexity int, filter *ledger.AuditEventFilter, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) int
+		Client             func(childComplexity int, id string) int
+		Clients            func(childComplexity int, search *string, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) int
+		Debt               func(childComplexity int, clientID string, id int) int
+		Debtor             func(childComplexity int, clientID string, id string) int
+		Debtors            func(childComplexity int, clientID string, filter *ledger.DebtorFilter, orderBy *ent.DebtorOrder, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) int
+		Debts              func(childComplexity int, clientID string, filter *ledger.DebtFilter, orderBy *ent.DebtOrder, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) int
+		Invoice            func(childComplexity int, clientID string, id string) int
+		Invoices           func(childComplexity int, clientID string, filter *ledger.InvoiceFilter, orderBy *ent.InvoiceOrder, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) int
+		ReferenceRates     func(childComplexity int) int
+		Viewer             func(childComplexity int) int
+		__resolve__service func(childComplexity int) int
+		__resolve_entities func(childComplexity int, representations []map[string]any) int
 	}
 
 	RecordStatuses struct {
@@ -406,6 +417,10 @@ type ComplexityRoot struct {
 		APIKey func(childComplexity int) int
 		Client func(childComplexity int) int
 		Role   func(childComplexity int) int
+	}
+
+	_Service struct {
+		SDL func(childComplexity int) int
 	}
 }
 
@@ -452,6 +467,12 @@ type DebtorResolver interface {
 	ErrandProcessStatus(ctx context.Context, obj *ent.Debtor) (*collection.CollectionSubStatus, error)
 	IsCompleted(ctx context.Context, obj *ent.Debtor) (bool, error)
 	Debts(ctx context.Context, obj *ent.Debtor, filter *ledger.DebtFilter, orderBy *ent.DebtOrder, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) (*ent.DebtConnection, error)
+}
+type EntityResolver interface {
+	FindManyClientByIDs(ctx context.Context, reps []*ClientByIDsInput) ([]*ent.Creditor, error)
+	FindManyDebtByIDs(ctx context.Context, reps []*DebtByIDsInput) ([]*ent.Debt, error)
+	FindManyDebtorByIDs(ctx context.Context, reps []*DebtorByIDsInput) ([]*ent.Debtor, error)
+	FindManyInvoiceByIDs(ctx context.Context, reps []*InvoiceByIDsInput) ([]*ent.Invoice, error)
 }
 type InvoiceResolver interface {
 	Articles(ctx context.Context, obj *ent.Invoice) ([]*ent.InvoiceArticle, error)
@@ -1489,6 +1510,51 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.DebtorEdge.Node(childComplexity), true
 
+	case "Entity.findManyClientByIDs":
+		if e.ComplexityRoot.Entity.FindManyClientByIDs == nil {
+			break
+		}
+
+		args, err := ec.field_Entity_findManyClientByIDs_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Entity.FindManyClientByIDs(childComplexity, args["reps"].([]*ClientByIDsInput)), true
+	case "Entity.findManyDebtByIDs":
+		if e.ComplexityRoot.Entity.FindManyDebtByIDs == nil {
+			break
+		}
+
+		args, err := ec.field_Entity_findManyDebtByIDs_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Entity.FindManyDebtByIDs(childComplexity, args["reps"].([]*DebtByIDsInput)), true
+	case "Entity.findManyDebtorByIDs":
+		if e.ComplexityRoot.Entity.FindManyDebtorByIDs == nil {
+			break
+		}
+
+		args, err := ec.field_Entity_findManyDebtorByIDs_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Entity.FindManyDebtorByIDs(childComplexity, args["reps"].([]*DebtorByIDsInput)), true
+	case "Entity.findManyInvoiceByIDs":
+		if e.ComplexityRoot.Entity.FindManyInvoiceByIDs == nil {
+			break
+		}
+
+		args, err := ec.field_Entity_findManyInvoiceByIDs_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Entity.FindManyInvoiceByIDs(childComplexity, args["reps"].([]*InvoiceByIDsInput)), true
+
 	case "Fee.amount":
 		if e.ComplexityRoot.Fee.Amount == nil {
 			break
@@ -2094,6 +2160,23 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Viewer(childComplexity), true
+	case "Query._service":
+		if e.ComplexityRoot.Query.__resolve__service == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.__resolve__service(childComplexity), true
+	case "Query._entities":
+		if e.ComplexityRoot.Query.__resolve_entities == nil {
+			break
+		}
+
+		args, err := ec.field_Query__entities_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.__resolve_entities(childComplexity, args["representations"].([]map[string]any)), true
 
 	case "RecordStatuses.activeStatus":
 		if e.ComplexityRoot.RecordStatuses.ActiveStatus == nil {
@@ -2170,6 +2253,13 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Viewer.Role(childComplexity), true
 
+	case "_Service.sdl":
+		if e.ComplexityRoot._Service.SDL == nil {
+			break
+		}
+
+		return e.ComplexityRoot._Service.SDL(childComplexity), true
+
 	}
 	return 0, false
 }
@@ -2182,19 +2272,23 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputArticleInput,
 		ec.unmarshalInputAuditEventFilter,
 		ec.unmarshalInputAuditRecordRef,
+		ec.unmarshalInputClientByIDsInput,
 		ec.unmarshalInputClientInput,
 		ec.unmarshalInputCollectionTermsInput,
 		ec.unmarshalInputContactInformationInput,
 		ec.unmarshalInputCreateApiKeyInput,
+		ec.unmarshalInputDebtByIDsInput,
 		ec.unmarshalInputDebtFilter,
 		ec.unmarshalInputDebtItemInput,
 		ec.unmarshalInputDebtItemPaymentInput,
 		ec.unmarshalInputDebtOrder,
 		ec.unmarshalInputDebtPaymentInput,
+		ec.unmarshalInputDebtorByIDsInput,
 		ec.unmarshalInputDebtorFilter,
 		ec.unmarshalInputDebtorInput,
 		ec.unmarshalInputDebtorOrder,
 		ec.unmarshalInputDebtorWithDebtsInput,
+		ec.unmarshalInputInvoiceByIDsInput,
 		ec.unmarshalInputInvoiceFilter,
 		ec.unmarshalInputInvoiceInput,
 		ec.unmarshalInputInvoiceOrder,
@@ -3886,6 +3980,113 @@ type PaymentAllocation {
   credit: Decimal!
 }
 `, BuiltIn: false},
+	{Name: "../federation.graphqls", Input: `# DebtQL as an Apollo Federation v2 subgraph (docs/federation.md): a gateway
+# or BFF composes it with other services by these keys. gqlgen's federation
+# plugin adds Query._service and Query._entities to the executor; the
+# directives' definitions are the plugin's. This file is apart from
+# schema.graphqls, so that the schema that callers and their code
+# generators download (GET /graphql/schema.graphql, ` + "`" + `debtql schema` + "`" + `) stays
+# the API alone; Query._service { sdl } answers both files.
+extend schema
+  @link(url: "https://specs.apollo.dev/federation/v2.3", import: ["@key"])
+
+extend type Client @key(fields: "id")
+
+extend type Debtor @key(fields: "id")
+
+extend type Invoice @key(fields: "id")
+
+extend type Debt @key(fields: "id")
+`, BuiltIn: false},
+	{Name: "../federation/directives.graphql", Input: `
+	directive @authenticated on FIELD_DEFINITION | OBJECT | INTERFACE | SCALAR | ENUM
+	directive @composeDirective(name: String!) repeatable on SCHEMA
+	directive @extends on OBJECT | INTERFACE
+	directive @external on OBJECT | FIELD_DEFINITION
+	directive @key(fields: FieldSet!, resolvable: Boolean = true) repeatable on OBJECT | INTERFACE
+	directive @inaccessible on
+	  | ARGUMENT_DEFINITION
+	  | ENUM
+	  | ENUM_VALUE
+	  | FIELD_DEFINITION
+	  | INPUT_FIELD_DEFINITION
+	  | INPUT_OBJECT
+	  | INTERFACE
+	  | OBJECT
+	  | SCALAR
+	  | UNION
+	directive @interfaceObject on OBJECT
+	directive @link(import: [String!], url: String!) repeatable on SCHEMA
+	directive @override(from: String!, label: String) on FIELD_DEFINITION
+	directive @policy(policies: [[federation__Policy!]!]!) on
+	  | FIELD_DEFINITION
+	  | OBJECT
+	  | INTERFACE
+	  | SCALAR
+	  | ENUM
+	directive @provides(fields: FieldSet!) on FIELD_DEFINITION
+	directive @requires(fields: FieldSet!) on FIELD_DEFINITION
+	directive @requiresScopes(scopes: [[federation__Scope!]!]!) on
+	  | FIELD_DEFINITION
+	  | OBJECT
+	  | INTERFACE
+	  | SCALAR
+	  | ENUM
+	directive @shareable repeatable on FIELD_DEFINITION | OBJECT
+	directive @computedRequires on FIELD_DEFINITION
+	directive @tag(name: String!) repeatable on
+	  | ARGUMENT_DEFINITION
+	  | ENUM
+	  | ENUM_VALUE
+	  | FIELD_DEFINITION
+	  | INPUT_FIELD_DEFINITION
+	  | INPUT_OBJECT
+	  | INTERFACE
+	  | OBJECT
+	  | SCALAR
+	  | UNION
+	scalar _Any
+	scalar FieldSet
+	scalar federation__Policy
+	scalar federation__Scope
+`, BuiltIn: true},
+	{Name: "../federation/entity.graphql", Input: `
+# a union of all types that use the @key directive
+union _Entity = Client | Debt | Debtor | Invoice
+
+input ClientByIDsInput {
+	ID: UUID!
+}
+
+input DebtByIDsInput {
+	ID: Int!
+}
+
+input DebtorByIDsInput {
+	ID: UUID!
+}
+
+input InvoiceByIDsInput {
+	ID: UUID!
+}
+
+# fake type to build resolver interfaces for users to implement
+type Entity {
+	findManyClientByIDs(reps: [ClientByIDsInput]!): [Client]
+	findManyDebtByIDs(reps: [DebtByIDsInput]!): [Debt]
+	findManyDebtorByIDs(reps: [DebtorByIDsInput]!): [Debtor]
+	findManyInvoiceByIDs(reps: [InvoiceByIDsInput]!): [Invoice]
+}
+
+type _Service {
+  sdl: String
+}
+
+extend type Query {
+  _entities(representations: [_Any!]!): [_Entity]!
+  _service: _Service!
+}
+`, BuiltIn: true},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
 
@@ -4543,6 +4744,14 @@ func (ec *executionContext) childFields_Viewer(ctx context.Context, field graphq
 	return nil, fmt.Errorf("no field named %q was found under type Viewer", field.Name)
 }
 
+func (ec *executionContext) childFields__Service(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "sdl":
+		return ec.fieldContext__Service_sdl(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type _Service", field.Name)
+}
+
 func (ec *executionContext) childFields___Directive(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "name":
@@ -4967,6 +5176,62 @@ func (ec *executionContext) field_Debtor_debts_args(ctx context.Context, rawArgs
 	return args, nil
 }
 
+func (ec *executionContext) field_Entity_findManyClientByIDs_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "reps",
+		func(ctx context.Context, v any) ([]*ClientByIDsInput, error) {
+			return ec.unmarshalNClientByIDsInput2ᚕᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋgraphᚐClientByIDsInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["reps"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Entity_findManyDebtByIDs_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "reps",
+		func(ctx context.Context, v any) ([]*DebtByIDsInput, error) {
+			return ec.unmarshalNDebtByIDsInput2ᚕᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋgraphᚐDebtByIDsInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["reps"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Entity_findManyDebtorByIDs_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "reps",
+		func(ctx context.Context, v any) ([]*DebtorByIDsInput, error) {
+			return ec.unmarshalNDebtorByIDsInput2ᚕᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋgraphᚐDebtorByIDsInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["reps"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Entity_findManyInvoiceByIDs_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "reps",
+		func(ctx context.Context, v any) ([]*InvoiceByIDsInput, error) {
+			return ec.unmarshalNInvoiceByIDsInput2ᚕᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋgraphᚐInvoiceByIDsInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["reps"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_addDebtPayment_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -5248,6 +5513,20 @@ func (ec *executionContext) field_Query___type_args(ctx context.Context, rawArgs
 		return nil, err
 	}
 	args["name"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query__entities_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "representations",
+		func(ctx context.Context, v any) ([]map[string]any, error) {
+			return ec.unmarshalN_Any2ᚕmapᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["representations"] = arg0
 	return args, nil
 }
 
@@ -9826,6 +10105,182 @@ func (ec *executionContext) fieldContext_DebtorEdge_cursor(_ context.Context, fi
 	return graphql.NewScalarFieldContext("DebtorEdge", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
+func (ec *executionContext) _Entity_findManyClientByIDs(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Entity_findManyClientByIDs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Entity().FindManyClientByIDs(ctx, fc.Args["reps"].([]*ClientByIDsInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.Creditor) graphql.Marshaler {
+			return ec.marshalOClient2ᚕᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐCreditor(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Entity_findManyClientByIDs(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Entity",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Client(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Entity_findManyClientByIDs_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Entity_findManyDebtByIDs(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Entity_findManyDebtByIDs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Entity().FindManyDebtByIDs(ctx, fc.Args["reps"].([]*DebtByIDsInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.Debt) graphql.Marshaler {
+			return ec.marshalODebt2ᚕᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐDebt(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Entity_findManyDebtByIDs(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Entity",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Debt(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Entity_findManyDebtByIDs_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Entity_findManyDebtorByIDs(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Entity_findManyDebtorByIDs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Entity().FindManyDebtorByIDs(ctx, fc.Args["reps"].([]*DebtorByIDsInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.Debtor) graphql.Marshaler {
+			return ec.marshalODebtor2ᚕᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐDebtor(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Entity_findManyDebtorByIDs(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Entity",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Debtor(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Entity_findManyDebtorByIDs_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Entity_findManyInvoiceByIDs(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Entity_findManyInvoiceByIDs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Entity().FindManyInvoiceByIDs(ctx, fc.Args["reps"].([]*InvoiceByIDsInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.Invoice) graphql.Marshaler {
+			return ec.marshalOInvoice2ᚕᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐInvoice(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Entity_findManyInvoiceByIDs(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Entity",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Invoice(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Entity_findManyInvoiceByIDs_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Fee_kind(ctx context.Context, field graphql.CollectedField, obj *collection.Fee) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -12275,6 +12730,82 @@ func (ec *executionContext) fieldContext_Query_referenceRates(_ context.Context,
 	return fc, nil
 }
 
+func (ec *executionContext) _Query__entities(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query__entities(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.__resolve_entities(ctx, fc.Args["representations"].([]map[string]any)), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []fedruntime.Entity) graphql.Marshaler {
+			return ec.marshalN_Entity2ᚕgithubᚗcomᚋ99designsᚋgqlgenᚋpluginᚋfederationᚋfedruntimeᚐEntity(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query__entities(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type _Entity does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query__entities_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query__service(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query__service(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.__resolve__service(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v fedruntime.Service) graphql.Marshaler {
+			return ec.marshalN_Service2githubᚗcomᚋ99designsᚋgqlgenᚋpluginᚋfederationᚋfedruntimeᚐService(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query__service(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields__Service(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query___type(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -12643,6 +13174,29 @@ func (ec *executionContext) fieldContext_Viewer_apiKey(_ context.Context, field 
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) __Service_sdl(ctx context.Context, field graphql.CollectedField, obj *fedruntime.Service) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext__Service_sdl(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SDL, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalOString2string(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext__Service_sdl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("_Service", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) ___Directive_name(ctx context.Context, field graphql.CollectedField, obj *introspection.Directive) (ret graphql.Marshaler) {
@@ -13950,6 +14504,36 @@ func (ec *executionContext) unmarshalInputAuditRecordRef(ctx context.Context, ob
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputClientByIDsInput(ctx context.Context, obj any) (ClientByIDsInput, error) {
+	var it ClientByIDsInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"ID"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "ID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("ID"))
+			data, err := ec.unmarshalNUUID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputClientInput(ctx context.Context, obj any) (collection.ClientRecord, error) {
 	var it collection.ClientRecord
 	if obj == nil {
@@ -14177,6 +14761,36 @@ func (ec *executionContext) unmarshalInputCreateApiKeyInput(ctx context.Context,
 				return it, err
 			}
 			it.ClientID = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputDebtByIDsInput(ctx context.Context, obj any) (DebtByIDsInput, error) {
+	var it DebtByIDsInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"ID"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "ID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("ID"))
+			data, err := ec.unmarshalNInt2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋscalarᚐIntID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
 		}
 	}
 	return it, nil
@@ -14469,6 +15083,36 @@ func (ec *executionContext) unmarshalInputDebtPaymentInput(ctx context.Context, 
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputDebtorByIDsInput(ctx context.Context, obj any) (DebtorByIDsInput, error) {
+	var it DebtorByIDsInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"ID"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "ID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("ID"))
+			data, err := ec.unmarshalNUUID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputDebtorFilter(ctx context.Context, obj any) (ledger.DebtorFilter, error) {
 	var it ledger.DebtorFilter
 	if obj == nil {
@@ -14721,6 +15365,36 @@ func (ec *executionContext) unmarshalInputDebtorWithDebtsInput(ctx context.Conte
 				return it, err
 			}
 			it.Terms = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputInvoiceByIDsInput(ctx context.Context, obj any) (InvoiceByIDsInput, error) {
+	var it InvoiceByIDsInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"ID"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "ID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("ID"))
+			data, err := ec.unmarshalNUUID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
 		}
 	}
 	return it, nil
@@ -15051,6 +15725,39 @@ func (ec *executionContext) unmarshalInputWithdrawDebtInput(ctx context.Context,
 // endregion **************************** input.gotpl *****************************
 
 // region    ************************** interface.gotpl ***************************
+
+func (ec *executionContext) __Entity(ctx context.Context, sel ast.SelectionSet, obj fedruntime.Entity) graphql.Marshaler {
+	switch obj := (obj).(type) {
+	case nil:
+		return graphql.Null
+	case *ent.Invoice:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Invoice(ctx, sel, obj)
+	case *ent.Debtor:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Debtor(ctx, sel, obj)
+	case *ent.Debt:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Debt(ctx, sel, obj)
+	case *ent.Creditor:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Client(ctx, sel, obj)
+	default:
+		if typedObj, ok := obj.(graphql.Marshaler); ok {
+			return typedObj
+		} else {
+			panic(fmt.Errorf("unexpected type %T; non-generated variants of _Entity must implement graphql.Marshaler", obj))
+		}
+	}
+}
 
 // endregion ************************** interface.gotpl ***************************
 
@@ -15869,7 +16576,7 @@ func (ec *executionContext) _ClaimPart(ctx context.Context, sel ast.SelectionSet
 	return out
 }
 
-var clientImplementors = []string{"Client"}
+var clientImplementors = []string{"Client", "_Entity"}
 
 func (ec *executionContext) _Client(ctx context.Context, sel ast.SelectionSet, obj *ent.Creditor) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, clientImplementors)
@@ -16364,7 +17071,7 @@ func (ec *executionContext) _CreatedApiKey(ctx context.Context, sel ast.Selectio
 	return out
 }
 
-var debtImplementors = []string{"Debt"}
+var debtImplementors = []string{"Debt", "_Entity"}
 
 func (ec *executionContext) _Debt(ctx context.Context, sel ast.SelectionSet, obj *ent.Debt) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, debtImplementors)
@@ -17140,7 +17847,7 @@ func (ec *executionContext) _DebtInvoice(ctx context.Context, sel ast.SelectionS
 	return out
 }
 
-var debtorImplementors = []string{"Debtor"}
+var debtorImplementors = []string{"Debtor", "_Entity"}
 
 func (ec *executionContext) _Debtor(ctx context.Context, sel ast.SelectionSet, obj *ent.Debtor) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, debtorImplementors)
@@ -17603,6 +18310,135 @@ func (ec *executionContext) _DebtorEdge(ctx context.Context, sel ast.SelectionSe
 	return out
 }
 
+var entityImplementors = []string{"Entity"}
+
+func (ec *executionContext) _Entity(ctx context.Context, sel ast.SelectionSet) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, entityImplementors)
+	ctx = graphql.WithFieldContext(ctx, &graphql.FieldContext{
+		Object: "Entity",
+	})
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		innerCtx := graphql.WithRootFieldContext(ctx, &graphql.RootFieldContext{
+			Object: field.Name,
+			Field:  field,
+		})
+
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Entity")
+		case "findManyClientByIDs":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Entity_findManyClientByIDs(ctx, field)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "findManyDebtByIDs":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Entity_findManyDebtByIDs(ctx, field)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "findManyDebtorByIDs":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Entity_findManyDebtorByIDs(ctx, field)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "findManyInvoiceByIDs":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Entity_findManyInvoiceByIDs(ctx, field)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var feeImplementors = []string{"Fee"}
 
 func (ec *executionContext) _Fee(ctx context.Context, sel ast.SelectionSet, obj *collection.Fee) graphql.Marshaler {
@@ -17651,7 +18487,7 @@ func (ec *executionContext) _Fee(ctx context.Context, sel ast.SelectionSet, obj 
 	return out
 }
 
-var invoiceImplementors = []string{"Invoice"}
+var invoiceImplementors = []string{"Invoice", "_Entity"}
 
 func (ec *executionContext) _Invoice(ctx context.Context, sel ast.SelectionSet, obj *ent.Invoice) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, invoiceImplementors)
@@ -19053,6 +19889,50 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "_entities":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query__entities(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "_service":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query__service(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
 		case "__type":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Query___type(ctx, field)
@@ -19224,6 +20104,44 @@ func (ec *executionContext) _Viewer(ctx context.Context, sel ast.SelectionSet, o
 		case "apiKey":
 			out.Values[i] = ec._Viewer_apiKey(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var _ServiceImplementors = []string{"_Service"}
+
+func (ec *executionContext) __Service(ctx context.Context, sel ast.SelectionSet, obj *fedruntime.Service) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, _ServiceImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("_Service")
+		case "sdl":
+			out.Values[i] = ec.__Service_sdl(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		default:
@@ -19873,6 +20791,20 @@ func (ec *executionContext) marshalNClient2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋe
 	return ec._Client(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNClientByIDsInput2ᚕᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋgraphᚐClientByIDsInput(ctx context.Context, v any) ([]*ClientByIDsInput, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*ClientByIDsInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalOClientByIDsInput2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋgraphᚐClientByIDsInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
 func (ec *executionContext) marshalNClientConnection2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐCreditorConnection(ctx context.Context, sel ast.SelectionSet, v *ent.CreditorConnection) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -19990,6 +20922,20 @@ func (ec *executionContext) marshalNDebt2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋent
 	return ec._Debt(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNDebtByIDsInput2ᚕᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋgraphᚐDebtByIDsInput(ctx context.Context, v any) ([]*DebtByIDsInput, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*DebtByIDsInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalODebtByIDsInput2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋgraphᚐDebtByIDsInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
 func (ec *executionContext) marshalNDebtConnection2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐDebtConnection(ctx context.Context, sel ast.SelectionSet, v *ent.DebtConnection) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -20083,6 +21029,20 @@ func (ec *executionContext) marshalNDebtor2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋe
 	return ec._Debtor(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNDebtorByIDsInput2ᚕᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋgraphᚐDebtorByIDsInput(ctx context.Context, v any) ([]*DebtorByIDsInput, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*DebtorByIDsInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalODebtorByIDsInput2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋgraphᚐDebtorByIDsInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
 func (ec *executionContext) marshalNDebtorConnection2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐDebtorConnection(ctx context.Context, sel ast.SelectionSet, v *ent.DebtorConnection) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -20169,6 +21129,22 @@ func (ec *executionContext) marshalNFeeKind2githubᚗcomᚋdebtqlᚋdebtqlᚋint
 	return v
 }
 
+func (ec *executionContext) unmarshalNFieldSet2string(ctx context.Context, v any) (string, error) {
+	res, err := graphql.UnmarshalString(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNFieldSet2string(ctx context.Context, sel ast.SelectionSet, v string) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(v)
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return res
+}
+
 func (ec *executionContext) unmarshalNInt2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋscalarᚐIntID(ctx context.Context, v any) (scalar.IntID, error) {
 	var res scalar.IntID
 	err := res.UnmarshalGQL(v)
@@ -20229,6 +21205,20 @@ func (ec *executionContext) marshalNInvoice2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋ
 		return graphql.Null
 	}
 	return ec._Invoice(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNInvoiceByIDsInput2ᚕᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋgraphᚐInvoiceByIDsInput(ctx context.Context, v any) ([]*InvoiceByIDsInput, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*InvoiceByIDsInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalOInvoiceByIDsInput2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋgraphᚐInvoiceByIDsInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
 }
 
 func (ec *executionContext) marshalNInvoiceConnection2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐInvoiceConnection(ctx context.Context, sel ast.SelectionSet, v *ent.InvoiceConnection) graphql.Marshaler {
@@ -20450,6 +21440,71 @@ func (ec *executionContext) unmarshalNWithdrawDebtInput2githubᚗcomᚋdebtqlᚋ
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) unmarshalN_Any2map(ctx context.Context, v any) (map[string]any, error) {
+	res, err := graphql.UnmarshalMap(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalN_Any2map(ctx context.Context, sel ast.SelectionSet, v map[string]any) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	_ = sel
+	res := graphql.MarshalMap(v)
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return res
+}
+
+func (ec *executionContext) unmarshalN_Any2ᚕmapᚄ(ctx context.Context, v any) ([]map[string]any, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]map[string]any, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalN_Any2map(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalN_Any2ᚕmapᚄ(ctx context.Context, sel ast.SelectionSet, v []map[string]any) graphql.Marshaler {
+	ret := make(graphql.Array, len(v))
+	for i := range v {
+		ret[i] = ec.marshalN_Any2map(ctx, sel, v[i])
+	}
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalN_Entity2ᚕgithubᚗcomᚋ99designsᚋgqlgenᚋpluginᚋfederationᚋfedruntimeᚐEntity(ctx context.Context, sel ast.SelectionSet, v []fedruntime.Entity) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalO_Entity2githubᚗcomᚋ99designsᚋgqlgenᚋpluginᚋfederationᚋfedruntimeᚐEntity(ctx, sel, v[i])
+	})
+
+	return ret
+}
+
+func (ec *executionContext) marshalN_Service2githubᚗcomᚋ99designsᚋgqlgenᚋpluginᚋfederationᚋfedruntimeᚐService(ctx context.Context, sel ast.SelectionSet, v fedruntime.Service) graphql.Marshaler {
+	return ec.__Service(ctx, sel, &v)
+}
+
 func (ec *executionContext) marshalN__Directive2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐDirective(ctx context.Context, sel ast.SelectionSet, v introspection.Directive) graphql.Marshaler {
 	return ec.___Directive(ctx, sel, &v)
 }
@@ -20590,6 +21645,154 @@ func (ec *executionContext) marshalN__TypeKind2string(ctx context.Context, sel a
 	return res
 }
 
+func (ec *executionContext) unmarshalNfederation__Policy2string(ctx context.Context, v any) (string, error) {
+	res, err := graphql.UnmarshalString(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNfederation__Policy2string(ctx context.Context, sel ast.SelectionSet, v string) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(v)
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return res
+}
+
+func (ec *executionContext) unmarshalNfederation__Policy2ᚕstringᚄ(ctx context.Context, v any) ([]string, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]string, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNfederation__Policy2string(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalNfederation__Policy2ᚕstringᚄ(ctx context.Context, sel ast.SelectionSet, v []string) graphql.Marshaler {
+	ret := make(graphql.Array, len(v))
+	for i := range v {
+		ret[i] = ec.marshalNfederation__Policy2string(ctx, sel, v[i])
+	}
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) unmarshalNfederation__Policy2ᚕᚕstringᚄ(ctx context.Context, v any) ([][]string, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([][]string, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNfederation__Policy2ᚕstringᚄ(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalNfederation__Policy2ᚕᚕstringᚄ(ctx context.Context, sel ast.SelectionSet, v [][]string) graphql.Marshaler {
+	ret := make(graphql.Array, len(v))
+	for i := range v {
+		ret[i] = ec.marshalNfederation__Policy2ᚕstringᚄ(ctx, sel, v[i])
+	}
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) unmarshalNfederation__Scope2string(ctx context.Context, v any) (string, error) {
+	res, err := graphql.UnmarshalString(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNfederation__Scope2string(ctx context.Context, sel ast.SelectionSet, v string) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(v)
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return res
+}
+
+func (ec *executionContext) unmarshalNfederation__Scope2ᚕstringᚄ(ctx context.Context, v any) ([]string, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]string, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNfederation__Scope2string(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalNfederation__Scope2ᚕstringᚄ(ctx context.Context, sel ast.SelectionSet, v []string) graphql.Marshaler {
+	ret := make(graphql.Array, len(v))
+	for i := range v {
+		ret[i] = ec.marshalNfederation__Scope2string(ctx, sel, v[i])
+	}
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) unmarshalNfederation__Scope2ᚕᚕstringᚄ(ctx context.Context, v any) ([][]string, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([][]string, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNfederation__Scope2ᚕstringᚄ(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalNfederation__Scope2ᚕᚕstringᚄ(ctx context.Context, sel ast.SelectionSet, v [][]string) graphql.Marshaler {
+	ret := make(graphql.Array, len(v))
+	for i := range v {
+		ret[i] = ec.marshalNfederation__Scope2ᚕstringᚄ(ctx, sel, v[i])
+	}
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) unmarshalOActiveStatus2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐActiveStatus(ctx context.Context, v any) (*collection.ActiveStatus, error) {
 	if v == nil {
 		return nil, nil
@@ -20706,11 +21909,32 @@ func (ec *executionContext) marshalOBoolean2ᚖbool(ctx context.Context, sel ast
 	return res
 }
 
+func (ec *executionContext) marshalOClient2ᚕᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐCreditor(ctx context.Context, sel ast.SelectionSet, v []*ent.Creditor) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalOClient2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐCreditor(ctx, sel, v[i])
+	})
+
+	return ret
+}
+
 func (ec *executionContext) marshalOClient2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐCreditor(ctx context.Context, sel ast.SelectionSet, v *ent.Creditor) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
 	return ec._Client(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOClientByIDsInput2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋgraphᚐClientByIDsInput(ctx context.Context, v any) (*ClientByIDsInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputClientByIDsInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalOClientEdge2ᚕᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐCreditorEdge(ctx context.Context, sel ast.SelectionSet, v []*ent.CreditorEdge) graphql.Marshaler {
@@ -20822,11 +22046,32 @@ func (ec *executionContext) marshalODateTime2ᚖtimeᚐTime(ctx context.Context,
 	return res
 }
 
+func (ec *executionContext) marshalODebt2ᚕᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐDebt(ctx context.Context, sel ast.SelectionSet, v []*ent.Debt) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalODebt2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐDebt(ctx, sel, v[i])
+	})
+
+	return ret
+}
+
 func (ec *executionContext) marshalODebt2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐDebt(ctx context.Context, sel ast.SelectionSet, v *ent.Debt) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
 	return ec._Debt(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalODebtByIDsInput2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋgraphᚐDebtByIDsInput(ctx context.Context, v any) (*DebtByIDsInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputDebtByIDsInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalODebtEdge2ᚕᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐDebtEdge(ctx context.Context, sel ast.SelectionSet, v []*ent.DebtEdge) graphql.Marshaler {
@@ -20899,11 +22144,32 @@ func (ec *executionContext) unmarshalODebtOrder2ᚖgithubᚗcomᚋdebtqlᚋdebtq
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) marshalODebtor2ᚕᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐDebtor(ctx context.Context, sel ast.SelectionSet, v []*ent.Debtor) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalODebtor2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐDebtor(ctx, sel, v[i])
+	})
+
+	return ret
+}
+
 func (ec *executionContext) marshalODebtor2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐDebtor(ctx context.Context, sel ast.SelectionSet, v *ent.Debtor) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
 	return ec._Debtor(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalODebtorByIDsInput2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋgraphᚐDebtorByIDsInput(ctx context.Context, v any) (*DebtorByIDsInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputDebtorByIDsInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalODebtorEdge2ᚕᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐDebtorEdge(ctx context.Context, sel ast.SelectionSet, v []*ent.DebtorEdge) graphql.Marshaler {
@@ -20992,11 +22258,32 @@ func (ec *executionContext) marshalOInt2ᚖint(ctx context.Context, sel ast.Sele
 	return res
 }
 
+func (ec *executionContext) marshalOInvoice2ᚕᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐInvoice(ctx context.Context, sel ast.SelectionSet, v []*ent.Invoice) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalOInvoice2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐInvoice(ctx, sel, v[i])
+	})
+
+	return ret
+}
+
 func (ec *executionContext) marshalOInvoice2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐInvoice(ctx context.Context, sel ast.SelectionSet, v *ent.Invoice) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
 	return ec._Invoice(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOInvoiceByIDsInput2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋgraphᚐInvoiceByIDsInput(ctx context.Context, v any) (*InvoiceByIDsInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputInvoiceByIDsInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalOInvoiceEdge2ᚕᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐInvoiceEdge(ctx context.Context, sel ast.SelectionSet, v []*ent.InvoiceEdge) graphql.Marshaler {
@@ -21116,6 +22403,53 @@ func (ec *executionContext) marshalOSearchType2ᚖgithubᚗcomᚋdebtqlᚋdebtql
 	return v
 }
 
+func (ec *executionContext) unmarshalOString2string(ctx context.Context, v any) (string, error) {
+	res, err := UnmarshalString(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOString2string(ctx context.Context, sel ast.SelectionSet, v string) graphql.Marshaler {
+	_ = sel
+	_ = ctx
+	res := MarshalString(v)
+	return res
+}
+
+func (ec *executionContext) unmarshalOString2ᚕstringᚄ(ctx context.Context, v any) ([]string, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]string, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNString2string(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalOString2ᚕstringᚄ(ctx context.Context, sel ast.SelectionSet, v []string) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := make(graphql.Array, len(v))
+	for i := range v {
+		ret[i] = ec.marshalNString2string(ctx, sel, v[i])
+	}
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) unmarshalOString2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx context.Context, v any) (*entgql.Cursor[string], error) {
 	if v == nil {
 		return nil, nil
@@ -21166,6 +22500,13 @@ func (ec *executionContext) marshalOUUID2ᚖstring(ctx context.Context, sel ast.
 	_ = ctx
 	res := scalar.MarshalUUID(*v)
 	return res
+}
+
+func (ec *executionContext) marshalO_Entity2githubᚗcomᚋ99designsᚋgqlgenᚋpluginᚋfederationᚋfedruntimeᚐEntity(ctx context.Context, sel ast.SelectionSet, v fedruntime.Entity) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec.__Entity(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalO__EnumValue2ᚕgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐEnumValueᚄ(ctx context.Context, sel ast.SelectionSet, v []introspection.EnumValue) graphql.Marshaler {

@@ -302,31 +302,35 @@ func (r *Resolver) clientInvoicesPage(ctx context.Context, clientID string, filt
 func nodeSelection(ctx context.Context, name string) *graphql.CollectedField {
 	opCtx := graphql.GetOperationContext(ctx)
 	var merged *graphql.CollectedField
-	add := func(sel ast.SelectionSet) {
-		for _, f := range graphql.CollectFields(opCtx, sel, nil) {
-			if f.Name != name {
-				continue
-			}
-			if merged == nil {
-				c := f
-				c.Selections = append(ast.SelectionSet{}, f.Selections...)
-				merged = &c
-				continue
-			}
-			merged.Selections = append(merged.Selections, f.Selections...)
-		}
-	}
 	for _, f := range graphql.CollectFieldsCtx(ctx, nil) {
 		switch f.Name {
 		case "nodes":
-			add(f.Selections)
+			merged = mergeNamed(merged, graphql.CollectFields(opCtx, f.Selections, nil), name)
 		case "edges":
 			for _, e := range graphql.CollectFields(opCtx, f.Selections, nil) {
 				if e.Name == "node" {
-					add(e.Selections)
+					merged = mergeNamed(merged, graphql.CollectFields(opCtx, e.Selections, nil), name)
 				}
 			}
 		}
+	}
+	return merged
+}
+
+// mergeNamed merges into merged (nil: none yet) the selections of the
+// fields named name among fields, whatever their aliases.
+func mergeNamed(merged *graphql.CollectedField, fields []graphql.CollectedField, name string) *graphql.CollectedField {
+	for _, f := range fields {
+		if f.Name != name {
+			continue
+		}
+		if merged == nil {
+			c := f
+			c.Selections = append(ast.SelectionSet{}, f.Selections...)
+			merged = &c
+			continue
+		}
+		merged.Selections = append(merged.Selections, f.Selections...)
 	}
 	return merged
 }

@@ -7,6 +7,10 @@ import (
 	"github.com/debtql/debtql/ent/apikey"
 )
 
+type ClientByIDsInput struct {
+	ID string `json:"ID"`
+}
+
 // An API key to create.
 type CreateAPIKeyInput struct {
 	// A name to tell keys apart (non-blank, at most 255 characters).
@@ -23,6 +27,14 @@ type CreatedAPIKey struct {
 	Secret string `json:"secret"`
 	// The key.
 	APIKey *ent.APIKey `json:"apiKey"`
+}
+
+type DebtorByIDsInput struct {
+	ID string `json:"ID"`
+}
+
+type InvoiceByIDsInput struct {
+	ID string `json:"ID"`
 }
 
 // Who is calling.

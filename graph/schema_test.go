@@ -33,7 +33,7 @@ func TestSchemaIsDescribed(t *testing.T) {
 	builtin := map[string]bool{"String": true, "Int": true, "Float": true, "Boolean": true, "ID": true}
 	checked := 0
 	for _, ty := range out.Schema.Types {
-		if strings.HasPrefix(ty.Name, "__") || builtin[ty.Name] {
+		if strings.HasPrefix(ty.Name, "__") || builtin[ty.Name] || federationTypes[ty.Name] {
 			continue
 		}
 		checked++
@@ -41,6 +41,9 @@ func TestSchemaIsDescribed(t *testing.T) {
 			t.Errorf("type %s has no description", ty.Name)
 		}
 		for _, f := range ty.Fields {
+			if ty.Name == "Query" && federationQueryFields[f.Name] {
+				continue
+			}
 			if strings.TrimSpace(f.Description) == "" {
 				t.Errorf("field %s.%s has no description", ty.Name, f.Name)
 			}
@@ -71,6 +74,14 @@ func TestSchemaIsDescribed(t *testing.T) {
 }
 
 var (
+	// The types and Query fields that gqlgen's federation plugin adds
+	// (docs/federation.md), as the federation specification defines them,
+	// without descriptions: for gateways, not for callers.
+	federationTypes = map[string]bool{"_Any": true, "_Entity": true, "_Service": true, "FieldSet": true,
+		"federation__Policy": true, "federation__Scope": true, "Entity": true,
+		"ClientByIDsInput": true, "DebtorByIDsInput": true, "InvoiceByIDsInput": true, "DebtByIDsInput": true}
+	federationQueryFields = map[string]bool{"_entities": true, "_service": true}
+
 	statusEnums = map[string]bool{"PaymentStatus": true, "CollectionStage": true, "CollectionSubStatus": true,
 		"InvoiceStatus": true, "InvoiceProcessStatus": true, "ActiveStatus": true}
 	codeRE = regexp.MustCompile(`\(code \d+\)`)

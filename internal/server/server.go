@@ -172,6 +172,9 @@ func New(opts Options) *Server {
 	// Inside the budget's middleware, which charges the root field.
 	exec.AroundFields(planned.Middleware(planned.Options{Resolvers: resolver, Observe: s.metrics.observePlanned,
 		MaxBytes: limits.MaxResponseBytes, TooLarge: overBudget}))
+	// Federation's _service and _entities (docs/federation.md): their
+	// refusals in the API's codes.
+	exec.AroundFields(graph.FederationFields)
 
 	gql := &graphqlHandler{exec: exec, s: s}
 	mux := http.NewServeMux()
