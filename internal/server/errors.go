@@ -104,6 +104,10 @@ func (s *Server) presenter(ctx context.Context, err error) *gqlerror.Error {
 		return gqlError(apierr.Invalid(field, "%s", inputMessage(msg)), fieldPath)
 	}
 	switch {
+	case introspectionOff(ctx, err):
+		// gqlgen's own refusal of __schema and __type, as the schema
+		// download and _service refuse it.
+		return gqlError(apierr.New(apierr.NotFound, "the schema is not served: introspection is turned off on this server"), fieldPath)
 	case ent.IsNotFound(err):
 		return gqlError(apierr.New(apierr.NotFound, "not found"), fieldPath)
 	case ent.IsConstraintError(err):
@@ -120,6 +124,20 @@ func (s *Server) presenter(ctx context.Context, err error) *gqlerror.Error {
 	}
 	s.log.ErrorContext(ctx, "internal error", "error", err.Error(), "path", pathString(fieldPath))
 	return gqlError(apierr.New(apierr.Internal, "internal error; the request id in the X-Request-Id header identifies it in the server log"), fieldPath)
+}
+
+// introspectionOff reports whether err is gqlgen's answer to __schema or
+// __type when introspection is turned off (an error of its own text only).
+func introspectionOff(ctx context.Context, err error) bool {
+	fc := graphql.GetFieldContext(ctx)
+	if fc == nil || (fc.Field.Name != "__schema" && fc.Field.Name != "__type") {
+		return false
+	}
+	// gqlgen wraps it with the field's location.
+	for errors.Unwrap(err) != nil {
+		err = errors.Unwrap(err)
+	}
+	return err.Error() == "introspection disabled"
 }
 
 func fieldPathOr(path, fieldPath ast.Path) ast.Path {

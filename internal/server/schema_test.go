@@ -127,4 +127,9 @@ func TestSchemaDownloadFollowsIntrospection(t *testing.T) {
 		Refused(t, http.StatusNotFound, "NOT_FOUND", "")
 	env.As("").Send(t, apitest.Request{Method: http.MethodGet, RawPath: "/graphql/schema.graphql"}).
 		Refused(t, http.StatusUnauthorized, "UNAUTHENTICATED", "")
+	// Introspection itself answers the same, never 500.
+	for _, q := range []string{`{ __schema { queryType { name } } }`, `{ __type(name: "Debt") { name } }`} {
+		env.Admin().Do(t, q, nil).Refused(t, http.StatusNotFound, "NOT_FOUND", "")
+	}
+	env.Admin().Do(t, `{ __typename }`, nil).OK(t, nil)
 }
