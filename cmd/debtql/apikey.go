@@ -33,7 +33,7 @@ func apikeyCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 		clientID string
 		name     string
 	)
-	fs, sub, args, done, err := subcommand("debtql apikey", apikeyUsage, args, stderr, &c)
+	fs, sub, args, done, err := subcommand("debtql apikey", apikeyUsage, args, stdout, stderr, &c)
 	if done {
 		return err
 	}
@@ -42,7 +42,7 @@ func apikeyCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 		fs.StringVar(&clientID, "client", "", "the client (UUID) of a CLIENT key")
 		fs.StringVar(&name, "name", "", "a name to tell keys apart")
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args, stdout, stderr); err != nil {
 		return err
 	}
 	// Refuse a bad command line before touching the database.
@@ -107,10 +107,10 @@ func apikeyCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 }
 
 // subcommand starts a command with subcommands (apikey, migrate): its flag
-// set with the database flags and usage, and its first argument. With no
-// argument, or -h/--help, it prints the usage and done is true (with
-// errUsage when there was no argument at all).
-func subcommand(name, usage string, args []string, stderr io.Writer, c *config) (fs *flag.FlagSet, sub string, rest []string, done bool, err error) {
+// set with the database flags and usage, and its first argument. With
+// -h/--help it prints the usage to stdout and done is true; with no
+// argument at all, to stderr, with errUsage.
+func subcommand(name, usage string, args []string, stdout, stderr io.Writer, c *config) (fs *flag.FlagSet, sub string, rest []string, done bool, err error) {
 	fs = flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	c.registerDatabase(fs)
@@ -118,12 +118,24 @@ func subcommand(name, usage string, args []string, stderr io.Writer, c *config) 
 		fmt.Fprint(fs.Output(), usage)
 		fs.PrintDefaults()
 	}
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
+	if len(args) == 0 {
 		fs.Usage()
-		if len(args) == 0 {
-			return fs, "", nil, true, errUsage
-		}
+		return fs, "", nil, true, errUsage
+	}
+	if isHelp(args[0]) {
+		fs.SetOutput(stdout)
+		fs.Usage()
+		fs.SetOutput(stderr)
 		return fs, "", nil, true, nil
 	}
 	return fs, args[0], args[1:], false, nil
+}
+
+// isHelp reports whether arg asks for help, as the flag package reads it.
+func isHelp(arg string) bool {
+	switch arg {
+	case "-h", "--h", "-help", "--help", "help":
+		return true
+	}
+	return false
 }

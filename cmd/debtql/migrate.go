@@ -34,14 +34,14 @@ func migrateCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 		c        config
 		baseline string
 	)
-	fs, sub, args, done, err := subcommand("debtql migrate", migrateUsage, args, stderr, &c)
+	fs, sub, args, done, err := subcommand("debtql migrate", migrateUsage, args, stdout, stderr, &c)
 	if done {
 		return err
 	}
 	if sub == "up" {
 		fs.StringVar(&baseline, "baseline", "", "on a database without migration history, record the files up to VERSION as applied without running them")
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args, stdout, stderr); err != nil {
 		return err
 	}
 	if (sub != "up" && sub != "status") || fs.NArg() != 0 {

@@ -21,7 +21,7 @@ func schemaCommand(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("debtql schema", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(fs.Output(), schemaUsage) }
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args, stdout, stderr); err != nil {
 		return err
 	}
 	if fs.NArg() != 0 {

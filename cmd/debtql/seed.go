@@ -69,7 +69,7 @@ func seedCommand(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		fmt.Fprint(fs.Output(), seedUsage)
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args, stdout, stderr); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {

@@ -10,6 +10,8 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strconv"
+	"strings"
 	"time"
 
 	"go.opentelemetry.io/otel/trace"
@@ -21,16 +23,45 @@ import (
 // shutdownGrace is how long requests in flight may finish after SIGTERM.
 const shutdownGrace = 15 * time.Second
 
+const serveUsage = `Usage: debtql [serve] [flags]
+
+Runs the DebtQL server: GraphQL at /graphql, GraphiQL at /, /healthz, /readyz, /metrics.
+Every flag can also be set by the environment variable named after it; a flag
+given on the command line wins.
+
+Flags:
+`
+
+// serveEnvOnly lists the settings that have no flag, so that --help names
+// every setting the server reads (TestServeHelpListsEverySetting keeps it
+// in step with the code).
+const serveEnvOnly = `
+Settings read only from the environment:
+  ADMIN_API_KEY
+    	registered as the ADMIN key when no active ADMIN key exists (at least 32 characters);
+    	without it, the first start generates one and prints it once
+  DEBTQL_DB_MAX_CONNS
+    	most PostgreSQL connections the server opens (default 20)
+  DEBTQL_PPROF_ADDR
+    	serve Go's profiler (/debug/pprof/) on this loopback address, e.g. 127.0.0.1:6061 (default off)
+  OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT
+    	OpenTelemetry collector (OTLP/HTTP, e.g. http://collector:4318): turns tracing on;
+    	the other OTEL_* variables apply, OTEL_SDK_DISABLED=true or OTEL_TRACES_EXPORTER=none turn it off
+  GOGC
+    	Go's garbage collector target (default 200 for the server; see docs/performance.md)
+`
+
 func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var c config
 	fs := flag.NewFlagSet("debtql serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	c.registerServe(fs)
 	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), "Usage: debtql [serve] [flags]\n\nRuns the DebtQL server: GraphQL at /graphql, GraphiQL at /, /healthz, /readyz, /metrics.\nADMIN_API_KEY (env only) registers the first ADMIN key; without it one is generated and printed.\n\nFlags:\n")
+		fmt.Fprint(fs.Output(), serveUsage)
 		fs.PrintDefaults()
+		fmt.Fprint(fs.Output(), serveEnvOnly)
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args, stdout, stderr); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
@@ -75,8 +106,15 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer db.Close()
-	if err := auth.Bootstrap(ctx, db.Ent, os.Getenv("ADMIN_API_KEY"), stderr); err != nil {
+	boot, err := auth.Bootstrap(ctx, db.Ent, os.Getenv("ADMIN_API_KEY"), stderr)
+	if err != nil {
 		return err
+	}
+	if boot == auth.BootstrapKeysExist {
+		// The first start printed a key; later starts print none, and a
+		// newcomer who lost it (or never saw it) needs to know the way out.
+		log.Info("no ADMIN API key was generated: the database has one already; create another with the command in create_key",
+			"create_key", c.apikeyCreateHint())
 	}
 
 	handler := server.New(server.Options{
@@ -210,4 +248,19 @@ func displayAddr(a net.Addr) string {
 		host = "localhost"
 	}
 	return net.JoinHostPort(host, port)
+}
+
+// apikeyCreateHint is the command that creates an ADMIN key in the
+// database this server uses. A PostgreSQL URL may hold a password, so it
+// is named by its variable, never written out.
+func (c *config) apikeyCreateHint() string {
+	cmd := `debtql apikey create --role ADMIN --name "NAME"`
+	if c.databaseURL != "" {
+		return cmd + " (with this server's --database-url or DATABASE_URL)"
+	}
+	path := c.sqlitePath
+	if strings.ContainsAny(path, " \t'\"$\\") {
+		path = strconv.Quote(path)
+	}
+	return cmd + " --sqlite " + path
 }

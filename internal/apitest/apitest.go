@@ -272,7 +272,7 @@ func startVia(t testing.TB, b *backend, via func(string) string, configure func(
 	if b.postgres {
 		t.Cleanup(func() { checkNameSuffixes(t, db.SQL) })
 	}
-	if err := auth.Bootstrap(ctx, db.Ent, AdminKey, io.Discard); err != nil {
+	if _, err := auth.Bootstrap(ctx, db.Ent, AdminKey, io.Discard); err != nil {
 		t.Fatal(err)
 	}
 	clock := &Clock{}

@@ -193,43 +193,59 @@ func RevokeKey(ctx context.Context, db *ent.Client, id string) (*ent.APIKey, err
 	return key, nil
 }
 
+// BootstrapOutcome is what Bootstrap did.
+type BootstrapOutcome int
+
+const (
+	// BootstrapKeyInUse: ADMIN_API_KEY is registered already.
+	BootstrapKeyInUse BootstrapOutcome = iota
+	// BootstrapKeysExist: an active ADMIN key existed, so none was
+	// registered or generated.
+	BootstrapKeysExist
+	// BootstrapRegistered: ADMIN_API_KEY was registered.
+	BootstrapRegistered
+	// BootstrapGenerated: a key was generated and printed.
+	BootstrapGenerated
+)
+
 // Bootstrap makes sure an active ADMIN key exists. When none does, it
 // registers adminSecret (from ADMIN_API_KEY) if given, or else generates a
-// secret and prints it once to w.
-func Bootstrap(ctx context.Context, db *ent.Client, adminSecret string, w io.Writer) error {
+// secret and prints it once to w. The outcome lets the caller tell a
+// newcomer, who sees no key printed, how to create one.
+func Bootstrap(ctx context.Context, db *ent.Client, adminSecret string, w io.Writer) (BootstrapOutcome, error) {
 	ctx = System(ctx)
 	if adminSecret != "" && len(adminSecret) < minSecretLength {
-		return fmt.Errorf("ADMIN_API_KEY must be at least %d characters (e.g. the output of `openssl rand -base64 33`)", minSecretLength)
+		return 0, fmt.Errorf("ADMIN_API_KEY must be at least %d characters (e.g. the output of `openssl rand -base64 33`)", minSecretLength)
 	}
 	if adminSecret != "" {
 		// A configured key that is already registered is simply in use.
 		exists, err := db.APIKey.Query().Where(apikey.SecretHash(HashSecret(adminSecret))).Only(ctx)
 		if err == nil {
 			if exists.RevokedAt != nil {
-				return fmt.Errorf("ADMIN_API_KEY is a revoked key: set a new one")
+				return 0, fmt.Errorf("ADMIN_API_KEY is a revoked key: set a new one")
 			}
-			return nil
+			return BootstrapKeyInUse, nil
 		}
 		if !ent.IsNotFound(err) {
-			return err
+			return 0, err
 		}
 	}
 	active, err := db.APIKey.Query().
 		Where(apikey.RoleEQ(apikey.RoleADMIN), apikey.RevokedAtIsNil()).
 		Exist(ctx)
 	if err != nil {
-		return fmt.Errorf("auth: looking for an ADMIN key: %w", err)
+		return 0, fmt.Errorf("auth: looking for an ADMIN key: %w", err)
 	}
 	if active {
 		if adminSecret != "" {
 			fmt.Fprintln(w, "warning: ADMIN_API_KEY was not registered, because an active ADMIN key already exists; create more keys with `debtql apikey create`")
 		}
-		return nil
+		return BootstrapKeysExist, nil
 	}
 	secret, name := adminSecret, "bootstrap (ADMIN_API_KEY)"
 	if secret == "" {
 		if secret, err = NewSecret(); err != nil {
-			return err
+			return 0, err
 		}
 		name = "bootstrap (generated)"
 	}
@@ -238,10 +254,11 @@ func Bootstrap(ctx context.Context, db *ent.Client, adminSecret string, w io.Wri
 		SetRole(apikey.RoleADMIN).
 		SetSecretHash(HashSecret(secret)).
 		Save(ctx); err != nil {
-		return fmt.Errorf("auth: registering the bootstrap ADMIN key: %w", err)
+		return 0, fmt.Errorf("auth: registering the bootstrap ADMIN key: %w", err)
 	}
 	if adminSecret == "" {
 		fmt.Fprintf(w, "\nNo ADMIN API key existed, so one was generated. It is shown only this once:\n\n    %s\n\nSend it as: Authorization: Bearer %s\n\n", secret, secret)
+		return BootstrapGenerated, nil
 	}
-	return nil
+	return BootstrapRegistered, nil
 }

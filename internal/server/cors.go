@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+
+	"github.com/debtql/debtql/internal/apierr"
 )
 
 // CORS headers of the API. Callers authenticate with a bearer token, never
@@ -21,27 +23,28 @@ const (
 // cors lets browser frontends on the allowed origins call next: it answers
 // preflight requests and marks responses to allowed origins. A request from
 // another origin gets no CORS headers (the browser then withholds the
-// response); its preflight is refused with 403.
-func cors(allowed []string, next http.Handler) http.Handler {
-	if len(allowed) == 0 {
-		return next
-	}
+// response). A preflight is answered here, before authentication, whatever
+// the configuration: a browser never sends a key with it, so passing it on
+// would answer "an API key is required" to what is a question about the
+// origin. An origin that is not allowed gets 403 with the origin and the
+// setting to change, and a log line for the operator.
+func (s *Server) cors(allowed []string, next http.Handler) http.Handler {
 	anyOrigin := slices.Contains(allowed, "*")
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		origin := r.Header.Get("Origin")
-		if origin == "" {
+		preflight := r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != ""
+		if origin == "" || (len(allowed) == 0 && !preflight) {
 			next.ServeHTTP(w, r)
 			return
 		}
 		h := w.Header()
 		h.Add("Vary", "Origin")
 		ok := anyOrigin || slices.Contains(allowed, origin)
-		preflight := r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != ""
 		if preflight {
 			h.Add("Vary", "Access-Control-Request-Method")
 			h.Add("Vary", "Access-Control-Request-Headers")
 			if !ok {
-				w.WriteHeader(http.StatusForbidden)
+				s.refuseOrigin(w, r, origin, allowed)
 				return
 			}
 			h.Set("Access-Control-Allow-Origin", allowOrigin(anyOrigin, origin))
@@ -57,6 +60,28 @@ func cors(allowed []string, next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// originSetting names the setting that lists the allowed origins, as
+// cmd/debtql reads it.
+const originSetting = "--cors-origins (environment DEBTQL_CORS_ORIGINS)"
+
+// refuseOrigin answers the preflight of an origin that is not allowed. The
+// browser shows the caller only that the preflight failed, so the body
+// (in the browser's network tab) and the log line both say what to change.
+func (s *Server) refuseOrigin(w http.ResponseWriter, r *http.Request, origin string, allowed []string) {
+	if len(origin) > 200 { // a header of any length must not fill the log
+		origin = origin[:200] + "…"
+	}
+	why := "this server allows no browser origins"
+	if len(allowed) > 0 {
+		why = "it is not among the origins this server allows"
+	}
+	s.log.WarnContext(r.Context(), "CORS preflight refused: origin not allowed; add it to "+originSetting,
+		"origin", origin, "allowed_origins", strings.Join(allowed, ","), "setting", originSetting)
+	writeErrors(w, r, http.StatusForbidden, apierr.New(apierr.Forbidden,
+		"the origin %s may not call this API from a browser: %s; the operator adds it to %s, a comma-separated list of origins such as https://app.example.se",
+		origin, why, originSetting))
 }
 
 func allowOrigin(anyOrigin bool, origin string) string {

@@ -108,6 +108,11 @@ func (h *graphqlHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		ex.requestHash = requestHash(params)
 	}
 	if errs != nil {
+		// gqlgen stops at the first broken variable value, and its
+		// validation names no argument path for a literal: complete both,
+		// so that a form gets every broken field at once (variables.go).
+		errs = allVariableErrors(opCtx, params.Variables, errs)
+		annotateLiteralErrors(opCtx.RawQuery, errs)
 		list := requestErrors(suggestFields(opCtx, errs))
 		setCodes(ctx, errorCodes(list))
 		h.write(w, rendered{status: http.StatusBadRequest, contentType: ex.contentType, body: encodeResponse(nil, list, nil)})
@@ -237,12 +242,27 @@ func encodeResponse(data json.RawMessage, errs gqlerror.List, extensions map[str
 		b = append(b, data...)
 		return append(b, '}')
 	}
-	b, err := json.Marshal(wireResponse{Errors: errs, Data: data, Extensions: extensions})
+	b, err := marshalJSON(wireResponse{Errors: errs, Data: data, Extensions: extensions})
 	if err != nil {
 		// Only an extension value could fail to encode; answer without it.
-		b, _ = json.Marshal(wireResponse{Errors: errs, Data: data})
+		b, _ = marshalJSON(wireResponse{Errors: errs, Data: data})
 	}
 	return b
+}
+
+// marshalJSON is json.Marshal without its HTML escaping: a message that
+// quotes the caller's input says `<` and `&`, not \u003c and \u0026,
+// which a developer reading the answer with curl would have to decode.
+// The answers are application/json, never HTML, so nothing needs the
+// escaping; gqlgen writes its data the same way.
+func marshalJSON(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
 // keptCodes are the codes of request errors that say more than
@@ -262,6 +282,9 @@ func requestErrors(errs gqlerror.List) gqlerror.List {
 		field := ""
 		if len(e.Path) > 1 && e.Path[0] == ast.PathName("variable") {
 			field = pathString(e.Path[1:])
+		} else if f, ok := e.Extensions["field"].(string); ok {
+			// A literal's path, from annotateLiteralErrors.
+			field = f
 		}
 		code := apierr.BadUserInput
 		if c := codeOfGQL(e); keptCodes[c] {

@@ -8,7 +8,9 @@ package server
 import (
 	"context"
 	"log/slog"
+	"mime"
 	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -23,6 +25,7 @@ import (
 	"github.com/debtql/debtql/graph"
 	"github.com/debtql/debtql/graph/planned"
 	"github.com/debtql/debtql/internal/auth"
+	"github.com/debtql/debtql/internal/buildinfo"
 	"github.com/debtql/debtql/internal/ledger"
 	"github.com/debtql/debtql/internal/server/graphiql"
 	"github.com/debtql/debtql/internal/store"
@@ -178,9 +181,9 @@ func New(opts Options) *Server {
 
 	gql := &graphqlHandler{exec: exec, s: s}
 	mux := http.NewServeMux()
-	mux.Handle("/graphql", cors(opts.AllowedOrigins, markGraphQL(s.withDeadline(s.limitBody(opts.MaxBodyBytes, s.authenticate(gql))))))
+	mux.Handle("/graphql", s.cors(opts.AllowedOrigins, markGraphQL(s.withDeadline(s.limitBody(opts.MaxBodyBytes, s.authenticate(gql))))))
 	// The SDL, with the API's key like introspection (see schema.go).
-	mux.Handle("/graphql/schema.graphql", cors(opts.AllowedOrigins, s.withDeadline(s.authenticate(schemaHandler(!opts.DisableIntrospection)))))
+	mux.Handle("/graphql/schema.graphql", s.cors(opts.AllowedOrigins, s.withDeadline(s.authenticate(schemaHandler(!opts.DisableIntrospection)))))
 	mux.HandleFunc("GET /healthz", s.healthz)
 	mux.HandleFunc("GET /readyz", s.readyz)
 	if !opts.SeparateMetrics {
@@ -234,9 +237,40 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.handler.ServeHTTP(w, r)
 }
 
-func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) {
+// healthz answers "ok" as text, as it always has, for probes that read the
+// body; a caller that accepts JSON (and not text first) gets the status
+// with the version and commit running, for a deploy to check what is live.
+func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
+	if wantsJSON(r.Header.Get("Accept")) {
+		in := buildinfo.Get()
+		body, _ := marshalJSON(struct {
+			Status string `json:"status"`
+			buildinfo.Info
+		}{"ok", in})
+		w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		_, _ = w.Write(append(body, '\n'))
+		return
+	}
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	_, _ = w.Write([]byte("ok\n"))
+}
+
+// wantsJSON reports whether an Accept header names application/json
+// before any text type (curl's */* and a browser's text/html get text).
+func wantsJSON(accept string) bool {
+	for _, part := range strings.Split(accept, ",") {
+		mt, _, err := mime.ParseMediaType(strings.TrimSpace(part))
+		if err != nil {
+			continue
+		}
+		switch {
+		case mt == mediaJSON:
+			return true
+		case strings.HasPrefix(mt, "text/"):
+			return false
+		}
+	}
+	return false
 }
 
 // readyz answers 200 when the database answers a ping within a second.
