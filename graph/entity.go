@@ -100,7 +100,7 @@ func FederationFields(ctx context.Context, next graphql.Resolver) (any, error) {
 	switch fc.Field.Name {
 	case "_service":
 		if oc := graphql.GetOperationContext(ctx); oc != nil && oc.DisableIntrospection {
-			return nil, apierr.New(apierr.NotFound, "the subgraph schema is not served: introspection is turned off on this server")
+			return nil, apierr.SchemaNotServed()
 		}
 	case "_entities":
 		reps, _ := fc.Args["representations"].([]map[string]any)

@@ -102,10 +102,10 @@ type loaders struct {
 
 type loadersKey struct{}
 
-// WithLoaders gives an operation its own batches; the server calls it for
-// every operation.
+// WithLoaders gives an operation its own batches, and the ledger's cache of
+// the claims it computes; the server calls it for every operation.
 func (r *Resolver) WithLoaders(ctx context.Context) context.Context {
-	return context.WithValue(ctx, loadersKey{}, r.newLoaders())
+	return context.WithValue(ledger.WithClaimCache(ctx), loadersKey{}, r.newLoaders())
 }
 
 func (r *Resolver) loaders(ctx context.Context) *loaders {

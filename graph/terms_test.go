@@ -298,3 +298,29 @@ func TestTermsWithdrawnClaimStops(t *testing.T) {
 		t.Errorf("a withdrawn debt's claim moved on: %+v (today) vs %+v (2040)", today.Claim, later.Claim)
 	}
 }
+
+// A debt's claim is computed once per operation, however many of its
+// items and payments ask for their part: as many statements for one
+// payment as for four.
+func TestTermsClaimReadOncePerDebt(t *testing.T) {
+	env := apitest.New(t)
+	clientID, c := env.ClientCaller(t, "Engång AB")
+	d := termsMustCreate(t, c, clientID, debtCaseInput("198112189876", "Anna Andersson",
+		debtCaseItemInput("F-1", "1000.00"), debtCaseItemInput("F-2", "500.00")))
+	const read = `query($c: UUID!, $id: Int!) { debt(clientId: $c, id: $id) {
+	  claim { total { outstanding } } invoices { claim { principal { paid } } } payments { allocation { principal credit } } } }`
+	count := func() int {
+		termsRead(t, c, clientID, d.ID, nil) // the key's lastUsedAt is written once
+		env.Statements.Reset()
+		c.Do(t, read, apitest.Vars{"c": clientID, "id": d.ID}).OK(t, nil)
+		return env.Statements.Count()
+	}
+	termsPay(t, c, clientID, d.ID, d.Invoices[0].ID, "10.00", "2026-10-05")
+	one := count()
+	for range 3 {
+		termsPay(t, c, clientID, d.ID, d.Invoices[1].ID, "10.00", "2026-10-06")
+	}
+	if four := count(); four != one {
+		t.Errorf("%d statements with one payment, %d with four: the claim is read per payment", one, four)
+	}
+}

@@ -48,6 +48,12 @@ func New(code Code, format string, args ...any) *Error {
 	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
 }
 
+// SchemaNotServed refuses the schema (introspection, the schema download,
+// federation's _service) on a server whose introspection is turned off.
+func SchemaNotServed() *Error {
+	return New(NotFound, "the schema is not served: introspection is turned off on this server")
+}
+
 // List holds several refusals of one request, such as every invalid field of
 // an input; callers get them all at once.
 type List []*Error

@@ -133,8 +133,17 @@ func (s *searchTerm) identKey() (string, bool) {
 // debtID is the term as a debt id.
 func (s *searchTerm) debtID() (int, bool) {
 	n, err := strconv.Atoi(s.term)
-	return n, err == nil && n > 0 && n <= 1<<31-1
+	return n, err == nil && debtIDInRange(n)
 }
+
+// paymentReference is the term as a debt's payment reference: the debt's id.
+func (s *searchTerm) paymentReference() (int, bool) {
+	n, ok := collection.ParsePaymentReference(s.term)
+	return n, ok && debtIDInRange(n)
+}
+
+// debtIDInRange reports whether n can be a debt's id.
+func debtIDInRange(n int) bool { return n > 0 && n <= 1<<31-1 }
 
 // needDebtID refuses a DEBT_ID search for a term that is not an id.
 func (s *searchTerm) needDebtID() (int, error) {
@@ -179,7 +188,7 @@ func match[P ~func(*sql.Selector)](s *searchTerm, f searchFields[P]) (P, error) 
 		}
 		return f.debtID(scalar.IntID(id)), nil
 	case SearchTypePaymentReference:
-		id, ok := collection.ParsePaymentReference(s.term)
+		id, ok := s.paymentReference()
 		if !ok {
 			return nil, apierr.Invalid("filter.searchTerm", "must be a payment reference (the debt's OCR number, with its length and check digits) when searchType is PAYMENT_REFERENCE")
 		}
@@ -189,7 +198,7 @@ func match[P ~func(*sql.Selector)](s *searchTerm, f searchFields[P]) (P, error) 
 	if id, ok := s.debtID(); ok {
 		alts = append(alts, f.debtID(scalar.IntID(id)))
 	}
-	if id, ok := collection.ParsePaymentReference(s.term); ok && id <= 1<<31-1 {
+	if id, ok := s.paymentReference(); ok {
 		alts = append(alts, f.debtID(scalar.IntID(id)))
 	}
 	return f.or(alts...), nil

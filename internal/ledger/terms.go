@@ -3,12 +3,12 @@ package ledger
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/debtql/debtql/ent"
 	"github.com/debtql/debtql/ent/auditeventrecord"
 	"github.com/debtql/debtql/ent/creditor"
-	"github.com/debtql/debtql/ent/debt"
 	"github.com/debtql/debtql/ent/fee"
 	"github.com/debtql/debtql/ent/payment"
 	"github.com/debtql/debtql/internal/apierr"
@@ -19,20 +19,21 @@ import (
 
 // ClientTerms are the collection terms a client's new debts copy.
 func ClientTerms(c *ent.Creditor) collection.Terms {
-	return collection.Terms{Interest: interestRule(string(c.InterestRule)), CollectionFee: c.CollectionFee, LateCompensation: c.LateCompensation}
+	return storedTerms(string(c.InterestRule), c.CollectionFee, c.LateCompensation)
 }
 
 // DebtTerms are a debt's collection terms.
 func DebtTerms(d *ent.Debt) collection.Terms {
-	return collection.Terms{Interest: interestRule(string(d.InterestRule)), CollectionFee: d.CollectionFee, LateCompensation: d.LateCompensation}
+	return storedTerms(string(d.InterestRule), d.CollectionFee, d.LateCompensation)
 }
 
-// interestRule reads a stored rule; the column allows only the rules'
-// names, so an unknown one cannot occur.
-func interestRule(name string) collection.InterestRule {
-	var r collection.InterestRule
-	_ = r.UnmarshalGQL(name)
-	return r
+// storedTerms reads terms as the clients and debts tables keep them; the
+// rule's column allows only the rules' names, so an unknown one cannot
+// occur.
+func storedTerms(rule string, fee collection.Money, late bool) collection.Terms {
+	t := collection.Terms{CollectionFee: fee, LateCompensation: late}
+	_ = t.Interest.UnmarshalGQL(rule)
+	return t
 }
 
 // SetCollectionTerms sets the terms a client's new debts copy (ADMIN
@@ -141,43 +142,35 @@ func (s *Service) Claim(ctx context.Context, d *ent.Debt, asOf *scalar.Date) (co
 	if asOf != nil {
 		day = *asOf
 	}
-	f, err := s.ClaimFacts(ctx, d)
-	if err != nil {
-		return collection.Claim{}, err
-	}
-	return f.Claim(day)
+	return s.claimOf(ctx, d.ID, func() (*ent.Debt, error) { return d, nil }, day)
 }
 
 // Allocation is how payment p was applied on its date.
 func (s *Service) Allocation(ctx context.Context, p *ent.Payment) (collection.Allocation, error) {
-	d, err := s.db(ctx).Debt.Query().Where(debt.ID(p.DebtID)).Only(ctx)
-	if err != nil {
-		return collection.Allocation{}, err
-	}
 	day := s.clock.At().Today
 	if day.Before(p.TransactionDate) {
 		day = p.TransactionDate
 	}
-	// A payment dated after a withdrawal is not applied: it allocates
-	// nothing, and all of it reads as credit.
-	c, err := s.Claim(ctx, d, &day)
+	c, err := s.claimOf(ctx, p.DebtID, func() (*ent.Debt, error) { return p.Debt(ctx) }, day)
 	if err != nil {
 		return collection.Allocation{}, err
 	}
 	a, ok := c.Allocations[int(p.ID)]
 	if !ok {
+		// Dated after the debt's withdrawal: applied to nothing, all of
+		// it reads as credit.
 		return collection.Allocation{Credit: p.Amount}, nil
 	}
 	return a, nil
 }
 
-// ItemClaim is an item's part of its debt's claim on asOf.
+// ItemClaim is an item's part of its debt's claim on asOf (today when nil).
 func (s *Service) ItemClaim(ctx context.Context, it *ent.DebtItem, asOf *scalar.Date) (*collection.ItemClaim, error) {
-	d, err := s.db(ctx).Debt.Query().Where(debt.ID(it.DebtID)).Only(ctx)
-	if err != nil {
-		return nil, err
+	day := s.clock.At().Today
+	if asOf != nil {
+		day = *asOf
 	}
-	c, err := s.Claim(ctx, d, asOf)
+	c, err := s.claimOf(ctx, it.DebtID, func() (*ent.Debt, error) { return it.Debt(ctx) }, day)
 	if err != nil {
 		return nil, err
 	}
@@ -187,4 +180,59 @@ func (s *Service) ItemClaim(ctx context.Context, it *ent.DebtItem, asOf *scalar.
 		}
 	}
 	return nil, fmt.Errorf("ledger: item %d is not in its debt's claim", it.ID)
+}
+
+// claimOf computes a debt's claim on a day once per claim cache
+// (WithClaimCache): a debt's items and payments each ask for the same
+// claim, which reads the debt's facts with three statements.
+func (s *Service) claimOf(ctx context.Context, id scalar.IntID, debtOf func() (*ent.Debt, error), day scalar.Date) (collection.Claim, error) {
+	compute := func() (collection.Claim, error) {
+		d, err := debtOf()
+		if err != nil {
+			return collection.Claim{}, err
+		}
+		f, err := s.ClaimFacts(ctx, d)
+		if err != nil {
+			return collection.Claim{}, err
+		}
+		return f.Claim(day)
+	}
+	cache, ok := ctx.Value(claimCacheKey{}).(*claimCache)
+	if !ok {
+		return compute()
+	}
+	cache.mu.Lock()
+	k := claimKey{id, day.String()}
+	e := cache.m[k]
+	if e == nil {
+		e = &claimEntry{}
+		cache.m[k] = e
+	}
+	cache.mu.Unlock()
+	e.once.Do(func() { e.claim, e.err = compute() })
+	return e.claim, e.err
+}
+
+type (
+	claimCacheKey struct{}
+	claimKey      struct {
+		debt scalar.IntID
+		day  string
+	}
+	claimEntry struct {
+		once  sync.Once
+		claim collection.Claim
+		err   error
+	}
+	claimCache struct {
+		mu sync.Mutex
+		m  map[claimKey]*claimEntry
+	}
+)
+
+// WithClaimCache gives ctx a cache of the claims computed under it; the
+// caller's work must not change the debts it reads meanwhile (a query
+// operation, or one root field of a mutation).
+func WithClaimCache(ctx context.Context) context.Context {
+	return context.WithValue(ctx, claimCacheKey{}, &claimCache{m: map[claimKey]*claimEntry{}})
 }

@@ -107,7 +107,7 @@ func (s *Server) presenter(ctx context.Context, err error) *gqlerror.Error {
 	case introspectionOff(ctx, err):
 		// gqlgen's own refusal of __schema and __type, as the schema
 		// download and _service refuse it.
-		return gqlError(apierr.New(apierr.NotFound, "the schema is not served: introspection is turned off on this server"), fieldPath)
+		return gqlError(apierr.SchemaNotServed(), fieldPath)
 	case ent.IsNotFound(err):
 		return gqlError(apierr.New(apierr.NotFound, "not found"), fieldPath)
 	case ent.IsConstraintError(err):

@@ -71,7 +71,7 @@ func schemaHandler(enabled bool) http.Handler {
 			return
 		}
 		if !enabled {
-			writeErrors(w, r, http.StatusNotFound, apierr.New(apierr.NotFound, "the schema is not served: introspection is turned off on this server"))
+			writeErrors(w, r, http.StatusNotFound, apierr.SchemaNotServed())
 			return
 		}
 		h := w.Header()
