@@ -24,6 +24,7 @@ import (
 	"github.com/debtql/debtql/ent/debtcount"
 	"github.com/debtql/debtql/ent/debtitem"
 	"github.com/debtql/debtql/ent/debtor"
+	"github.com/debtql/debtql/ent/debtstep"
 	"github.com/debtql/debtql/ent/fee"
 	"github.com/debtql/debtql/ent/idempotencyrecord"
 	"github.com/debtql/debtql/ent/invoice"
@@ -53,6 +54,8 @@ type Client struct {
 	DebtCount *DebtCountClient
 	// DebtItem is the client for interacting with the DebtItem builders.
 	DebtItem *DebtItemClient
+	// DebtStep is the client for interacting with the DebtStep builders.
+	DebtStep *DebtStepClient
 	// Debtor is the client for interacting with the Debtor builders.
 	Debtor *DebtorClient
 	// Fee is the client for interacting with the Fee builders.
@@ -85,6 +88,7 @@ func (c *Client) init() {
 	c.Debt = NewDebtClient(c.config)
 	c.DebtCount = NewDebtCountClient(c.config)
 	c.DebtItem = NewDebtItemClient(c.config)
+	c.DebtStep = NewDebtStepClient(c.config)
 	c.Debtor = NewDebtorClient(c.config)
 	c.Fee = NewFeeClient(c.config)
 	c.IdempotencyRecord = NewIdempotencyRecordClient(c.config)
@@ -191,6 +195,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		Debt:              NewDebtClient(cfg),
 		DebtCount:         NewDebtCountClient(cfg),
 		DebtItem:          NewDebtItemClient(cfg),
+		DebtStep:          NewDebtStepClient(cfg),
 		Debtor:            NewDebtorClient(cfg),
 		Fee:               NewFeeClient(cfg),
 		IdempotencyRecord: NewIdempotencyRecordClient(cfg),
@@ -224,6 +229,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		Debt:              NewDebtClient(cfg),
 		DebtCount:         NewDebtCountClient(cfg),
 		DebtItem:          NewDebtItemClient(cfg),
+		DebtStep:          NewDebtStepClient(cfg),
 		Debtor:            NewDebtorClient(cfg),
 		Fee:               NewFeeClient(cfg),
 		IdempotencyRecord: NewIdempotencyRecordClient(cfg),
@@ -261,8 +267,8 @@ func (c *Client) Close() error {
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
 		c.APIKey, c.AuditEvent, c.AuditEventRecord, c.Creditor, c.Debt, c.DebtCount,
-		c.DebtItem, c.Debtor, c.Fee, c.IdempotencyRecord, c.Invoice, c.InvoiceArticle,
-		c.Payment, c.ReferenceRate,
+		c.DebtItem, c.DebtStep, c.Debtor, c.Fee, c.IdempotencyRecord, c.Invoice,
+		c.InvoiceArticle, c.Payment, c.ReferenceRate,
 	} {
 		n.Use(hooks...)
 	}
@@ -273,8 +279,8 @@ func (c *Client) Use(hooks ...Hook) {
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
 		c.APIKey, c.AuditEvent, c.AuditEventRecord, c.Creditor, c.Debt, c.DebtCount,
-		c.DebtItem, c.Debtor, c.Fee, c.IdempotencyRecord, c.Invoice, c.InvoiceArticle,
-		c.Payment, c.ReferenceRate,
+		c.DebtItem, c.DebtStep, c.Debtor, c.Fee, c.IdempotencyRecord, c.Invoice,
+		c.InvoiceArticle, c.Payment, c.ReferenceRate,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -297,6 +303,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.DebtCount.mutate(ctx, m)
 	case *DebtItemMutation:
 		return c.DebtItem.mutate(ctx, m)
+	case *DebtStepMutation:
+		return c.DebtStep.mutate(ctx, m)
 	case *DebtorMutation:
 		return c.Debtor.mutate(ctx, m)
 	case *FeeMutation:
@@ -1167,6 +1175,22 @@ func (c *DebtClient) QueryFees(_m *Debt) *FeeQuery {
 	return query
 }
 
+// QuerySteps queries the steps edge of a Debt.
+func (c *DebtClient) QuerySteps(_m *Debt) *DebtStepQuery {
+	query := (&DebtStepClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(debt.Table, debt.FieldID, id),
+			sqlgraph.To(debtstep.Table, debtstep.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, debt.StepsTable, debt.StepsColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
 // QueryEvents queries the events edge of a Debt.
 func (c *DebtClient) QueryEvents(_m *Debt) *AuditEventQuery {
 	query := (&AuditEventClient{config: c.config}).Query()
@@ -1504,6 +1528,155 @@ func (c *DebtItemClient) mutate(ctx context.Context, m *DebtItemMutation) (Value
 		return (&DebtItemDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown DebtItem mutation op: %q", m.Op())
+	}
+}
+
+// DebtStepClient is a client for the DebtStep schema.
+type DebtStepClient struct {
+	config
+}
+
+// NewDebtStepClient returns a client for the DebtStep from the given config.
+func NewDebtStepClient(c config) *DebtStepClient {
+	return &DebtStepClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `debtstep.Hooks(f(g(h())))`.
+func (c *DebtStepClient) Use(hooks ...Hook) {
+	c.hooks.DebtStep = append(c.hooks.DebtStep, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `debtstep.Intercept(f(g(h())))`.
+func (c *DebtStepClient) Intercept(interceptors ...Interceptor) {
+	c.inters.DebtStep = append(c.inters.DebtStep, interceptors...)
+}
+
+// Create returns a builder for creating a DebtStep entity.
+func (c *DebtStepClient) Create() *DebtStepCreate {
+	mutation := newDebtStepMutation(c.config, OpCreate)
+	return &DebtStepCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of DebtStep entities.
+func (c *DebtStepClient) CreateBulk(builders ...*DebtStepCreate) *DebtStepCreateBulk {
+	return &DebtStepCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *DebtStepClient) MapCreateBulk(slice any, setFunc func(*DebtStepCreate, int)) *DebtStepCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &DebtStepCreateBulk{err: fmt.Errorf("calling to DebtStepClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*DebtStepCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &DebtStepCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for DebtStep.
+func (c *DebtStepClient) Update() *DebtStepUpdate {
+	mutation := newDebtStepMutation(c.config, OpUpdate)
+	return &DebtStepUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *DebtStepClient) UpdateOne(_m *DebtStep) *DebtStepUpdateOne {
+	mutation := newDebtStepMutation(c.config, OpUpdateOne, withDebtStep(_m))
+	return &DebtStepUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *DebtStepClient) UpdateOneID(id scalar.IntID) *DebtStepUpdateOne {
+	mutation := newDebtStepMutation(c.config, OpUpdateOne, withDebtStepID(id))
+	return &DebtStepUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for DebtStep.
+func (c *DebtStepClient) Delete() *DebtStepDelete {
+	mutation := newDebtStepMutation(c.config, OpDelete)
+	return &DebtStepDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *DebtStepClient) DeleteOne(_m *DebtStep) *DebtStepDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *DebtStepClient) DeleteOneID(id scalar.IntID) *DebtStepDeleteOne {
+	builder := c.Delete().Where(debtstep.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &DebtStepDeleteOne{builder}
+}
+
+// Query returns a query builder for DebtStep.
+func (c *DebtStepClient) Query() *DebtStepQuery {
+	return &DebtStepQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeDebtStep},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a DebtStep entity by its id.
+func (c *DebtStepClient) Get(ctx context.Context, id scalar.IntID) (*DebtStep, error) {
+	return c.Query().Where(debtstep.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *DebtStepClient) GetX(ctx context.Context, id scalar.IntID) *DebtStep {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryDebt queries the debt edge of a DebtStep.
+func (c *DebtStepClient) QueryDebt(_m *DebtStep) *DebtQuery {
+	query := (&DebtClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(debtstep.Table, debtstep.FieldID, id),
+			sqlgraph.To(debt.Table, debt.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, debtstep.DebtTable, debtstep.DebtColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *DebtStepClient) Hooks() []Hook {
+	return c.hooks.DebtStep
+}
+
+// Interceptors returns the client interceptors.
+func (c *DebtStepClient) Interceptors() []Interceptor {
+	return c.inters.DebtStep
+}
+
+func (c *DebtStepClient) mutate(ctx context.Context, m *DebtStepMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&DebtStepCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&DebtStepUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&DebtStepUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&DebtStepDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown DebtStep mutation op: %q", m.Op())
 	}
 }
 
@@ -2573,12 +2746,12 @@ func (c *ReferenceRateClient) mutate(ctx context.Context, m *ReferenceRateMutati
 type (
 	hooks struct {
 		APIKey, AuditEvent, AuditEventRecord, Creditor, Debt, DebtCount, DebtItem,
-		Debtor, Fee, IdempotencyRecord, Invoice, InvoiceArticle, Payment,
+		DebtStep, Debtor, Fee, IdempotencyRecord, Invoice, InvoiceArticle, Payment,
 		ReferenceRate []ent.Hook
 	}
 	inters struct {
 		APIKey, AuditEvent, AuditEventRecord, Creditor, Debt, DebtCount, DebtItem,
-		Debtor, Fee, IdempotencyRecord, Invoice, InvoiceArticle, Payment,
+		DebtStep, Debtor, Fee, IdempotencyRecord, Invoice, InvoiceArticle, Payment,
 		ReferenceRate []ent.Interceptor
 	}
 )

@@ -33,6 +33,18 @@ type Debt struct {
 	OriginalAmount collection.Money `json:"original_amount,omitempty"`
 	// PaidAmount holds the value of the "paid_amount" field.
 	PaidAmount collection.Money `json:"paid_amount,omitempty"`
+	// ChargedAmount holds the value of the "charged_amount" field.
+	ChargedAmount collection.Money `json:"charged_amount,omitempty"`
+	// InterestBearing holds the value of the "interest_bearing" field.
+	InterestBearing bool `json:"interest_bearing,omitempty"`
+	// DemandSentAt holds the value of the "demand_sent_at" field.
+	DemandSentAt time.Time `json:"demand_sent_at,omitempty"`
+	// DisputedAt holds the value of the "disputed_at" field.
+	DisputedAt *time.Time `json:"disputed_at,omitempty"`
+	// DisputeComment holds the value of the "dispute_comment" field.
+	DisputeComment *string `json:"dispute_comment,omitempty"`
+	// PaymentOrderAppliedAt holds the value of the "payment_order_applied_at" field.
+	PaymentOrderAppliedAt *time.Time `json:"payment_order_applied_at,omitempty"`
 	// WithdrawnAt holds the value of the "withdrawn_at" field.
 	WithdrawnAt *time.Time `json:"withdrawn_at,omitempty"`
 	// WithdrawComment holds the value of the "withdraw_comment" field.
@@ -61,17 +73,20 @@ type DebtEdges struct {
 	Payments []*Payment `json:"payments,omitempty"`
 	// Fees holds the value of the fees edge.
 	Fees []*Fee `json:"fees,omitempty"`
+	// Steps holds the value of the steps edge.
+	Steps []*DebtStep `json:"steps,omitempty"`
 	// Events holds the value of the events edge.
 	Events []*AuditEvent `json:"events,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.
-	loadedTypes [6]bool
+	loadedTypes [7]bool
 	// totalCount holds the count of the edges above.
 	totalCount [5]map[string]int
 
 	namedInvoices map[string][]*DebtItem
 	namedPayments map[string][]*Payment
 	namedFees     map[string][]*Fee
+	namedSteps    map[string][]*DebtStep
 	namedEvents   map[string][]*AuditEvent
 }
 
@@ -124,10 +139,19 @@ func (e DebtEdges) FeesOrErr() ([]*Fee, error) {
 	return nil, &NotLoadedError{edge: "fees"}
 }
 
+// StepsOrErr returns the Steps value or an error if the edge
+// was not loaded in eager-loading.
+func (e DebtEdges) StepsOrErr() ([]*DebtStep, error) {
+	if e.loadedTypes[5] {
+		return e.Steps, nil
+	}
+	return nil, &NotLoadedError{edge: "steps"}
+}
+
 // EventsOrErr returns the Events value or an error if the edge
 // was not loaded in eager-loading.
 func (e DebtEdges) EventsOrErr() ([]*AuditEvent, error) {
-	if e.loadedTypes[5] {
+	if e.loadedTypes[6] {
 		return e.Events, nil
 	}
 	return nil, &NotLoadedError{edge: "events"}
@@ -138,13 +162,13 @@ func (*Debt) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case debt.FieldLateCompensation:
+		case debt.FieldInterestBearing, debt.FieldLateCompensation:
 			values[i] = new(sql.NullBool)
-		case debt.FieldID, debt.FieldOriginalAmount, debt.FieldPaidAmount, debt.FieldCollectionFee:
+		case debt.FieldID, debt.FieldOriginalAmount, debt.FieldPaidAmount, debt.FieldChargedAmount, debt.FieldCollectionFee:
 			values[i] = new(sql.NullInt64)
-		case debt.FieldClientID, debt.FieldDebtorID, debt.FieldWithdrawComment, debt.FieldInterestRule:
+		case debt.FieldClientID, debt.FieldDebtorID, debt.FieldDisputeComment, debt.FieldWithdrawComment, debt.FieldInterestRule:
 			values[i] = new(sql.NullString)
-		case debt.FieldCreatedAt, debt.FieldUpdatedAt, debt.FieldWithdrawnAt:
+		case debt.FieldCreatedAt, debt.FieldUpdatedAt, debt.FieldDemandSentAt, debt.FieldDisputedAt, debt.FieldPaymentOrderAppliedAt, debt.FieldWithdrawnAt:
 			values[i] = new(sql.NullTime)
 		case "page_total_count":
 			values[i] = new(sql.NullInt64)
@@ -204,6 +228,45 @@ func (_m *Debt) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field paid_amount", values[i])
 			} else if value.Valid {
 				_m.PaidAmount = collection.Money(value.Int64)
+			}
+		case debt.FieldChargedAmount:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field charged_amount", values[i])
+			} else if value.Valid {
+				_m.ChargedAmount = collection.Money(value.Int64)
+			}
+		case debt.FieldInterestBearing:
+			if value, ok := values[i].(*sql.NullBool); !ok {
+				return fmt.Errorf("unexpected type %T for field interest_bearing", values[i])
+			} else if value.Valid {
+				_m.InterestBearing = value.Bool
+			}
+		case debt.FieldDemandSentAt:
+			if value, ok := values[i].(*sql.NullTime); !ok {
+				return fmt.Errorf("unexpected type %T for field demand_sent_at", values[i])
+			} else if value.Valid {
+				_m.DemandSentAt = value.Time
+			}
+		case debt.FieldDisputedAt:
+			if value, ok := values[i].(*sql.NullTime); !ok {
+				return fmt.Errorf("unexpected type %T for field disputed_at", values[i])
+			} else if value.Valid {
+				_m.DisputedAt = new(time.Time)
+				*_m.DisputedAt = value.Time
+			}
+		case debt.FieldDisputeComment:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field dispute_comment", values[i])
+			} else if value.Valid {
+				_m.DisputeComment = new(string)
+				*_m.DisputeComment = value.String
+			}
+		case debt.FieldPaymentOrderAppliedAt:
+			if value, ok := values[i].(*sql.NullTime); !ok {
+				return fmt.Errorf("unexpected type %T for field payment_order_applied_at", values[i])
+			} else if value.Valid {
+				_m.PaymentOrderAppliedAt = new(time.Time)
+				*_m.PaymentOrderAppliedAt = value.Time
 			}
 		case debt.FieldWithdrawnAt:
 			if value, ok := values[i].(*sql.NullTime); !ok {
@@ -275,6 +338,11 @@ func (_m *Debt) QueryFees() *FeeQuery {
 	return NewDebtClient(_m.config).QueryFees(_m)
 }
 
+// QuerySteps queries the "steps" edge of the Debt entity.
+func (_m *Debt) QuerySteps() *DebtStepQuery {
+	return NewDebtClient(_m.config).QuerySteps(_m)
+}
+
 // QueryEvents queries the "events" edge of the Debt entity.
 func (_m *Debt) QueryEvents() *AuditEventQuery {
 	return NewDebtClient(_m.config).QueryEvents(_m)
@@ -320,6 +388,30 @@ func (_m *Debt) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("paid_amount=")
 	builder.WriteString(fmt.Sprintf("%v", _m.PaidAmount))
+	builder.WriteString(", ")
+	builder.WriteString("charged_amount=")
+	builder.WriteString(fmt.Sprintf("%v", _m.ChargedAmount))
+	builder.WriteString(", ")
+	builder.WriteString("interest_bearing=")
+	builder.WriteString(fmt.Sprintf("%v", _m.InterestBearing))
+	builder.WriteString(", ")
+	builder.WriteString("demand_sent_at=")
+	builder.WriteString(_m.DemandSentAt.Format(time.ANSIC))
+	builder.WriteString(", ")
+	if v := _m.DisputedAt; v != nil {
+		builder.WriteString("disputed_at=")
+		builder.WriteString(v.Format(time.ANSIC))
+	}
+	builder.WriteString(", ")
+	if v := _m.DisputeComment; v != nil {
+		builder.WriteString("dispute_comment=")
+		builder.WriteString(*v)
+	}
+	builder.WriteString(", ")
+	if v := _m.PaymentOrderAppliedAt; v != nil {
+		builder.WriteString("payment_order_applied_at=")
+		builder.WriteString(v.Format(time.ANSIC))
+	}
 	builder.WriteString(", ")
 	if v := _m.WithdrawnAt; v != nil {
 		builder.WriteString("withdrawn_at=")
@@ -412,6 +504,30 @@ func (_m *Debt) appendNamedFees(name string, edges ...*Fee) {
 		_m.Edges.namedFees[name] = []*Fee{}
 	} else {
 		_m.Edges.namedFees[name] = append(_m.Edges.namedFees[name], edges...)
+	}
+}
+
+// NamedSteps returns the Steps named value or an error if the edge was not
+// loaded in eager-loading with this name.
+func (_m *Debt) NamedSteps(name string) ([]*DebtStep, error) {
+	if _m.Edges.namedSteps == nil {
+		return nil, &NotLoadedError{edge: name}
+	}
+	nodes, ok := _m.Edges.namedSteps[name]
+	if !ok {
+		return nil, &NotLoadedError{edge: name}
+	}
+	return nodes, nil
+}
+
+func (_m *Debt) appendNamedSteps(name string, edges ...*DebtStep) {
+	if _m.Edges.namedSteps == nil {
+		_m.Edges.namedSteps = make(map[string][]*DebtStep)
+	}
+	if len(edges) == 0 {
+		_m.Edges.namedSteps[name] = []*DebtStep{}
+	} else {
+		_m.Edges.namedSteps[name] = append(_m.Edges.namedSteps[name], edges...)
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/debtql/debtql/ent/debt"
 	"github.com/debtql/debtql/ent/debtitem"
 	"github.com/debtql/debtql/ent/debtor"
+	"github.com/debtql/debtql/ent/debtstep"
 	"github.com/debtql/debtql/ent/fee"
 	"github.com/debtql/debtql/ent/payment"
 	"github.com/debtql/debtql/internal/collection"
@@ -86,6 +87,74 @@ func (_c *DebtCreate) SetPaidAmount(v collection.Money) *DebtCreate {
 func (_c *DebtCreate) SetNillablePaidAmount(v *collection.Money) *DebtCreate {
 	if v != nil {
 		_c.SetPaidAmount(*v)
+	}
+	return _c
+}
+
+// SetChargedAmount sets the "charged_amount" field.
+func (_c *DebtCreate) SetChargedAmount(v collection.Money) *DebtCreate {
+	_c.mutation.SetChargedAmount(v)
+	return _c
+}
+
+// SetInterestBearing sets the "interest_bearing" field.
+func (_c *DebtCreate) SetInterestBearing(v bool) *DebtCreate {
+	_c.mutation.SetInterestBearing(v)
+	return _c
+}
+
+// SetNillableInterestBearing sets the "interest_bearing" field if the given value is not nil.
+func (_c *DebtCreate) SetNillableInterestBearing(v *bool) *DebtCreate {
+	if v != nil {
+		_c.SetInterestBearing(*v)
+	}
+	return _c
+}
+
+// SetDemandSentAt sets the "demand_sent_at" field.
+func (_c *DebtCreate) SetDemandSentAt(v time.Time) *DebtCreate {
+	_c.mutation.SetDemandSentAt(v)
+	return _c
+}
+
+// SetDisputedAt sets the "disputed_at" field.
+func (_c *DebtCreate) SetDisputedAt(v time.Time) *DebtCreate {
+	_c.mutation.SetDisputedAt(v)
+	return _c
+}
+
+// SetNillableDisputedAt sets the "disputed_at" field if the given value is not nil.
+func (_c *DebtCreate) SetNillableDisputedAt(v *time.Time) *DebtCreate {
+	if v != nil {
+		_c.SetDisputedAt(*v)
+	}
+	return _c
+}
+
+// SetDisputeComment sets the "dispute_comment" field.
+func (_c *DebtCreate) SetDisputeComment(v string) *DebtCreate {
+	_c.mutation.SetDisputeComment(v)
+	return _c
+}
+
+// SetNillableDisputeComment sets the "dispute_comment" field if the given value is not nil.
+func (_c *DebtCreate) SetNillableDisputeComment(v *string) *DebtCreate {
+	if v != nil {
+		_c.SetDisputeComment(*v)
+	}
+	return _c
+}
+
+// SetPaymentOrderAppliedAt sets the "payment_order_applied_at" field.
+func (_c *DebtCreate) SetPaymentOrderAppliedAt(v time.Time) *DebtCreate {
+	_c.mutation.SetPaymentOrderAppliedAt(v)
+	return _c
+}
+
+// SetNillablePaymentOrderAppliedAt sets the "payment_order_applied_at" field if the given value is not nil.
+func (_c *DebtCreate) SetNillablePaymentOrderAppliedAt(v *time.Time) *DebtCreate {
+	if v != nil {
+		_c.SetPaymentOrderAppliedAt(*v)
 	}
 	return _c
 }
@@ -221,6 +290,21 @@ func (_c *DebtCreate) AddFees(v ...*Fee) *DebtCreate {
 	return _c.AddFeeIDs(ids...)
 }
 
+// AddStepIDs adds the "steps" edge to the DebtStep entity by IDs.
+func (_c *DebtCreate) AddStepIDs(ids ...scalar.IntID) *DebtCreate {
+	_c.mutation.AddStepIDs(ids...)
+	return _c
+}
+
+// AddSteps adds the "steps" edges to the DebtStep entity.
+func (_c *DebtCreate) AddSteps(v ...*DebtStep) *DebtCreate {
+	ids := make([]scalar.IntID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _c.AddStepIDs(ids...)
+}
+
 // AddEventIDs adds the "events" edge to the AuditEvent entity by IDs.
 func (_c *DebtCreate) AddEventIDs(ids ...scalar.IntID) *DebtCreate {
 	_c.mutation.AddEventIDs(ids...)
@@ -283,6 +367,10 @@ func (_c *DebtCreate) defaults() {
 		v := debt.DefaultPaidAmount
 		_c.mutation.SetPaidAmount(v)
 	}
+	if _, ok := _c.mutation.InterestBearing(); !ok {
+		v := debt.DefaultInterestBearing
+		_c.mutation.SetInterestBearing(v)
+	}
 	if _, ok := _c.mutation.InterestRule(); !ok {
 		v := debt.DefaultInterestRule
 		_c.mutation.SetInterestRule(v)
@@ -316,6 +404,20 @@ func (_c *DebtCreate) check() error {
 	}
 	if _, ok := _c.mutation.PaidAmount(); !ok {
 		return &ValidationError{Name: "paid_amount", err: errors.New(`ent: missing required field "Debt.paid_amount"`)}
+	}
+	if _, ok := _c.mutation.ChargedAmount(); !ok {
+		return &ValidationError{Name: "charged_amount", err: errors.New(`ent: missing required field "Debt.charged_amount"`)}
+	}
+	if _, ok := _c.mutation.InterestBearing(); !ok {
+		return &ValidationError{Name: "interest_bearing", err: errors.New(`ent: missing required field "Debt.interest_bearing"`)}
+	}
+	if _, ok := _c.mutation.DemandSentAt(); !ok {
+		return &ValidationError{Name: "demand_sent_at", err: errors.New(`ent: missing required field "Debt.demand_sent_at"`)}
+	}
+	if v, ok := _c.mutation.DisputeComment(); ok {
+		if err := debt.DisputeCommentValidator(v); err != nil {
+			return &ValidationError{Name: "dispute_comment", err: fmt.Errorf(`ent: validator failed for field "Debt.dispute_comment": %w`, err)}
+		}
 	}
 	if v, ok := _c.mutation.WithdrawComment(); ok {
 		if err := debt.WithdrawCommentValidator(v); err != nil {
@@ -390,6 +492,30 @@ func (_c *DebtCreate) createSpec() (*Debt, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.PaidAmount(); ok {
 		_spec.SetField(debt.FieldPaidAmount, field.TypeInt64, value)
 		_node.PaidAmount = value
+	}
+	if value, ok := _c.mutation.ChargedAmount(); ok {
+		_spec.SetField(debt.FieldChargedAmount, field.TypeInt64, value)
+		_node.ChargedAmount = value
+	}
+	if value, ok := _c.mutation.InterestBearing(); ok {
+		_spec.SetField(debt.FieldInterestBearing, field.TypeBool, value)
+		_node.InterestBearing = value
+	}
+	if value, ok := _c.mutation.DemandSentAt(); ok {
+		_spec.SetField(debt.FieldDemandSentAt, field.TypeTime, value)
+		_node.DemandSentAt = value
+	}
+	if value, ok := _c.mutation.DisputedAt(); ok {
+		_spec.SetField(debt.FieldDisputedAt, field.TypeTime, value)
+		_node.DisputedAt = &value
+	}
+	if value, ok := _c.mutation.DisputeComment(); ok {
+		_spec.SetField(debt.FieldDisputeComment, field.TypeString, value)
+		_node.DisputeComment = &value
+	}
+	if value, ok := _c.mutation.PaymentOrderAppliedAt(); ok {
+		_spec.SetField(debt.FieldPaymentOrderAppliedAt, field.TypeTime, value)
+		_node.PaymentOrderAppliedAt = &value
 	}
 	if value, ok := _c.mutation.WithdrawnAt(); ok {
 		_spec.SetField(debt.FieldWithdrawnAt, field.TypeTime, value)
@@ -486,6 +612,22 @@ func (_c *DebtCreate) createSpec() (*Debt, *sqlgraph.CreateSpec) {
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(fee.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges = append(_spec.Edges, edge)
+	}
+	if nodes := _c.mutation.StepsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   debt.StepsTable,
+			Columns: []string{debt.StepsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(debtstep.FieldID, field.TypeInt),
 			},
 		}
 		for _, k := range nodes {
@@ -591,6 +733,78 @@ func (u *DebtUpsert) AddPaidAmount(v collection.Money) *DebtUpsert {
 	return u
 }
 
+// SetChargedAmount sets the "charged_amount" field.
+func (u *DebtUpsert) SetChargedAmount(v collection.Money) *DebtUpsert {
+	u.Set(debt.FieldChargedAmount, v)
+	return u
+}
+
+// UpdateChargedAmount sets the "charged_amount" field to the value that was provided on create.
+func (u *DebtUpsert) UpdateChargedAmount() *DebtUpsert {
+	u.SetExcluded(debt.FieldChargedAmount)
+	return u
+}
+
+// AddChargedAmount adds v to the "charged_amount" field.
+func (u *DebtUpsert) AddChargedAmount(v collection.Money) *DebtUpsert {
+	u.Add(debt.FieldChargedAmount, v)
+	return u
+}
+
+// SetDisputedAt sets the "disputed_at" field.
+func (u *DebtUpsert) SetDisputedAt(v time.Time) *DebtUpsert {
+	u.Set(debt.FieldDisputedAt, v)
+	return u
+}
+
+// UpdateDisputedAt sets the "disputed_at" field to the value that was provided on create.
+func (u *DebtUpsert) UpdateDisputedAt() *DebtUpsert {
+	u.SetExcluded(debt.FieldDisputedAt)
+	return u
+}
+
+// ClearDisputedAt clears the value of the "disputed_at" field.
+func (u *DebtUpsert) ClearDisputedAt() *DebtUpsert {
+	u.SetNull(debt.FieldDisputedAt)
+	return u
+}
+
+// SetDisputeComment sets the "dispute_comment" field.
+func (u *DebtUpsert) SetDisputeComment(v string) *DebtUpsert {
+	u.Set(debt.FieldDisputeComment, v)
+	return u
+}
+
+// UpdateDisputeComment sets the "dispute_comment" field to the value that was provided on create.
+func (u *DebtUpsert) UpdateDisputeComment() *DebtUpsert {
+	u.SetExcluded(debt.FieldDisputeComment)
+	return u
+}
+
+// ClearDisputeComment clears the value of the "dispute_comment" field.
+func (u *DebtUpsert) ClearDisputeComment() *DebtUpsert {
+	u.SetNull(debt.FieldDisputeComment)
+	return u
+}
+
+// SetPaymentOrderAppliedAt sets the "payment_order_applied_at" field.
+func (u *DebtUpsert) SetPaymentOrderAppliedAt(v time.Time) *DebtUpsert {
+	u.Set(debt.FieldPaymentOrderAppliedAt, v)
+	return u
+}
+
+// UpdatePaymentOrderAppliedAt sets the "payment_order_applied_at" field to the value that was provided on create.
+func (u *DebtUpsert) UpdatePaymentOrderAppliedAt() *DebtUpsert {
+	u.SetExcluded(debt.FieldPaymentOrderAppliedAt)
+	return u
+}
+
+// ClearPaymentOrderAppliedAt clears the value of the "payment_order_applied_at" field.
+func (u *DebtUpsert) ClearPaymentOrderAppliedAt() *DebtUpsert {
+	u.SetNull(debt.FieldPaymentOrderAppliedAt)
+	return u
+}
+
 // SetWithdrawnAt sets the "withdrawn_at" field.
 func (u *DebtUpsert) SetWithdrawnAt(v time.Time) *DebtUpsert {
 	u.Set(debt.FieldWithdrawnAt, v)
@@ -655,6 +869,12 @@ func (u *DebtUpsertOne) UpdateNewValues() *DebtUpsertOne {
 		}
 		if _, exists := u.create.mutation.OriginalAmount(); exists {
 			s.SetIgnore(debt.FieldOriginalAmount)
+		}
+		if _, exists := u.create.mutation.InterestBearing(); exists {
+			s.SetIgnore(debt.FieldInterestBearing)
+		}
+		if _, exists := u.create.mutation.DemandSentAt(); exists {
+			s.SetIgnore(debt.FieldDemandSentAt)
 		}
 		if _, exists := u.create.mutation.InterestRule(); exists {
 			s.SetIgnore(debt.FieldInterestRule)
@@ -728,6 +948,90 @@ func (u *DebtUpsertOne) AddPaidAmount(v collection.Money) *DebtUpsertOne {
 func (u *DebtUpsertOne) UpdatePaidAmount() *DebtUpsertOne {
 	return u.Update(func(s *DebtUpsert) {
 		s.UpdatePaidAmount()
+	})
+}
+
+// SetChargedAmount sets the "charged_amount" field.
+func (u *DebtUpsertOne) SetChargedAmount(v collection.Money) *DebtUpsertOne {
+	return u.Update(func(s *DebtUpsert) {
+		s.SetChargedAmount(v)
+	})
+}
+
+// AddChargedAmount adds v to the "charged_amount" field.
+func (u *DebtUpsertOne) AddChargedAmount(v collection.Money) *DebtUpsertOne {
+	return u.Update(func(s *DebtUpsert) {
+		s.AddChargedAmount(v)
+	})
+}
+
+// UpdateChargedAmount sets the "charged_amount" field to the value that was provided on create.
+func (u *DebtUpsertOne) UpdateChargedAmount() *DebtUpsertOne {
+	return u.Update(func(s *DebtUpsert) {
+		s.UpdateChargedAmount()
+	})
+}
+
+// SetDisputedAt sets the "disputed_at" field.
+func (u *DebtUpsertOne) SetDisputedAt(v time.Time) *DebtUpsertOne {
+	return u.Update(func(s *DebtUpsert) {
+		s.SetDisputedAt(v)
+	})
+}
+
+// UpdateDisputedAt sets the "disputed_at" field to the value that was provided on create.
+func (u *DebtUpsertOne) UpdateDisputedAt() *DebtUpsertOne {
+	return u.Update(func(s *DebtUpsert) {
+		s.UpdateDisputedAt()
+	})
+}
+
+// ClearDisputedAt clears the value of the "disputed_at" field.
+func (u *DebtUpsertOne) ClearDisputedAt() *DebtUpsertOne {
+	return u.Update(func(s *DebtUpsert) {
+		s.ClearDisputedAt()
+	})
+}
+
+// SetDisputeComment sets the "dispute_comment" field.
+func (u *DebtUpsertOne) SetDisputeComment(v string) *DebtUpsertOne {
+	return u.Update(func(s *DebtUpsert) {
+		s.SetDisputeComment(v)
+	})
+}
+
+// UpdateDisputeComment sets the "dispute_comment" field to the value that was provided on create.
+func (u *DebtUpsertOne) UpdateDisputeComment() *DebtUpsertOne {
+	return u.Update(func(s *DebtUpsert) {
+		s.UpdateDisputeComment()
+	})
+}
+
+// ClearDisputeComment clears the value of the "dispute_comment" field.
+func (u *DebtUpsertOne) ClearDisputeComment() *DebtUpsertOne {
+	return u.Update(func(s *DebtUpsert) {
+		s.ClearDisputeComment()
+	})
+}
+
+// SetPaymentOrderAppliedAt sets the "payment_order_applied_at" field.
+func (u *DebtUpsertOne) SetPaymentOrderAppliedAt(v time.Time) *DebtUpsertOne {
+	return u.Update(func(s *DebtUpsert) {
+		s.SetPaymentOrderAppliedAt(v)
+	})
+}
+
+// UpdatePaymentOrderAppliedAt sets the "payment_order_applied_at" field to the value that was provided on create.
+func (u *DebtUpsertOne) UpdatePaymentOrderAppliedAt() *DebtUpsertOne {
+	return u.Update(func(s *DebtUpsert) {
+		s.UpdatePaymentOrderAppliedAt()
+	})
+}
+
+// ClearPaymentOrderAppliedAt clears the value of the "payment_order_applied_at" field.
+func (u *DebtUpsertOne) ClearPaymentOrderAppliedAt() *DebtUpsertOne {
+	return u.Update(func(s *DebtUpsert) {
+		s.ClearPaymentOrderAppliedAt()
 	})
 }
 
@@ -967,6 +1271,12 @@ func (u *DebtUpsertBulk) UpdateNewValues() *DebtUpsertBulk {
 			if _, exists := b.mutation.OriginalAmount(); exists {
 				s.SetIgnore(debt.FieldOriginalAmount)
 			}
+			if _, exists := b.mutation.InterestBearing(); exists {
+				s.SetIgnore(debt.FieldInterestBearing)
+			}
+			if _, exists := b.mutation.DemandSentAt(); exists {
+				s.SetIgnore(debt.FieldDemandSentAt)
+			}
 			if _, exists := b.mutation.InterestRule(); exists {
 				s.SetIgnore(debt.FieldInterestRule)
 			}
@@ -1040,6 +1350,90 @@ func (u *DebtUpsertBulk) AddPaidAmount(v collection.Money) *DebtUpsertBulk {
 func (u *DebtUpsertBulk) UpdatePaidAmount() *DebtUpsertBulk {
 	return u.Update(func(s *DebtUpsert) {
 		s.UpdatePaidAmount()
+	})
+}
+
+// SetChargedAmount sets the "charged_amount" field.
+func (u *DebtUpsertBulk) SetChargedAmount(v collection.Money) *DebtUpsertBulk {
+	return u.Update(func(s *DebtUpsert) {
+		s.SetChargedAmount(v)
+	})
+}
+
+// AddChargedAmount adds v to the "charged_amount" field.
+func (u *DebtUpsertBulk) AddChargedAmount(v collection.Money) *DebtUpsertBulk {
+	return u.Update(func(s *DebtUpsert) {
+		s.AddChargedAmount(v)
+	})
+}
+
+// UpdateChargedAmount sets the "charged_amount" field to the value that was provided on create.
+func (u *DebtUpsertBulk) UpdateChargedAmount() *DebtUpsertBulk {
+	return u.Update(func(s *DebtUpsert) {
+		s.UpdateChargedAmount()
+	})
+}
+
+// SetDisputedAt sets the "disputed_at" field.
+func (u *DebtUpsertBulk) SetDisputedAt(v time.Time) *DebtUpsertBulk {
+	return u.Update(func(s *DebtUpsert) {
+		s.SetDisputedAt(v)
+	})
+}
+
+// UpdateDisputedAt sets the "disputed_at" field to the value that was provided on create.
+func (u *DebtUpsertBulk) UpdateDisputedAt() *DebtUpsertBulk {
+	return u.Update(func(s *DebtUpsert) {
+		s.UpdateDisputedAt()
+	})
+}
+
+// ClearDisputedAt clears the value of the "disputed_at" field.
+func (u *DebtUpsertBulk) ClearDisputedAt() *DebtUpsertBulk {
+	return u.Update(func(s *DebtUpsert) {
+		s.ClearDisputedAt()
+	})
+}
+
+// SetDisputeComment sets the "dispute_comment" field.
+func (u *DebtUpsertBulk) SetDisputeComment(v string) *DebtUpsertBulk {
+	return u.Update(func(s *DebtUpsert) {
+		s.SetDisputeComment(v)
+	})
+}
+
+// UpdateDisputeComment sets the "dispute_comment" field to the value that was provided on create.
+func (u *DebtUpsertBulk) UpdateDisputeComment() *DebtUpsertBulk {
+	return u.Update(func(s *DebtUpsert) {
+		s.UpdateDisputeComment()
+	})
+}
+
+// ClearDisputeComment clears the value of the "dispute_comment" field.
+func (u *DebtUpsertBulk) ClearDisputeComment() *DebtUpsertBulk {
+	return u.Update(func(s *DebtUpsert) {
+		s.ClearDisputeComment()
+	})
+}
+
+// SetPaymentOrderAppliedAt sets the "payment_order_applied_at" field.
+func (u *DebtUpsertBulk) SetPaymentOrderAppliedAt(v time.Time) *DebtUpsertBulk {
+	return u.Update(func(s *DebtUpsert) {
+		s.SetPaymentOrderAppliedAt(v)
+	})
+}
+
+// UpdatePaymentOrderAppliedAt sets the "payment_order_applied_at" field to the value that was provided on create.
+func (u *DebtUpsertBulk) UpdatePaymentOrderAppliedAt() *DebtUpsertBulk {
+	return u.Update(func(s *DebtUpsert) {
+		s.UpdatePaymentOrderAppliedAt()
+	})
+}
+
+// ClearPaymentOrderAppliedAt clears the value of the "payment_order_applied_at" field.
+func (u *DebtUpsertBulk) ClearPaymentOrderAppliedAt() *DebtUpsertBulk {
+	return u.Update(func(s *DebtUpsert) {
+		s.ClearPaymentOrderAppliedAt()
 	})
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/debtql/debtql/ent/debt"
 	"github.com/debtql/debtql/ent/debtitem"
 	"github.com/debtql/debtql/ent/debtor"
+	"github.com/debtql/debtql/ent/debtstep"
 	"github.com/debtql/debtql/ent/fee"
 	"github.com/debtql/debtql/ent/payment"
 	"github.com/debtql/debtql/ent/predicate"
@@ -36,12 +37,14 @@ type DebtQuery struct {
 	withInvoices      *DebtItemQuery
 	withPayments      *PaymentQuery
 	withFees          *FeeQuery
+	withSteps         *DebtStepQuery
 	withEvents        *AuditEventQuery
 	loadTotal         []func(context.Context, []*Debt) error
 	modifiers         []func(*sql.Selector)
 	withNamedInvoices map[string]*DebtItemQuery
 	withNamedPayments map[string]*PaymentQuery
 	withNamedFees     map[string]*FeeQuery
+	withNamedSteps    map[string]*DebtStepQuery
 	withNamedEvents   map[string]*AuditEventQuery
 	// intermediate query (i.e. traversal path).
 	sql  *sql.Selector
@@ -182,6 +185,28 @@ func (_q *DebtQuery) QueryFees() *FeeQuery {
 			sqlgraph.From(debt.Table, debt.FieldID, selector),
 			sqlgraph.To(fee.Table, fee.FieldID),
 			sqlgraph.Edge(sqlgraph.O2M, false, debt.FeesTable, debt.FeesColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
+// QuerySteps chains the current query on the "steps" edge.
+func (_q *DebtQuery) QuerySteps() *DebtStepQuery {
+	query := (&DebtStepClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(debt.Table, debt.FieldID, selector),
+			sqlgraph.To(debtstep.Table, debtstep.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, debt.StepsTable, debt.StepsColumn),
 		)
 		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
 		return fromU, nil
@@ -408,6 +433,7 @@ func (_q *DebtQuery) Clone() *DebtQuery {
 		withInvoices: _q.withInvoices.Clone(),
 		withPayments: _q.withPayments.Clone(),
 		withFees:     _q.withFees.Clone(),
+		withSteps:    _q.withSteps.Clone(),
 		withEvents:   _q.withEvents.Clone(),
 		// clone intermediate query.
 		sql:       _q.sql.Clone(),
@@ -468,6 +494,17 @@ func (_q *DebtQuery) WithFees(opts ...func(*FeeQuery)) *DebtQuery {
 		opt(query)
 	}
 	_q.withFees = query
+	return _q
+}
+
+// WithSteps tells the query-builder to eager-load the nodes that are connected to
+// the "steps" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *DebtQuery) WithSteps(opts ...func(*DebtStepQuery)) *DebtQuery {
+	query := (&DebtStepClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withSteps = query
 	return _q
 }
 
@@ -560,12 +597,13 @@ func (_q *DebtQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*Debt, e
 	var (
 		nodes       = []*Debt{}
 		_spec       = _q.querySpec()
-		loadedTypes = [6]bool{
+		loadedTypes = [7]bool{
 			_q.withClient != nil,
 			_q.withDebtor != nil,
 			_q.withInvoices != nil,
 			_q.withPayments != nil,
 			_q.withFees != nil,
+			_q.withSteps != nil,
 			_q.withEvents != nil,
 		}
 	)
@@ -623,6 +661,13 @@ func (_q *DebtQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*Debt, e
 			return nil, err
 		}
 	}
+	if query := _q.withSteps; query != nil {
+		if err := _q.loadSteps(ctx, query, nodes,
+			func(n *Debt) { n.Edges.Steps = []*DebtStep{} },
+			func(n *Debt, e *DebtStep) { n.Edges.Steps = append(n.Edges.Steps, e) }); err != nil {
+			return nil, err
+		}
+	}
 	if query := _q.withEvents; query != nil {
 		if err := _q.loadEvents(ctx, query, nodes,
 			func(n *Debt) { n.Edges.Events = []*AuditEvent{} },
@@ -648,6 +693,13 @@ func (_q *DebtQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*Debt, e
 		if err := _q.loadFees(ctx, query, nodes,
 			func(n *Debt) { n.appendNamedFees(name) },
 			func(n *Debt, e *Fee) { n.appendNamedFees(name, e) }); err != nil {
+			return nil, err
+		}
+	}
+	for name, query := range _q.withNamedSteps {
+		if err := _q.loadSteps(ctx, query, nodes,
+			func(n *Debt) { n.appendNamedSteps(name) },
+			func(n *Debt, e *DebtStep) { n.appendNamedSteps(name, e) }); err != nil {
 			return nil, err
 		}
 	}
@@ -799,6 +851,36 @@ func (_q *DebtQuery) loadFees(ctx context.Context, query *FeeQuery, nodes []*Deb
 	}
 	query.Where(predicate.Fee(func(s *sql.Selector) {
 		s.Where(sql.InValues(s.C(debt.FeesColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.DebtID
+		node, ok := nodeids[fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "debt_id" returned %v for node %v`, fk, n.ID)
+		}
+		assign(node, n)
+	}
+	return nil
+}
+func (_q *DebtQuery) loadSteps(ctx context.Context, query *DebtStepQuery, nodes []*Debt, init func(*Debt), assign func(*Debt, *DebtStep)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[scalar.IntID]*Debt)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+		if init != nil {
+			init(nodes[i])
+		}
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(debtstep.FieldDebtID)
+	}
+	query.Where(predicate.DebtStep(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(debt.StepsColumn), fks...))
 	}))
 	neighbors, err := query.All(ctx)
 	if err != nil {
@@ -1012,6 +1094,20 @@ func (_q *DebtQuery) WithNamedFees(name string, opts ...func(*FeeQuery)) *DebtQu
 		_q.withNamedFees = make(map[string]*FeeQuery)
 	}
 	_q.withNamedFees[name] = query
+	return _q
+}
+
+// WithNamedSteps tells the query-builder to eager-load the nodes that are connected to the "steps"
+// edge with the given name. The optional arguments are used to configure the query builder of the edge.
+func (_q *DebtQuery) WithNamedSteps(name string, opts ...func(*DebtStepQuery)) *DebtQuery {
+	query := (&DebtStepClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	if _q.withNamedSteps == nil {
+		_q.withNamedSteps = make(map[string]*DebtStepQuery)
+	}
+	_q.withNamedSteps[name] = query
 	return _q
 }
 

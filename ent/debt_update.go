@@ -14,6 +14,7 @@ import (
 	"github.com/debtql/debtql/ent/auditevent"
 	"github.com/debtql/debtql/ent/debt"
 	"github.com/debtql/debtql/ent/debtitem"
+	"github.com/debtql/debtql/ent/debtstep"
 	"github.com/debtql/debtql/ent/fee"
 	"github.com/debtql/debtql/ent/payment"
 	"github.com/debtql/debtql/ent/predicate"
@@ -59,6 +60,87 @@ func (_u *DebtUpdate) SetNillablePaidAmount(v *collection.Money) *DebtUpdate {
 // AddPaidAmount adds value to the "paid_amount" field.
 func (_u *DebtUpdate) AddPaidAmount(v collection.Money) *DebtUpdate {
 	_u.mutation.AddPaidAmount(v)
+	return _u
+}
+
+// SetChargedAmount sets the "charged_amount" field.
+func (_u *DebtUpdate) SetChargedAmount(v collection.Money) *DebtUpdate {
+	_u.mutation.ResetChargedAmount()
+	_u.mutation.SetChargedAmount(v)
+	return _u
+}
+
+// SetNillableChargedAmount sets the "charged_amount" field if the given value is not nil.
+func (_u *DebtUpdate) SetNillableChargedAmount(v *collection.Money) *DebtUpdate {
+	if v != nil {
+		_u.SetChargedAmount(*v)
+	}
+	return _u
+}
+
+// AddChargedAmount adds value to the "charged_amount" field.
+func (_u *DebtUpdate) AddChargedAmount(v collection.Money) *DebtUpdate {
+	_u.mutation.AddChargedAmount(v)
+	return _u
+}
+
+// SetDisputedAt sets the "disputed_at" field.
+func (_u *DebtUpdate) SetDisputedAt(v time.Time) *DebtUpdate {
+	_u.mutation.SetDisputedAt(v)
+	return _u
+}
+
+// SetNillableDisputedAt sets the "disputed_at" field if the given value is not nil.
+func (_u *DebtUpdate) SetNillableDisputedAt(v *time.Time) *DebtUpdate {
+	if v != nil {
+		_u.SetDisputedAt(*v)
+	}
+	return _u
+}
+
+// ClearDisputedAt clears the value of the "disputed_at" field.
+func (_u *DebtUpdate) ClearDisputedAt() *DebtUpdate {
+	_u.mutation.ClearDisputedAt()
+	return _u
+}
+
+// SetDisputeComment sets the "dispute_comment" field.
+func (_u *DebtUpdate) SetDisputeComment(v string) *DebtUpdate {
+	_u.mutation.SetDisputeComment(v)
+	return _u
+}
+
+// SetNillableDisputeComment sets the "dispute_comment" field if the given value is not nil.
+func (_u *DebtUpdate) SetNillableDisputeComment(v *string) *DebtUpdate {
+	if v != nil {
+		_u.SetDisputeComment(*v)
+	}
+	return _u
+}
+
+// ClearDisputeComment clears the value of the "dispute_comment" field.
+func (_u *DebtUpdate) ClearDisputeComment() *DebtUpdate {
+	_u.mutation.ClearDisputeComment()
+	return _u
+}
+
+// SetPaymentOrderAppliedAt sets the "payment_order_applied_at" field.
+func (_u *DebtUpdate) SetPaymentOrderAppliedAt(v time.Time) *DebtUpdate {
+	_u.mutation.SetPaymentOrderAppliedAt(v)
+	return _u
+}
+
+// SetNillablePaymentOrderAppliedAt sets the "payment_order_applied_at" field if the given value is not nil.
+func (_u *DebtUpdate) SetNillablePaymentOrderAppliedAt(v *time.Time) *DebtUpdate {
+	if v != nil {
+		_u.SetPaymentOrderAppliedAt(*v)
+	}
+	return _u
+}
+
+// ClearPaymentOrderAppliedAt clears the value of the "payment_order_applied_at" field.
+func (_u *DebtUpdate) ClearPaymentOrderAppliedAt() *DebtUpdate {
+	_u.mutation.ClearPaymentOrderAppliedAt()
 	return _u
 }
 
@@ -147,6 +229,21 @@ func (_u *DebtUpdate) AddFees(v ...*Fee) *DebtUpdate {
 	return _u.AddFeeIDs(ids...)
 }
 
+// AddStepIDs adds the "steps" edge to the DebtStep entity by IDs.
+func (_u *DebtUpdate) AddStepIDs(ids ...scalar.IntID) *DebtUpdate {
+	_u.mutation.AddStepIDs(ids...)
+	return _u
+}
+
+// AddSteps adds the "steps" edges to the DebtStep entity.
+func (_u *DebtUpdate) AddSteps(v ...*DebtStep) *DebtUpdate {
+	ids := make([]scalar.IntID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddStepIDs(ids...)
+}
+
 // AddEventIDs adds the "events" edge to the AuditEvent entity by IDs.
 func (_u *DebtUpdate) AddEventIDs(ids ...scalar.IntID) *DebtUpdate {
 	_u.mutation.AddEventIDs(ids...)
@@ -230,6 +327,27 @@ func (_u *DebtUpdate) RemoveFees(v ...*Fee) *DebtUpdate {
 	return _u.RemoveFeeIDs(ids...)
 }
 
+// ClearSteps clears all "steps" edges to the DebtStep entity.
+func (_u *DebtUpdate) ClearSteps() *DebtUpdate {
+	_u.mutation.ClearSteps()
+	return _u
+}
+
+// RemoveStepIDs removes the "steps" edge to DebtStep entities by IDs.
+func (_u *DebtUpdate) RemoveStepIDs(ids ...scalar.IntID) *DebtUpdate {
+	_u.mutation.RemoveStepIDs(ids...)
+	return _u
+}
+
+// RemoveSteps removes "steps" edges to DebtStep entities.
+func (_u *DebtUpdate) RemoveSteps(v ...*DebtStep) *DebtUpdate {
+	ids := make([]scalar.IntID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveStepIDs(ids...)
+}
+
 // ClearEvents clears all "events" edges to the AuditEvent entity.
 func (_u *DebtUpdate) ClearEvents() *DebtUpdate {
 	_u.mutation.ClearEvents()
@@ -289,6 +407,11 @@ func (_u *DebtUpdate) defaults() {
 
 // check runs all checks and user-defined validators on the builder.
 func (_u *DebtUpdate) check() error {
+	if v, ok := _u.mutation.DisputeComment(); ok {
+		if err := debt.DisputeCommentValidator(v); err != nil {
+			return &ValidationError{Name: "dispute_comment", err: fmt.Errorf(`ent: validator failed for field "Debt.dispute_comment": %w`, err)}
+		}
+	}
 	if v, ok := _u.mutation.WithdrawComment(); ok {
 		if err := debt.WithdrawCommentValidator(v); err != nil {
 			return &ValidationError{Name: "withdraw_comment", err: fmt.Errorf(`ent: validator failed for field "Debt.withdraw_comment": %w`, err)}
@@ -329,6 +452,30 @@ func (_u *DebtUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if value, ok := _u.mutation.AddedPaidAmount(); ok {
 		_spec.AddField(debt.FieldPaidAmount, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.ChargedAmount(); ok {
+		_spec.SetField(debt.FieldChargedAmount, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedChargedAmount(); ok {
+		_spec.AddField(debt.FieldChargedAmount, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.DisputedAt(); ok {
+		_spec.SetField(debt.FieldDisputedAt, field.TypeTime, value)
+	}
+	if _u.mutation.DisputedAtCleared() {
+		_spec.ClearField(debt.FieldDisputedAt, field.TypeTime)
+	}
+	if value, ok := _u.mutation.DisputeComment(); ok {
+		_spec.SetField(debt.FieldDisputeComment, field.TypeString, value)
+	}
+	if _u.mutation.DisputeCommentCleared() {
+		_spec.ClearField(debt.FieldDisputeComment, field.TypeString)
+	}
+	if value, ok := _u.mutation.PaymentOrderAppliedAt(); ok {
+		_spec.SetField(debt.FieldPaymentOrderAppliedAt, field.TypeTime, value)
+	}
+	if _u.mutation.PaymentOrderAppliedAtCleared() {
+		_spec.ClearField(debt.FieldPaymentOrderAppliedAt, field.TypeTime)
 	}
 	if value, ok := _u.mutation.WithdrawnAt(); ok {
 		_spec.SetField(debt.FieldWithdrawnAt, field.TypeTime, value)
@@ -470,6 +617,51 @@ func (_u *DebtUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(fee.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.StepsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   debt.StepsTable,
+			Columns: []string{debt.StepsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(debtstep.FieldID, field.TypeInt),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedStepsIDs(); len(nodes) > 0 && !_u.mutation.StepsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   debt.StepsTable,
+			Columns: []string{debt.StepsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(debtstep.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.StepsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   debt.StepsTable,
+			Columns: []string{debt.StepsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(debtstep.FieldID, field.TypeInt),
 			},
 		}
 		for _, k := range nodes {
@@ -571,6 +763,87 @@ func (_u *DebtUpdateOne) AddPaidAmount(v collection.Money) *DebtUpdateOne {
 	return _u
 }
 
+// SetChargedAmount sets the "charged_amount" field.
+func (_u *DebtUpdateOne) SetChargedAmount(v collection.Money) *DebtUpdateOne {
+	_u.mutation.ResetChargedAmount()
+	_u.mutation.SetChargedAmount(v)
+	return _u
+}
+
+// SetNillableChargedAmount sets the "charged_amount" field if the given value is not nil.
+func (_u *DebtUpdateOne) SetNillableChargedAmount(v *collection.Money) *DebtUpdateOne {
+	if v != nil {
+		_u.SetChargedAmount(*v)
+	}
+	return _u
+}
+
+// AddChargedAmount adds value to the "charged_amount" field.
+func (_u *DebtUpdateOne) AddChargedAmount(v collection.Money) *DebtUpdateOne {
+	_u.mutation.AddChargedAmount(v)
+	return _u
+}
+
+// SetDisputedAt sets the "disputed_at" field.
+func (_u *DebtUpdateOne) SetDisputedAt(v time.Time) *DebtUpdateOne {
+	_u.mutation.SetDisputedAt(v)
+	return _u
+}
+
+// SetNillableDisputedAt sets the "disputed_at" field if the given value is not nil.
+func (_u *DebtUpdateOne) SetNillableDisputedAt(v *time.Time) *DebtUpdateOne {
+	if v != nil {
+		_u.SetDisputedAt(*v)
+	}
+	return _u
+}
+
+// ClearDisputedAt clears the value of the "disputed_at" field.
+func (_u *DebtUpdateOne) ClearDisputedAt() *DebtUpdateOne {
+	_u.mutation.ClearDisputedAt()
+	return _u
+}
+
+// SetDisputeComment sets the "dispute_comment" field.
+func (_u *DebtUpdateOne) SetDisputeComment(v string) *DebtUpdateOne {
+	_u.mutation.SetDisputeComment(v)
+	return _u
+}
+
+// SetNillableDisputeComment sets the "dispute_comment" field if the given value is not nil.
+func (_u *DebtUpdateOne) SetNillableDisputeComment(v *string) *DebtUpdateOne {
+	if v != nil {
+		_u.SetDisputeComment(*v)
+	}
+	return _u
+}
+
+// ClearDisputeComment clears the value of the "dispute_comment" field.
+func (_u *DebtUpdateOne) ClearDisputeComment() *DebtUpdateOne {
+	_u.mutation.ClearDisputeComment()
+	return _u
+}
+
+// SetPaymentOrderAppliedAt sets the "payment_order_applied_at" field.
+func (_u *DebtUpdateOne) SetPaymentOrderAppliedAt(v time.Time) *DebtUpdateOne {
+	_u.mutation.SetPaymentOrderAppliedAt(v)
+	return _u
+}
+
+// SetNillablePaymentOrderAppliedAt sets the "payment_order_applied_at" field if the given value is not nil.
+func (_u *DebtUpdateOne) SetNillablePaymentOrderAppliedAt(v *time.Time) *DebtUpdateOne {
+	if v != nil {
+		_u.SetPaymentOrderAppliedAt(*v)
+	}
+	return _u
+}
+
+// ClearPaymentOrderAppliedAt clears the value of the "payment_order_applied_at" field.
+func (_u *DebtUpdateOne) ClearPaymentOrderAppliedAt() *DebtUpdateOne {
+	_u.mutation.ClearPaymentOrderAppliedAt()
+	return _u
+}
+
 // SetWithdrawnAt sets the "withdrawn_at" field.
 func (_u *DebtUpdateOne) SetWithdrawnAt(v time.Time) *DebtUpdateOne {
 	_u.mutation.SetWithdrawnAt(v)
@@ -656,6 +929,21 @@ func (_u *DebtUpdateOne) AddFees(v ...*Fee) *DebtUpdateOne {
 	return _u.AddFeeIDs(ids...)
 }
 
+// AddStepIDs adds the "steps" edge to the DebtStep entity by IDs.
+func (_u *DebtUpdateOne) AddStepIDs(ids ...scalar.IntID) *DebtUpdateOne {
+	_u.mutation.AddStepIDs(ids...)
+	return _u
+}
+
+// AddSteps adds the "steps" edges to the DebtStep entity.
+func (_u *DebtUpdateOne) AddSteps(v ...*DebtStep) *DebtUpdateOne {
+	ids := make([]scalar.IntID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddStepIDs(ids...)
+}
+
 // AddEventIDs adds the "events" edge to the AuditEvent entity by IDs.
 func (_u *DebtUpdateOne) AddEventIDs(ids ...scalar.IntID) *DebtUpdateOne {
 	_u.mutation.AddEventIDs(ids...)
@@ -739,6 +1027,27 @@ func (_u *DebtUpdateOne) RemoveFees(v ...*Fee) *DebtUpdateOne {
 	return _u.RemoveFeeIDs(ids...)
 }
 
+// ClearSteps clears all "steps" edges to the DebtStep entity.
+func (_u *DebtUpdateOne) ClearSteps() *DebtUpdateOne {
+	_u.mutation.ClearSteps()
+	return _u
+}
+
+// RemoveStepIDs removes the "steps" edge to DebtStep entities by IDs.
+func (_u *DebtUpdateOne) RemoveStepIDs(ids ...scalar.IntID) *DebtUpdateOne {
+	_u.mutation.RemoveStepIDs(ids...)
+	return _u
+}
+
+// RemoveSteps removes "steps" edges to DebtStep entities.
+func (_u *DebtUpdateOne) RemoveSteps(v ...*DebtStep) *DebtUpdateOne {
+	ids := make([]scalar.IntID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveStepIDs(ids...)
+}
+
 // ClearEvents clears all "events" edges to the AuditEvent entity.
 func (_u *DebtUpdateOne) ClearEvents() *DebtUpdateOne {
 	_u.mutation.ClearEvents()
@@ -811,6 +1120,11 @@ func (_u *DebtUpdateOne) defaults() {
 
 // check runs all checks and user-defined validators on the builder.
 func (_u *DebtUpdateOne) check() error {
+	if v, ok := _u.mutation.DisputeComment(); ok {
+		if err := debt.DisputeCommentValidator(v); err != nil {
+			return &ValidationError{Name: "dispute_comment", err: fmt.Errorf(`ent: validator failed for field "Debt.dispute_comment": %w`, err)}
+		}
+	}
 	if v, ok := _u.mutation.WithdrawComment(); ok {
 		if err := debt.WithdrawCommentValidator(v); err != nil {
 			return &ValidationError{Name: "withdraw_comment", err: fmt.Errorf(`ent: validator failed for field "Debt.withdraw_comment": %w`, err)}
@@ -868,6 +1182,30 @@ func (_u *DebtUpdateOne) sqlSave(ctx context.Context) (_node *Debt, err error) {
 	}
 	if value, ok := _u.mutation.AddedPaidAmount(); ok {
 		_spec.AddField(debt.FieldPaidAmount, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.ChargedAmount(); ok {
+		_spec.SetField(debt.FieldChargedAmount, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedChargedAmount(); ok {
+		_spec.AddField(debt.FieldChargedAmount, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.DisputedAt(); ok {
+		_spec.SetField(debt.FieldDisputedAt, field.TypeTime, value)
+	}
+	if _u.mutation.DisputedAtCleared() {
+		_spec.ClearField(debt.FieldDisputedAt, field.TypeTime)
+	}
+	if value, ok := _u.mutation.DisputeComment(); ok {
+		_spec.SetField(debt.FieldDisputeComment, field.TypeString, value)
+	}
+	if _u.mutation.DisputeCommentCleared() {
+		_spec.ClearField(debt.FieldDisputeComment, field.TypeString)
+	}
+	if value, ok := _u.mutation.PaymentOrderAppliedAt(); ok {
+		_spec.SetField(debt.FieldPaymentOrderAppliedAt, field.TypeTime, value)
+	}
+	if _u.mutation.PaymentOrderAppliedAtCleared() {
+		_spec.ClearField(debt.FieldPaymentOrderAppliedAt, field.TypeTime)
 	}
 	if value, ok := _u.mutation.WithdrawnAt(); ok {
 		_spec.SetField(debt.FieldWithdrawnAt, field.TypeTime, value)
@@ -1009,6 +1347,51 @@ func (_u *DebtUpdateOne) sqlSave(ctx context.Context) (_node *Debt, err error) {
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(fee.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.StepsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   debt.StepsTable,
+			Columns: []string{debt.StepsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(debtstep.FieldID, field.TypeInt),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedStepsIDs(); len(nodes) > 0 && !_u.mutation.StepsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   debt.StepsTable,
+			Columns: []string{debt.StepsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(debtstep.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.StepsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   debt.StepsTable,
+			Columns: []string{debt.StepsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(debtstep.FieldID, field.TypeInt),
 			},
 		}
 		for _, k := range nodes {

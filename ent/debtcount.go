@@ -19,7 +19,9 @@ type DebtCount struct {
 	// the client's debts
 	Debts int64 `json:"debts,omitempty"`
 	// the client's debts neither withdrawn nor paid in full
-	OpenDebts    int64 `json:"open_debts,omitempty"`
+	OpenDebts int64 `json:"open_debts,omitempty"`
+	// the client's open debts in stage LEGAL (a payment order applied for)
+	LegalDebts   int64 `json:"legal_debts,omitempty"`
 	selectValues sql.SelectValues
 }
 
@@ -28,7 +30,7 @@ func (*DebtCount) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case debtcount.FieldDebts, debtcount.FieldOpenDebts:
+		case debtcount.FieldDebts, debtcount.FieldOpenDebts, debtcount.FieldLegalDebts:
 			values[i] = new(sql.NullInt64)
 		case debtcount.FieldID:
 			values[i] = new(sql.NullString)
@@ -66,6 +68,12 @@ func (_m *DebtCount) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field open_debts", values[i])
 			} else if value.Valid {
 				_m.OpenDebts = value.Int64
+			}
+		case debtcount.FieldLegalDebts:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field legal_debts", values[i])
+			} else if value.Valid {
+				_m.LegalDebts = value.Int64
 			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
@@ -108,6 +116,9 @@ func (_m *DebtCount) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("open_debts=")
 	builder.WriteString(fmt.Sprintf("%v", _m.OpenDebts))
+	builder.WriteString(", ")
+	builder.WriteString("legal_debts=")
+	builder.WriteString(fmt.Sprintf("%v", _m.LegalDebts))
 	builder.WriteByte(')')
 	return builder.String()
 }

@@ -34,6 +34,20 @@ func (_c *DebtCountCreate) SetOpenDebts(v int64) *DebtCountCreate {
 	return _c
 }
 
+// SetLegalDebts sets the "legal_debts" field.
+func (_c *DebtCountCreate) SetLegalDebts(v int64) *DebtCountCreate {
+	_c.mutation.SetLegalDebts(v)
+	return _c
+}
+
+// SetNillableLegalDebts sets the "legal_debts" field if the given value is not nil.
+func (_c *DebtCountCreate) SetNillableLegalDebts(v *int64) *DebtCountCreate {
+	if v != nil {
+		_c.SetLegalDebts(*v)
+	}
+	return _c
+}
+
 // SetID sets the "id" field.
 func (_c *DebtCountCreate) SetID(v string) *DebtCountCreate {
 	_c.mutation.SetID(v)
@@ -47,6 +61,7 @@ func (_c *DebtCountCreate) Mutation() *DebtCountMutation {
 
 // Save creates the DebtCount in the database.
 func (_c *DebtCountCreate) Save(ctx context.Context) (*DebtCount, error) {
+	_c.defaults()
 	return withHooks(ctx, _c.sqlSave, _c.mutation, _c.hooks)
 }
 
@@ -72,6 +87,14 @@ func (_c *DebtCountCreate) ExecX(ctx context.Context) {
 	}
 }
 
+// defaults sets the default values of the builder before save.
+func (_c *DebtCountCreate) defaults() {
+	if _, ok := _c.mutation.LegalDebts(); !ok {
+		v := debtcount.DefaultLegalDebts
+		_c.mutation.SetLegalDebts(v)
+	}
+}
+
 // check runs all checks and user-defined validators on the builder.
 func (_c *DebtCountCreate) check() error {
 	if _, ok := _c.mutation.Debts(); !ok {
@@ -79,6 +102,9 @@ func (_c *DebtCountCreate) check() error {
 	}
 	if _, ok := _c.mutation.OpenDebts(); !ok {
 		return &ValidationError{Name: "open_debts", err: errors.New(`ent: missing required field "DebtCount.open_debts"`)}
+	}
+	if _, ok := _c.mutation.LegalDebts(); !ok {
+		return &ValidationError{Name: "legal_debts", err: errors.New(`ent: missing required field "DebtCount.legal_debts"`)}
 	}
 	return nil
 }
@@ -123,6 +149,10 @@ func (_c *DebtCountCreate) createSpec() (*DebtCount, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.OpenDebts(); ok {
 		_spec.SetField(debtcount.FieldOpenDebts, field.TypeInt64, value)
 		_node.OpenDebts = value
+	}
+	if value, ok := _c.mutation.LegalDebts(); ok {
+		_spec.SetField(debtcount.FieldLegalDebts, field.TypeInt64, value)
+		_node.LegalDebts = value
 	}
 	return _node, _spec
 }
@@ -209,6 +239,24 @@ func (u *DebtCountUpsert) UpdateOpenDebts() *DebtCountUpsert {
 // AddOpenDebts adds v to the "open_debts" field.
 func (u *DebtCountUpsert) AddOpenDebts(v int64) *DebtCountUpsert {
 	u.Add(debtcount.FieldOpenDebts, v)
+	return u
+}
+
+// SetLegalDebts sets the "legal_debts" field.
+func (u *DebtCountUpsert) SetLegalDebts(v int64) *DebtCountUpsert {
+	u.Set(debtcount.FieldLegalDebts, v)
+	return u
+}
+
+// UpdateLegalDebts sets the "legal_debts" field to the value that was provided on create.
+func (u *DebtCountUpsert) UpdateLegalDebts() *DebtCountUpsert {
+	u.SetExcluded(debtcount.FieldLegalDebts)
+	return u
+}
+
+// AddLegalDebts adds v to the "legal_debts" field.
+func (u *DebtCountUpsert) AddLegalDebts(v int64) *DebtCountUpsert {
+	u.Add(debtcount.FieldLegalDebts, v)
 	return u
 }
 
@@ -302,6 +350,27 @@ func (u *DebtCountUpsertOne) UpdateOpenDebts() *DebtCountUpsertOne {
 	})
 }
 
+// SetLegalDebts sets the "legal_debts" field.
+func (u *DebtCountUpsertOne) SetLegalDebts(v int64) *DebtCountUpsertOne {
+	return u.Update(func(s *DebtCountUpsert) {
+		s.SetLegalDebts(v)
+	})
+}
+
+// AddLegalDebts adds v to the "legal_debts" field.
+func (u *DebtCountUpsertOne) AddLegalDebts(v int64) *DebtCountUpsertOne {
+	return u.Update(func(s *DebtCountUpsert) {
+		s.AddLegalDebts(v)
+	})
+}
+
+// UpdateLegalDebts sets the "legal_debts" field to the value that was provided on create.
+func (u *DebtCountUpsertOne) UpdateLegalDebts() *DebtCountUpsertOne {
+	return u.Update(func(s *DebtCountUpsert) {
+		s.UpdateLegalDebts()
+	})
+}
+
 // Exec executes the query.
 func (u *DebtCountUpsertOne) Exec(ctx context.Context) error {
 	if len(u.create.conflict) == 0 {
@@ -359,6 +428,7 @@ func (_c *DebtCountCreateBulk) Save(ctx context.Context) ([]*DebtCount, error) {
 	for i := range _c.builders {
 		func(i int, root context.Context) {
 			builder := _c.builders[i]
+			builder.defaults()
 			var mut Mutator = MutateFunc(func(ctx context.Context, m Mutation) (Value, error) {
 				mutation, ok := m.(*DebtCountMutation)
 				if !ok {
@@ -555,6 +625,27 @@ func (u *DebtCountUpsertBulk) AddOpenDebts(v int64) *DebtCountUpsertBulk {
 func (u *DebtCountUpsertBulk) UpdateOpenDebts() *DebtCountUpsertBulk {
 	return u.Update(func(s *DebtCountUpsert) {
 		s.UpdateOpenDebts()
+	})
+}
+
+// SetLegalDebts sets the "legal_debts" field.
+func (u *DebtCountUpsertBulk) SetLegalDebts(v int64) *DebtCountUpsertBulk {
+	return u.Update(func(s *DebtCountUpsert) {
+		s.SetLegalDebts(v)
+	})
+}
+
+// AddLegalDebts adds v to the "legal_debts" field.
+func (u *DebtCountUpsertBulk) AddLegalDebts(v int64) *DebtCountUpsertBulk {
+	return u.Update(func(s *DebtCountUpsert) {
+		s.AddLegalDebts(v)
+	})
+}
+
+// UpdateLegalDebts sets the "legal_debts" field to the value that was provided on create.
+func (u *DebtCountUpsertBulk) UpdateLegalDebts() *DebtCountUpsertBulk {
+	return u.Update(func(s *DebtCountUpsert) {
+		s.UpdateLegalDebts()
 	})
 }
 

@@ -70,6 +70,27 @@ func (_u *DebtCountUpdate) AddOpenDebts(v int64) *DebtCountUpdate {
 	return _u
 }
 
+// SetLegalDebts sets the "legal_debts" field.
+func (_u *DebtCountUpdate) SetLegalDebts(v int64) *DebtCountUpdate {
+	_u.mutation.ResetLegalDebts()
+	_u.mutation.SetLegalDebts(v)
+	return _u
+}
+
+// SetNillableLegalDebts sets the "legal_debts" field if the given value is not nil.
+func (_u *DebtCountUpdate) SetNillableLegalDebts(v *int64) *DebtCountUpdate {
+	if v != nil {
+		_u.SetLegalDebts(*v)
+	}
+	return _u
+}
+
+// AddLegalDebts adds value to the "legal_debts" field.
+func (_u *DebtCountUpdate) AddLegalDebts(v int64) *DebtCountUpdate {
+	_u.mutation.AddLegalDebts(v)
+	return _u
+}
+
 // Mutation returns the DebtCountMutation object of the builder.
 func (_u *DebtCountUpdate) Mutation() *DebtCountMutation {
 	return _u.mutation
@@ -128,6 +149,12 @@ func (_u *DebtCountUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if value, ok := _u.mutation.AddedOpenDebts(); ok {
 		_spec.AddField(debtcount.FieldOpenDebts, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.LegalDebts(); ok {
+		_spec.SetField(debtcount.FieldLegalDebts, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedLegalDebts(); ok {
+		_spec.AddField(debtcount.FieldLegalDebts, field.TypeInt64, value)
 	}
 	_spec.AddModifiers(_u.modifiers...)
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
@@ -190,6 +217,27 @@ func (_u *DebtCountUpdateOne) SetNillableOpenDebts(v *int64) *DebtCountUpdateOne
 // AddOpenDebts adds value to the "open_debts" field.
 func (_u *DebtCountUpdateOne) AddOpenDebts(v int64) *DebtCountUpdateOne {
 	_u.mutation.AddOpenDebts(v)
+	return _u
+}
+
+// SetLegalDebts sets the "legal_debts" field.
+func (_u *DebtCountUpdateOne) SetLegalDebts(v int64) *DebtCountUpdateOne {
+	_u.mutation.ResetLegalDebts()
+	_u.mutation.SetLegalDebts(v)
+	return _u
+}
+
+// SetNillableLegalDebts sets the "legal_debts" field if the given value is not nil.
+func (_u *DebtCountUpdateOne) SetNillableLegalDebts(v *int64) *DebtCountUpdateOne {
+	if v != nil {
+		_u.SetLegalDebts(*v)
+	}
+	return _u
+}
+
+// AddLegalDebts adds value to the "legal_debts" field.
+func (_u *DebtCountUpdateOne) AddLegalDebts(v int64) *DebtCountUpdateOne {
+	_u.mutation.AddLegalDebts(v)
 	return _u
 }
 
@@ -281,6 +329,12 @@ func (_u *DebtCountUpdateOne) sqlSave(ctx context.Context) (_node *DebtCount, er
 	}
 	if value, ok := _u.mutation.AddedOpenDebts(); ok {
 		_spec.AddField(debtcount.FieldOpenDebts, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.LegalDebts(); ok {
+		_spec.SetField(debtcount.FieldLegalDebts, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedLegalDebts(); ok {
+		_spec.AddField(debtcount.FieldLegalDebts, field.TypeInt64, value)
 	}
 	_spec.AddModifiers(_u.modifiers...)
 	_node = &DebtCount{config: _u.config}

@@ -12,19 +12,27 @@ import (
 // the date: every field but Under (DEMAND_SENT lasts 8 days, so
 // underStatus stays a resolver).
 func (_m *Debt) settled() collection.DebtProjection {
-	return collection.ProjectDebt(collection.DebtFacts{
-		ID:        int(_m.ID),
-		Original:  _m.OriginalAmount,
-		Paid:      _m.PaidAmount,
-		Withdrawn: _m.WithdrawnAt != nil,
-		CreatedAt: _m.CreatedAt,
-	}, collection.Now{Location: time.UTC})
+	return collection.ProjectDebt(_m.Facts(), collection.Now{Location: time.UTC})
 }
 
-// MainStatus is CLOSED when withdrawn or paid in full, else COLLECTION.
+// Facts are what the debt's statuses derive from.
+func (_m *Debt) Facts() collection.DebtFacts {
+	return collection.DebtFacts{
+		ID:           int(_m.ID),
+		Charged:      _m.ChargedAmount,
+		Paid:         _m.PaidAmount,
+		Withdrawn:    _m.WithdrawnAt != nil,
+		CreatedAt:    _m.CreatedAt,
+		DemandSentAt: _m.DemandSentAt,
+		PaymentOrder: _m.PaymentOrderAppliedAt != nil,
+	}
+}
+
+// MainStatus is CLOSED when withdrawn or paid in full, LEGAL after an
+// application for a payment order, else COLLECTION.
 func (_m *Debt) MainStatus() collection.CollectionStage { return _m.settled().Main }
 
-// PaymentStatus is paid against originalAmount.
+// PaymentStatus is paid against what the claim charged.
 func (_m *Debt) PaymentStatus() collection.PaymentStatus { return _m.settled().Payment }
 
 // ActiveStatus is INACTIVE exactly when CLOSED.
@@ -33,11 +41,18 @@ func (_m *Debt) ActiveStatus() collection.ActiveStatus { return _m.settled().Act
 // IsCompleted reports whether the debt is CLOSED.
 func (_m *Debt) IsCompleted() bool { return _m.settled().IsCompleted }
 
-// RemainingAmount is originalAmount - paidAmount, never below 0.
-func (_m *Debt) RemainingAmount() collection.Money { return _m.settled().Remaining }
+// KeptRemaining is what the kept summary leaves outstanding: charged -
+// paid, never below 0. It is the claim's outstanding total today unless
+// interest accrues on the debt (InterestBearing), whose claim the ledger
+// computes.
+func (_m *Debt) KeptRemaining() collection.Money { return _m.settled().Remaining }
 
-// OverpaidAmount is what was paid beyond originalAmount.
-func (_m *Debt) OverpaidAmount() collection.Money { return _m.settled().Overpaid }
+// KeptOverpaid is what was paid beyond what was charged: the claim's
+// credit, as KeptRemaining is its outstanding total.
+func (_m *Debt) KeptOverpaid() collection.Money { return _m.settled().Overpaid }
+
+// IsDisputed reports whether the debt is disputed (api.md §11).
+func (_m *Debt) IsDisputed() bool { return _m.DisputedAt != nil }
 
 // SetLoadedEdges gives a payment its debt and item as if eager-loaded, so
 // that resolving payment.debt and payment.invoice sends no query. The caller

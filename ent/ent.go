@@ -20,6 +20,7 @@ import (
 	"github.com/debtql/debtql/ent/debtcount"
 	"github.com/debtql/debtql/ent/debtitem"
 	"github.com/debtql/debtql/ent/debtor"
+	"github.com/debtql/debtql/ent/debtstep"
 	"github.com/debtql/debtql/ent/fee"
 	"github.com/debtql/debtql/ent/idempotencyrecord"
 	"github.com/debtql/debtql/ent/invoice"
@@ -93,6 +94,7 @@ func checkColumn(t, c string) error {
 			debt.Table:              debt.ValidColumn,
 			debtcount.Table:         debtcount.ValidColumn,
 			debtitem.Table:          debtitem.ValidColumn,
+			debtstep.Table:          debtstep.ValidColumn,
 			debtor.Table:            debtor.ValidColumn,
 			fee.Table:               fee.ValidColumn,
 			idempotencyrecord.Table: idempotencyrecord.ValidColumn,

@@ -701,6 +701,36 @@ func (_q *DebtQuery) collectField(ctx context.Context, oneNode bool, opCtx *grap
 				selectedFields = append(selectedFields, debt.FieldPaidAmount)
 				fieldSeen[debt.FieldPaidAmount] = struct{}{}
 			}
+		case "chargedAmount":
+			if _, ok := fieldSeen[debt.FieldChargedAmount]; !ok {
+				selectedFields = append(selectedFields, debt.FieldChargedAmount)
+				fieldSeen[debt.FieldChargedAmount] = struct{}{}
+			}
+		case "interestBearing":
+			if _, ok := fieldSeen[debt.FieldInterestBearing]; !ok {
+				selectedFields = append(selectedFields, debt.FieldInterestBearing)
+				fieldSeen[debt.FieldInterestBearing] = struct{}{}
+			}
+		case "demandSentAt":
+			if _, ok := fieldSeen[debt.FieldDemandSentAt]; !ok {
+				selectedFields = append(selectedFields, debt.FieldDemandSentAt)
+				fieldSeen[debt.FieldDemandSentAt] = struct{}{}
+			}
+		case "disputedAt":
+			if _, ok := fieldSeen[debt.FieldDisputedAt]; !ok {
+				selectedFields = append(selectedFields, debt.FieldDisputedAt)
+				fieldSeen[debt.FieldDisputedAt] = struct{}{}
+			}
+		case "disputeComment":
+			if _, ok := fieldSeen[debt.FieldDisputeComment]; !ok {
+				selectedFields = append(selectedFields, debt.FieldDisputeComment)
+				fieldSeen[debt.FieldDisputeComment] = struct{}{}
+			}
+		case "paymentOrderAppliedAt":
+			if _, ok := fieldSeen[debt.FieldPaymentOrderAppliedAt]; !ok {
+				selectedFields = append(selectedFields, debt.FieldPaymentOrderAppliedAt)
+				fieldSeen[debt.FieldPaymentOrderAppliedAt] = struct{}{}
+			}
 		case "withdrawnAt":
 			if _, ok := fieldSeen[debt.FieldWithdrawnAt]; !ok {
 				selectedFields = append(selectedFields, debt.FieldWithdrawnAt)

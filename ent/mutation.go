@@ -19,6 +19,7 @@ import (
 	"github.com/debtql/debtql/ent/debtcount"
 	"github.com/debtql/debtql/ent/debtitem"
 	"github.com/debtql/debtql/ent/debtor"
+	"github.com/debtql/debtql/ent/debtstep"
 	"github.com/debtql/debtql/ent/fee"
 	"github.com/debtql/debtql/ent/idempotencyrecord"
 	"github.com/debtql/debtql/ent/invoice"
@@ -47,6 +48,7 @@ const (
 	TypeDebt              = "Debt"
 	TypeDebtCount         = "DebtCount"
 	TypeDebtItem          = "DebtItem"
+	TypeDebtStep          = "DebtStep"
 	TypeDebtor            = "Debtor"
 	TypeFee               = "Fee"
 	TypeIdempotencyRecord = "IdempotencyRecord"
@@ -4210,41 +4212,51 @@ func (m *CreditorMutation) ResetEdge(name string) error {
 // DebtMutation represents an operation that mutates the Debt nodes in the graph.
 type DebtMutation struct {
 	config
-	op                 Op
-	typ                string
-	id                 *scalar.IntID
-	created_at         *time.Time
-	updated_at         *time.Time
-	original_amount    *collection.Money
-	addoriginal_amount *collection.Money
-	paid_amount        *collection.Money
-	addpaid_amount     *collection.Money
-	withdrawn_at       *time.Time
-	withdraw_comment   *string
-	interest_rule      *debt.InterestRule
-	collection_fee     *collection.Money
-	addcollection_fee  *collection.Money
-	late_compensation  *bool
-	clearedFields      map[string]struct{}
-	client             *string
-	clearedclient      bool
-	debtor             *string
-	cleareddebtor      bool
-	invoices           map[scalar.IntID]struct{}
-	removedinvoices    map[scalar.IntID]struct{}
-	clearedinvoices    bool
-	payments           map[scalar.IntID]struct{}
-	removedpayments    map[scalar.IntID]struct{}
-	clearedpayments    bool
-	fees               map[scalar.IntID]struct{}
-	removedfees        map[scalar.IntID]struct{}
-	clearedfees        bool
-	events             map[scalar.IntID]struct{}
-	removedevents      map[scalar.IntID]struct{}
-	clearedevents      bool
-	done               bool
-	oldValue           func(context.Context) (*Debt, error)
-	predicates         []predicate.Debt
+	op                       Op
+	typ                      string
+	id                       *scalar.IntID
+	created_at               *time.Time
+	updated_at               *time.Time
+	original_amount          *collection.Money
+	addoriginal_amount       *collection.Money
+	paid_amount              *collection.Money
+	addpaid_amount           *collection.Money
+	charged_amount           *collection.Money
+	addcharged_amount        *collection.Money
+	interest_bearing         *bool
+	demand_sent_at           *time.Time
+	disputed_at              *time.Time
+	dispute_comment          *string
+	payment_order_applied_at *time.Time
+	withdrawn_at             *time.Time
+	withdraw_comment         *string
+	interest_rule            *debt.InterestRule
+	collection_fee           *collection.Money
+	addcollection_fee        *collection.Money
+	late_compensation        *bool
+	clearedFields            map[string]struct{}
+	client                   *string
+	clearedclient            bool
+	debtor                   *string
+	cleareddebtor            bool
+	invoices                 map[scalar.IntID]struct{}
+	removedinvoices          map[scalar.IntID]struct{}
+	clearedinvoices          bool
+	payments                 map[scalar.IntID]struct{}
+	removedpayments          map[scalar.IntID]struct{}
+	clearedpayments          bool
+	fees                     map[scalar.IntID]struct{}
+	removedfees              map[scalar.IntID]struct{}
+	clearedfees              bool
+	steps                    map[scalar.IntID]struct{}
+	removedsteps             map[scalar.IntID]struct{}
+	clearedsteps             bool
+	events                   map[scalar.IntID]struct{}
+	removedevents            map[scalar.IntID]struct{}
+	clearedevents            bool
+	done                     bool
+	oldValue                 func(context.Context) (*Debt, error)
+	predicates               []predicate.Debt
 }
 
 var _ ent.Mutation = (*DebtMutation)(nil)
@@ -4605,6 +4617,281 @@ func (m *DebtMutation) AddedPaidAmount() (r collection.Money, exists bool) {
 func (m *DebtMutation) ResetPaidAmount() {
 	m.paid_amount = nil
 	m.addpaid_amount = nil
+}
+
+// SetChargedAmount sets the "charged_amount" field.
+func (m *DebtMutation) SetChargedAmount(c collection.Money) {
+	m.charged_amount = &c
+	m.addcharged_amount = nil
+}
+
+// ChargedAmount returns the value of the "charged_amount" field in the mutation.
+func (m *DebtMutation) ChargedAmount() (r collection.Money, exists bool) {
+	v := m.charged_amount
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldChargedAmount returns the old "charged_amount" field's value of the Debt entity.
+// If the Debt object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DebtMutation) OldChargedAmount(ctx context.Context) (v collection.Money, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldChargedAmount is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldChargedAmount requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldChargedAmount: %w", err)
+	}
+	return oldValue.ChargedAmount, nil
+}
+
+// AddChargedAmount adds c to the "charged_amount" field.
+func (m *DebtMutation) AddChargedAmount(c collection.Money) {
+	if m.addcharged_amount != nil {
+		*m.addcharged_amount += c
+	} else {
+		m.addcharged_amount = &c
+	}
+}
+
+// AddedChargedAmount returns the value that was added to the "charged_amount" field in this mutation.
+func (m *DebtMutation) AddedChargedAmount() (r collection.Money, exists bool) {
+	v := m.addcharged_amount
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetChargedAmount resets all changes to the "charged_amount" field.
+func (m *DebtMutation) ResetChargedAmount() {
+	m.charged_amount = nil
+	m.addcharged_amount = nil
+}
+
+// SetInterestBearing sets the "interest_bearing" field.
+func (m *DebtMutation) SetInterestBearing(b bool) {
+	m.interest_bearing = &b
+}
+
+// InterestBearing returns the value of the "interest_bearing" field in the mutation.
+func (m *DebtMutation) InterestBearing() (r bool, exists bool) {
+	v := m.interest_bearing
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldInterestBearing returns the old "interest_bearing" field's value of the Debt entity.
+// If the Debt object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DebtMutation) OldInterestBearing(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldInterestBearing is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldInterestBearing requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldInterestBearing: %w", err)
+	}
+	return oldValue.InterestBearing, nil
+}
+
+// ResetInterestBearing resets all changes to the "interest_bearing" field.
+func (m *DebtMutation) ResetInterestBearing() {
+	m.interest_bearing = nil
+}
+
+// SetDemandSentAt sets the "demand_sent_at" field.
+func (m *DebtMutation) SetDemandSentAt(t time.Time) {
+	m.demand_sent_at = &t
+}
+
+// DemandSentAt returns the value of the "demand_sent_at" field in the mutation.
+func (m *DebtMutation) DemandSentAt() (r time.Time, exists bool) {
+	v := m.demand_sent_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDemandSentAt returns the old "demand_sent_at" field's value of the Debt entity.
+// If the Debt object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DebtMutation) OldDemandSentAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDemandSentAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDemandSentAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDemandSentAt: %w", err)
+	}
+	return oldValue.DemandSentAt, nil
+}
+
+// ResetDemandSentAt resets all changes to the "demand_sent_at" field.
+func (m *DebtMutation) ResetDemandSentAt() {
+	m.demand_sent_at = nil
+}
+
+// SetDisputedAt sets the "disputed_at" field.
+func (m *DebtMutation) SetDisputedAt(t time.Time) {
+	m.disputed_at = &t
+}
+
+// DisputedAt returns the value of the "disputed_at" field in the mutation.
+func (m *DebtMutation) DisputedAt() (r time.Time, exists bool) {
+	v := m.disputed_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDisputedAt returns the old "disputed_at" field's value of the Debt entity.
+// If the Debt object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DebtMutation) OldDisputedAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDisputedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDisputedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDisputedAt: %w", err)
+	}
+	return oldValue.DisputedAt, nil
+}
+
+// ClearDisputedAt clears the value of the "disputed_at" field.
+func (m *DebtMutation) ClearDisputedAt() {
+	m.disputed_at = nil
+	m.clearedFields[debt.FieldDisputedAt] = struct{}{}
+}
+
+// DisputedAtCleared returns if the "disputed_at" field was cleared in this mutation.
+func (m *DebtMutation) DisputedAtCleared() bool {
+	_, ok := m.clearedFields[debt.FieldDisputedAt]
+	return ok
+}
+
+// ResetDisputedAt resets all changes to the "disputed_at" field.
+func (m *DebtMutation) ResetDisputedAt() {
+	m.disputed_at = nil
+	delete(m.clearedFields, debt.FieldDisputedAt)
+}
+
+// SetDisputeComment sets the "dispute_comment" field.
+func (m *DebtMutation) SetDisputeComment(s string) {
+	m.dispute_comment = &s
+}
+
+// DisputeComment returns the value of the "dispute_comment" field in the mutation.
+func (m *DebtMutation) DisputeComment() (r string, exists bool) {
+	v := m.dispute_comment
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDisputeComment returns the old "dispute_comment" field's value of the Debt entity.
+// If the Debt object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DebtMutation) OldDisputeComment(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDisputeComment is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDisputeComment requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDisputeComment: %w", err)
+	}
+	return oldValue.DisputeComment, nil
+}
+
+// ClearDisputeComment clears the value of the "dispute_comment" field.
+func (m *DebtMutation) ClearDisputeComment() {
+	m.dispute_comment = nil
+	m.clearedFields[debt.FieldDisputeComment] = struct{}{}
+}
+
+// DisputeCommentCleared returns if the "dispute_comment" field was cleared in this mutation.
+func (m *DebtMutation) DisputeCommentCleared() bool {
+	_, ok := m.clearedFields[debt.FieldDisputeComment]
+	return ok
+}
+
+// ResetDisputeComment resets all changes to the "dispute_comment" field.
+func (m *DebtMutation) ResetDisputeComment() {
+	m.dispute_comment = nil
+	delete(m.clearedFields, debt.FieldDisputeComment)
+}
+
+// SetPaymentOrderAppliedAt sets the "payment_order_applied_at" field.
+func (m *DebtMutation) SetPaymentOrderAppliedAt(t time.Time) {
+	m.payment_order_applied_at = &t
+}
+
+// PaymentOrderAppliedAt returns the value of the "payment_order_applied_at" field in the mutation.
+func (m *DebtMutation) PaymentOrderAppliedAt() (r time.Time, exists bool) {
+	v := m.payment_order_applied_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPaymentOrderAppliedAt returns the old "payment_order_applied_at" field's value of the Debt entity.
+// If the Debt object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DebtMutation) OldPaymentOrderAppliedAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPaymentOrderAppliedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPaymentOrderAppliedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPaymentOrderAppliedAt: %w", err)
+	}
+	return oldValue.PaymentOrderAppliedAt, nil
+}
+
+// ClearPaymentOrderAppliedAt clears the value of the "payment_order_applied_at" field.
+func (m *DebtMutation) ClearPaymentOrderAppliedAt() {
+	m.payment_order_applied_at = nil
+	m.clearedFields[debt.FieldPaymentOrderAppliedAt] = struct{}{}
+}
+
+// PaymentOrderAppliedAtCleared returns if the "payment_order_applied_at" field was cleared in this mutation.
+func (m *DebtMutation) PaymentOrderAppliedAtCleared() bool {
+	_, ok := m.clearedFields[debt.FieldPaymentOrderAppliedAt]
+	return ok
+}
+
+// ResetPaymentOrderAppliedAt resets all changes to the "payment_order_applied_at" field.
+func (m *DebtMutation) ResetPaymentOrderAppliedAt() {
+	m.payment_order_applied_at = nil
+	delete(m.clearedFields, debt.FieldPaymentOrderAppliedAt)
 }
 
 // SetWithdrawnAt sets the "withdrawn_at" field.
@@ -5049,6 +5336,60 @@ func (m *DebtMutation) ResetFees() {
 	m.removedfees = nil
 }
 
+// AddStepIDs adds the "steps" edge to the DebtStep entity by ids.
+func (m *DebtMutation) AddStepIDs(ids ...scalar.IntID) {
+	if m.steps == nil {
+		m.steps = make(map[scalar.IntID]struct{})
+	}
+	for i := range ids {
+		m.steps[ids[i]] = struct{}{}
+	}
+}
+
+// ClearSteps clears the "steps" edge to the DebtStep entity.
+func (m *DebtMutation) ClearSteps() {
+	m.clearedsteps = true
+}
+
+// StepsCleared reports if the "steps" edge to the DebtStep entity was cleared.
+func (m *DebtMutation) StepsCleared() bool {
+	return m.clearedsteps
+}
+
+// RemoveStepIDs removes the "steps" edge to the DebtStep entity by IDs.
+func (m *DebtMutation) RemoveStepIDs(ids ...scalar.IntID) {
+	if m.removedsteps == nil {
+		m.removedsteps = make(map[scalar.IntID]struct{})
+	}
+	for i := range ids {
+		delete(m.steps, ids[i])
+		m.removedsteps[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedSteps returns the removed IDs of the "steps" edge to the DebtStep entity.
+func (m *DebtMutation) RemovedStepsIDs() (ids []scalar.IntID) {
+	for id := range m.removedsteps {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// StepsIDs returns the "steps" edge IDs in the mutation.
+func (m *DebtMutation) StepsIDs() (ids []scalar.IntID) {
+	for id := range m.steps {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetSteps resets all changes to the "steps" edge.
+func (m *DebtMutation) ResetSteps() {
+	m.steps = nil
+	m.clearedsteps = false
+	m.removedsteps = nil
+}
+
 // AddEventIDs adds the "events" edge to the AuditEvent entity by ids.
 func (m *DebtMutation) AddEventIDs(ids ...scalar.IntID) {
 	if m.events == nil {
@@ -5137,7 +5478,7 @@ func (m *DebtMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *DebtMutation) Fields() []string {
-	fields := make([]string, 0, 11)
+	fields := make([]string, 0, 17)
 	if m.created_at != nil {
 		fields = append(fields, debt.FieldCreatedAt)
 	}
@@ -5155,6 +5496,24 @@ func (m *DebtMutation) Fields() []string {
 	}
 	if m.paid_amount != nil {
 		fields = append(fields, debt.FieldPaidAmount)
+	}
+	if m.charged_amount != nil {
+		fields = append(fields, debt.FieldChargedAmount)
+	}
+	if m.interest_bearing != nil {
+		fields = append(fields, debt.FieldInterestBearing)
+	}
+	if m.demand_sent_at != nil {
+		fields = append(fields, debt.FieldDemandSentAt)
+	}
+	if m.disputed_at != nil {
+		fields = append(fields, debt.FieldDisputedAt)
+	}
+	if m.dispute_comment != nil {
+		fields = append(fields, debt.FieldDisputeComment)
+	}
+	if m.payment_order_applied_at != nil {
+		fields = append(fields, debt.FieldPaymentOrderAppliedAt)
 	}
 	if m.withdrawn_at != nil {
 		fields = append(fields, debt.FieldWithdrawnAt)
@@ -5191,6 +5550,18 @@ func (m *DebtMutation) Field(name string) (ent.Value, bool) {
 		return m.OriginalAmount()
 	case debt.FieldPaidAmount:
 		return m.PaidAmount()
+	case debt.FieldChargedAmount:
+		return m.ChargedAmount()
+	case debt.FieldInterestBearing:
+		return m.InterestBearing()
+	case debt.FieldDemandSentAt:
+		return m.DemandSentAt()
+	case debt.FieldDisputedAt:
+		return m.DisputedAt()
+	case debt.FieldDisputeComment:
+		return m.DisputeComment()
+	case debt.FieldPaymentOrderAppliedAt:
+		return m.PaymentOrderAppliedAt()
 	case debt.FieldWithdrawnAt:
 		return m.WithdrawnAt()
 	case debt.FieldWithdrawComment:
@@ -5222,6 +5593,18 @@ func (m *DebtMutation) OldField(ctx context.Context, name string) (ent.Value, er
 		return m.OldOriginalAmount(ctx)
 	case debt.FieldPaidAmount:
 		return m.OldPaidAmount(ctx)
+	case debt.FieldChargedAmount:
+		return m.OldChargedAmount(ctx)
+	case debt.FieldInterestBearing:
+		return m.OldInterestBearing(ctx)
+	case debt.FieldDemandSentAt:
+		return m.OldDemandSentAt(ctx)
+	case debt.FieldDisputedAt:
+		return m.OldDisputedAt(ctx)
+	case debt.FieldDisputeComment:
+		return m.OldDisputeComment(ctx)
+	case debt.FieldPaymentOrderAppliedAt:
+		return m.OldPaymentOrderAppliedAt(ctx)
 	case debt.FieldWithdrawnAt:
 		return m.OldWithdrawnAt(ctx)
 	case debt.FieldWithdrawComment:
@@ -5283,6 +5666,48 @@ func (m *DebtMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetPaidAmount(v)
 		return nil
+	case debt.FieldChargedAmount:
+		v, ok := value.(collection.Money)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetChargedAmount(v)
+		return nil
+	case debt.FieldInterestBearing:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetInterestBearing(v)
+		return nil
+	case debt.FieldDemandSentAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDemandSentAt(v)
+		return nil
+	case debt.FieldDisputedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDisputedAt(v)
+		return nil
+	case debt.FieldDisputeComment:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDisputeComment(v)
+		return nil
+	case debt.FieldPaymentOrderAppliedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPaymentOrderAppliedAt(v)
+		return nil
 	case debt.FieldWithdrawnAt:
 		v, ok := value.(time.Time)
 		if !ok {
@@ -5332,6 +5757,9 @@ func (m *DebtMutation) AddedFields() []string {
 	if m.addpaid_amount != nil {
 		fields = append(fields, debt.FieldPaidAmount)
 	}
+	if m.addcharged_amount != nil {
+		fields = append(fields, debt.FieldChargedAmount)
+	}
 	if m.addcollection_fee != nil {
 		fields = append(fields, debt.FieldCollectionFee)
 	}
@@ -5347,6 +5775,8 @@ func (m *DebtMutation) AddedField(name string) (ent.Value, bool) {
 		return m.AddedOriginalAmount()
 	case debt.FieldPaidAmount:
 		return m.AddedPaidAmount()
+	case debt.FieldChargedAmount:
+		return m.AddedChargedAmount()
 	case debt.FieldCollectionFee:
 		return m.AddedCollectionFee()
 	}
@@ -5372,6 +5802,13 @@ func (m *DebtMutation) AddField(name string, value ent.Value) error {
 		}
 		m.AddPaidAmount(v)
 		return nil
+	case debt.FieldChargedAmount:
+		v, ok := value.(collection.Money)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddChargedAmount(v)
+		return nil
 	case debt.FieldCollectionFee:
 		v, ok := value.(collection.Money)
 		if !ok {
@@ -5387,6 +5824,15 @@ func (m *DebtMutation) AddField(name string, value ent.Value) error {
 // mutation.
 func (m *DebtMutation) ClearedFields() []string {
 	var fields []string
+	if m.FieldCleared(debt.FieldDisputedAt) {
+		fields = append(fields, debt.FieldDisputedAt)
+	}
+	if m.FieldCleared(debt.FieldDisputeComment) {
+		fields = append(fields, debt.FieldDisputeComment)
+	}
+	if m.FieldCleared(debt.FieldPaymentOrderAppliedAt) {
+		fields = append(fields, debt.FieldPaymentOrderAppliedAt)
+	}
 	if m.FieldCleared(debt.FieldWithdrawnAt) {
 		fields = append(fields, debt.FieldWithdrawnAt)
 	}
@@ -5407,6 +5853,15 @@ func (m *DebtMutation) FieldCleared(name string) bool {
 // error if the field is not defined in the schema.
 func (m *DebtMutation) ClearField(name string) error {
 	switch name {
+	case debt.FieldDisputedAt:
+		m.ClearDisputedAt()
+		return nil
+	case debt.FieldDisputeComment:
+		m.ClearDisputeComment()
+		return nil
+	case debt.FieldPaymentOrderAppliedAt:
+		m.ClearPaymentOrderAppliedAt()
+		return nil
 	case debt.FieldWithdrawnAt:
 		m.ClearWithdrawnAt()
 		return nil
@@ -5439,6 +5894,24 @@ func (m *DebtMutation) ResetField(name string) error {
 	case debt.FieldPaidAmount:
 		m.ResetPaidAmount()
 		return nil
+	case debt.FieldChargedAmount:
+		m.ResetChargedAmount()
+		return nil
+	case debt.FieldInterestBearing:
+		m.ResetInterestBearing()
+		return nil
+	case debt.FieldDemandSentAt:
+		m.ResetDemandSentAt()
+		return nil
+	case debt.FieldDisputedAt:
+		m.ResetDisputedAt()
+		return nil
+	case debt.FieldDisputeComment:
+		m.ResetDisputeComment()
+		return nil
+	case debt.FieldPaymentOrderAppliedAt:
+		m.ResetPaymentOrderAppliedAt()
+		return nil
 	case debt.FieldWithdrawnAt:
 		m.ResetWithdrawnAt()
 		return nil
@@ -5460,7 +5933,7 @@ func (m *DebtMutation) ResetField(name string) error {
 
 // AddedEdges returns all edge names that were set/added in this mutation.
 func (m *DebtMutation) AddedEdges() []string {
-	edges := make([]string, 0, 6)
+	edges := make([]string, 0, 7)
 	if m.client != nil {
 		edges = append(edges, debt.EdgeClient)
 	}
@@ -5475,6 +5948,9 @@ func (m *DebtMutation) AddedEdges() []string {
 	}
 	if m.fees != nil {
 		edges = append(edges, debt.EdgeFees)
+	}
+	if m.steps != nil {
+		edges = append(edges, debt.EdgeSteps)
 	}
 	if m.events != nil {
 		edges = append(edges, debt.EdgeEvents)
@@ -5512,6 +5988,12 @@ func (m *DebtMutation) AddedIDs(name string) []ent.Value {
 			ids = append(ids, id)
 		}
 		return ids
+	case debt.EdgeSteps:
+		ids := make([]ent.Value, 0, len(m.steps))
+		for id := range m.steps {
+			ids = append(ids, id)
+		}
+		return ids
 	case debt.EdgeEvents:
 		ids := make([]ent.Value, 0, len(m.events))
 		for id := range m.events {
@@ -5524,7 +6006,7 @@ func (m *DebtMutation) AddedIDs(name string) []ent.Value {
 
 // RemovedEdges returns all edge names that were removed in this mutation.
 func (m *DebtMutation) RemovedEdges() []string {
-	edges := make([]string, 0, 6)
+	edges := make([]string, 0, 7)
 	if m.removedinvoices != nil {
 		edges = append(edges, debt.EdgeInvoices)
 	}
@@ -5533,6 +6015,9 @@ func (m *DebtMutation) RemovedEdges() []string {
 	}
 	if m.removedfees != nil {
 		edges = append(edges, debt.EdgeFees)
+	}
+	if m.removedsteps != nil {
+		edges = append(edges, debt.EdgeSteps)
 	}
 	if m.removedevents != nil {
 		edges = append(edges, debt.EdgeEvents)
@@ -5562,6 +6047,12 @@ func (m *DebtMutation) RemovedIDs(name string) []ent.Value {
 			ids = append(ids, id)
 		}
 		return ids
+	case debt.EdgeSteps:
+		ids := make([]ent.Value, 0, len(m.removedsteps))
+		for id := range m.removedsteps {
+			ids = append(ids, id)
+		}
+		return ids
 	case debt.EdgeEvents:
 		ids := make([]ent.Value, 0, len(m.removedevents))
 		for id := range m.removedevents {
@@ -5574,7 +6065,7 @@ func (m *DebtMutation) RemovedIDs(name string) []ent.Value {
 
 // ClearedEdges returns all edge names that were cleared in this mutation.
 func (m *DebtMutation) ClearedEdges() []string {
-	edges := make([]string, 0, 6)
+	edges := make([]string, 0, 7)
 	if m.clearedclient {
 		edges = append(edges, debt.EdgeClient)
 	}
@@ -5589,6 +6080,9 @@ func (m *DebtMutation) ClearedEdges() []string {
 	}
 	if m.clearedfees {
 		edges = append(edges, debt.EdgeFees)
+	}
+	if m.clearedsteps {
+		edges = append(edges, debt.EdgeSteps)
 	}
 	if m.clearedevents {
 		edges = append(edges, debt.EdgeEvents)
@@ -5610,6 +6104,8 @@ func (m *DebtMutation) EdgeCleared(name string) bool {
 		return m.clearedpayments
 	case debt.EdgeFees:
 		return m.clearedfees
+	case debt.EdgeSteps:
+		return m.clearedsteps
 	case debt.EdgeEvents:
 		return m.clearedevents
 	}
@@ -5649,6 +6145,9 @@ func (m *DebtMutation) ResetEdge(name string) error {
 	case debt.EdgeFees:
 		m.ResetFees()
 		return nil
+	case debt.EdgeSteps:
+		m.ResetSteps()
+		return nil
 	case debt.EdgeEvents:
 		m.ResetEvents()
 		return nil
@@ -5659,17 +6158,19 @@ func (m *DebtMutation) ResetEdge(name string) error {
 // DebtCountMutation represents an operation that mutates the DebtCount nodes in the graph.
 type DebtCountMutation struct {
 	config
-	op            Op
-	typ           string
-	id            *string
-	debts         *int64
-	adddebts      *int64
-	open_debts    *int64
-	addopen_debts *int64
-	clearedFields map[string]struct{}
-	done          bool
-	oldValue      func(context.Context) (*DebtCount, error)
-	predicates    []predicate.DebtCount
+	op             Op
+	typ            string
+	id             *string
+	debts          *int64
+	adddebts       *int64
+	open_debts     *int64
+	addopen_debts  *int64
+	legal_debts    *int64
+	addlegal_debts *int64
+	clearedFields  map[string]struct{}
+	done           bool
+	oldValue       func(context.Context) (*DebtCount, error)
+	predicates     []predicate.DebtCount
 }
 
 var _ ent.Mutation = (*DebtCountMutation)(nil)
@@ -5888,6 +6389,62 @@ func (m *DebtCountMutation) ResetOpenDebts() {
 	m.addopen_debts = nil
 }
 
+// SetLegalDebts sets the "legal_debts" field.
+func (m *DebtCountMutation) SetLegalDebts(i int64) {
+	m.legal_debts = &i
+	m.addlegal_debts = nil
+}
+
+// LegalDebts returns the value of the "legal_debts" field in the mutation.
+func (m *DebtCountMutation) LegalDebts() (r int64, exists bool) {
+	v := m.legal_debts
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLegalDebts returns the old "legal_debts" field's value of the DebtCount entity.
+// If the DebtCount object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DebtCountMutation) OldLegalDebts(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLegalDebts is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLegalDebts requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLegalDebts: %w", err)
+	}
+	return oldValue.LegalDebts, nil
+}
+
+// AddLegalDebts adds i to the "legal_debts" field.
+func (m *DebtCountMutation) AddLegalDebts(i int64) {
+	if m.addlegal_debts != nil {
+		*m.addlegal_debts += i
+	} else {
+		m.addlegal_debts = &i
+	}
+}
+
+// AddedLegalDebts returns the value that was added to the "legal_debts" field in this mutation.
+func (m *DebtCountMutation) AddedLegalDebts() (r int64, exists bool) {
+	v := m.addlegal_debts
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetLegalDebts resets all changes to the "legal_debts" field.
+func (m *DebtCountMutation) ResetLegalDebts() {
+	m.legal_debts = nil
+	m.addlegal_debts = nil
+}
+
 // Where appends a list predicates to the DebtCountMutation builder.
 func (m *DebtCountMutation) Where(ps ...predicate.DebtCount) {
 	m.predicates = append(m.predicates, ps...)
@@ -5922,12 +6479,15 @@ func (m *DebtCountMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *DebtCountMutation) Fields() []string {
-	fields := make([]string, 0, 2)
+	fields := make([]string, 0, 3)
 	if m.debts != nil {
 		fields = append(fields, debtcount.FieldDebts)
 	}
 	if m.open_debts != nil {
 		fields = append(fields, debtcount.FieldOpenDebts)
+	}
+	if m.legal_debts != nil {
+		fields = append(fields, debtcount.FieldLegalDebts)
 	}
 	return fields
 }
@@ -5941,6 +6501,8 @@ func (m *DebtCountMutation) Field(name string) (ent.Value, bool) {
 		return m.Debts()
 	case debtcount.FieldOpenDebts:
 		return m.OpenDebts()
+	case debtcount.FieldLegalDebts:
+		return m.LegalDebts()
 	}
 	return nil, false
 }
@@ -5954,6 +6516,8 @@ func (m *DebtCountMutation) OldField(ctx context.Context, name string) (ent.Valu
 		return m.OldDebts(ctx)
 	case debtcount.FieldOpenDebts:
 		return m.OldOpenDebts(ctx)
+	case debtcount.FieldLegalDebts:
+		return m.OldLegalDebts(ctx)
 	}
 	return nil, fmt.Errorf("unknown DebtCount field %s", name)
 }
@@ -5977,6 +6541,13 @@ func (m *DebtCountMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetOpenDebts(v)
 		return nil
+	case debtcount.FieldLegalDebts:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLegalDebts(v)
+		return nil
 	}
 	return fmt.Errorf("unknown DebtCount field %s", name)
 }
@@ -5991,6 +6562,9 @@ func (m *DebtCountMutation) AddedFields() []string {
 	if m.addopen_debts != nil {
 		fields = append(fields, debtcount.FieldOpenDebts)
 	}
+	if m.addlegal_debts != nil {
+		fields = append(fields, debtcount.FieldLegalDebts)
+	}
 	return fields
 }
 
@@ -6003,6 +6577,8 @@ func (m *DebtCountMutation) AddedField(name string) (ent.Value, bool) {
 		return m.AddedDebts()
 	case debtcount.FieldOpenDebts:
 		return m.AddedOpenDebts()
+	case debtcount.FieldLegalDebts:
+		return m.AddedLegalDebts()
 	}
 	return nil, false
 }
@@ -6025,6 +6601,13 @@ func (m *DebtCountMutation) AddField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.AddOpenDebts(v)
+		return nil
+	case debtcount.FieldLegalDebts:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddLegalDebts(v)
 		return nil
 	}
 	return fmt.Errorf("unknown DebtCount numeric field %s", name)
@@ -6058,6 +6641,9 @@ func (m *DebtCountMutation) ResetField(name string) error {
 		return nil
 	case debtcount.FieldOpenDebts:
 		m.ResetOpenDebts()
+		return nil
+	case debtcount.FieldLegalDebts:
+		m.ResetLegalDebts()
 		return nil
 	}
 	return fmt.Errorf("unknown DebtCount field %s", name)
@@ -7604,6 +8190,706 @@ func (m *DebtItemMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown DebtItem edge %s", name)
+}
+
+// DebtStepMutation represents an operation that mutates the DebtStep nodes in the graph.
+type DebtStepMutation struct {
+	config
+	op            Op
+	typ           string
+	id            *scalar.IntID
+	created_at    *time.Time
+	client_id     *string
+	kind          *debtstep.Kind
+	api_key_id    *string
+	comment       *string
+	clearedFields map[string]struct{}
+	debt          *scalar.IntID
+	cleareddebt   bool
+	done          bool
+	oldValue      func(context.Context) (*DebtStep, error)
+	predicates    []predicate.DebtStep
+}
+
+var _ ent.Mutation = (*DebtStepMutation)(nil)
+
+// debtstepOption allows management of the mutation configuration using functional options.
+type debtstepOption func(*DebtStepMutation)
+
+// newDebtStepMutation creates new mutation for the DebtStep entity.
+func newDebtStepMutation(c config, op Op, opts ...debtstepOption) *DebtStepMutation {
+	m := &DebtStepMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeDebtStep,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withDebtStepID sets the ID field of the mutation.
+func withDebtStepID(id scalar.IntID) debtstepOption {
+	return func(m *DebtStepMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *DebtStep
+		)
+		m.oldValue = func(ctx context.Context) (*DebtStep, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().DebtStep.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withDebtStep sets the old DebtStep of the mutation.
+func withDebtStep(node *DebtStep) debtstepOption {
+	return func(m *DebtStepMutation) {
+		m.oldValue = func(context.Context) (*DebtStep, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m DebtStepMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m DebtStepMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of DebtStep entities.
+func (m *DebtStepMutation) SetID(id scalar.IntID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *DebtStepMutation) ID() (id scalar.IntID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *DebtStepMutation) IDs(ctx context.Context) ([]scalar.IntID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []scalar.IntID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().DebtStep.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *DebtStepMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *DebtStepMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the DebtStep entity.
+// If the DebtStep object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DebtStepMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *DebtStepMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetClientID sets the "client_id" field.
+func (m *DebtStepMutation) SetClientID(s string) {
+	m.client_id = &s
+}
+
+// ClientID returns the value of the "client_id" field in the mutation.
+func (m *DebtStepMutation) ClientID() (r string, exists bool) {
+	v := m.client_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldClientID returns the old "client_id" field's value of the DebtStep entity.
+// If the DebtStep object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DebtStepMutation) OldClientID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldClientID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldClientID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldClientID: %w", err)
+	}
+	return oldValue.ClientID, nil
+}
+
+// ResetClientID resets all changes to the "client_id" field.
+func (m *DebtStepMutation) ResetClientID() {
+	m.client_id = nil
+}
+
+// SetDebtID sets the "debt_id" field.
+func (m *DebtStepMutation) SetDebtID(si scalar.IntID) {
+	m.debt = &si
+}
+
+// DebtID returns the value of the "debt_id" field in the mutation.
+func (m *DebtStepMutation) DebtID() (r scalar.IntID, exists bool) {
+	v := m.debt
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDebtID returns the old "debt_id" field's value of the DebtStep entity.
+// If the DebtStep object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DebtStepMutation) OldDebtID(ctx context.Context) (v scalar.IntID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDebtID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDebtID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDebtID: %w", err)
+	}
+	return oldValue.DebtID, nil
+}
+
+// ResetDebtID resets all changes to the "debt_id" field.
+func (m *DebtStepMutation) ResetDebtID() {
+	m.debt = nil
+}
+
+// SetKind sets the "kind" field.
+func (m *DebtStepMutation) SetKind(d debtstep.Kind) {
+	m.kind = &d
+}
+
+// Kind returns the value of the "kind" field in the mutation.
+func (m *DebtStepMutation) Kind() (r debtstep.Kind, exists bool) {
+	v := m.kind
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldKind returns the old "kind" field's value of the DebtStep entity.
+// If the DebtStep object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DebtStepMutation) OldKind(ctx context.Context) (v debtstep.Kind, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldKind is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldKind requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldKind: %w", err)
+	}
+	return oldValue.Kind, nil
+}
+
+// ResetKind resets all changes to the "kind" field.
+func (m *DebtStepMutation) ResetKind() {
+	m.kind = nil
+}
+
+// SetAPIKeyID sets the "api_key_id" field.
+func (m *DebtStepMutation) SetAPIKeyID(s string) {
+	m.api_key_id = &s
+}
+
+// APIKeyID returns the value of the "api_key_id" field in the mutation.
+func (m *DebtStepMutation) APIKeyID() (r string, exists bool) {
+	v := m.api_key_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAPIKeyID returns the old "api_key_id" field's value of the DebtStep entity.
+// If the DebtStep object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DebtStepMutation) OldAPIKeyID(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAPIKeyID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAPIKeyID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAPIKeyID: %w", err)
+	}
+	return oldValue.APIKeyID, nil
+}
+
+// ClearAPIKeyID clears the value of the "api_key_id" field.
+func (m *DebtStepMutation) ClearAPIKeyID() {
+	m.api_key_id = nil
+	m.clearedFields[debtstep.FieldAPIKeyID] = struct{}{}
+}
+
+// APIKeyIDCleared returns if the "api_key_id" field was cleared in this mutation.
+func (m *DebtStepMutation) APIKeyIDCleared() bool {
+	_, ok := m.clearedFields[debtstep.FieldAPIKeyID]
+	return ok
+}
+
+// ResetAPIKeyID resets all changes to the "api_key_id" field.
+func (m *DebtStepMutation) ResetAPIKeyID() {
+	m.api_key_id = nil
+	delete(m.clearedFields, debtstep.FieldAPIKeyID)
+}
+
+// SetComment sets the "comment" field.
+func (m *DebtStepMutation) SetComment(s string) {
+	m.comment = &s
+}
+
+// Comment returns the value of the "comment" field in the mutation.
+func (m *DebtStepMutation) Comment() (r string, exists bool) {
+	v := m.comment
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldComment returns the old "comment" field's value of the DebtStep entity.
+// If the DebtStep object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DebtStepMutation) OldComment(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldComment is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldComment requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldComment: %w", err)
+	}
+	return oldValue.Comment, nil
+}
+
+// ClearComment clears the value of the "comment" field.
+func (m *DebtStepMutation) ClearComment() {
+	m.comment = nil
+	m.clearedFields[debtstep.FieldComment] = struct{}{}
+}
+
+// CommentCleared returns if the "comment" field was cleared in this mutation.
+func (m *DebtStepMutation) CommentCleared() bool {
+	_, ok := m.clearedFields[debtstep.FieldComment]
+	return ok
+}
+
+// ResetComment resets all changes to the "comment" field.
+func (m *DebtStepMutation) ResetComment() {
+	m.comment = nil
+	delete(m.clearedFields, debtstep.FieldComment)
+}
+
+// ClearDebt clears the "debt" edge to the Debt entity.
+func (m *DebtStepMutation) ClearDebt() {
+	m.cleareddebt = true
+	m.clearedFields[debtstep.FieldDebtID] = struct{}{}
+}
+
+// DebtCleared reports if the "debt" edge to the Debt entity was cleared.
+func (m *DebtStepMutation) DebtCleared() bool {
+	return m.cleareddebt
+}
+
+// DebtIDs returns the "debt" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// DebtID instead. It exists only for internal usage by the builders.
+func (m *DebtStepMutation) DebtIDs() (ids []scalar.IntID) {
+	if id := m.debt; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetDebt resets all changes to the "debt" edge.
+func (m *DebtStepMutation) ResetDebt() {
+	m.debt = nil
+	m.cleareddebt = false
+}
+
+// Where appends a list predicates to the DebtStepMutation builder.
+func (m *DebtStepMutation) Where(ps ...predicate.DebtStep) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the DebtStepMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *DebtStepMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.DebtStep, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *DebtStepMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *DebtStepMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (DebtStep).
+func (m *DebtStepMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *DebtStepMutation) Fields() []string {
+	fields := make([]string, 0, 6)
+	if m.created_at != nil {
+		fields = append(fields, debtstep.FieldCreatedAt)
+	}
+	if m.client_id != nil {
+		fields = append(fields, debtstep.FieldClientID)
+	}
+	if m.debt != nil {
+		fields = append(fields, debtstep.FieldDebtID)
+	}
+	if m.kind != nil {
+		fields = append(fields, debtstep.FieldKind)
+	}
+	if m.api_key_id != nil {
+		fields = append(fields, debtstep.FieldAPIKeyID)
+	}
+	if m.comment != nil {
+		fields = append(fields, debtstep.FieldComment)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *DebtStepMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case debtstep.FieldCreatedAt:
+		return m.CreatedAt()
+	case debtstep.FieldClientID:
+		return m.ClientID()
+	case debtstep.FieldDebtID:
+		return m.DebtID()
+	case debtstep.FieldKind:
+		return m.Kind()
+	case debtstep.FieldAPIKeyID:
+		return m.APIKeyID()
+	case debtstep.FieldComment:
+		return m.Comment()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *DebtStepMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case debtstep.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case debtstep.FieldClientID:
+		return m.OldClientID(ctx)
+	case debtstep.FieldDebtID:
+		return m.OldDebtID(ctx)
+	case debtstep.FieldKind:
+		return m.OldKind(ctx)
+	case debtstep.FieldAPIKeyID:
+		return m.OldAPIKeyID(ctx)
+	case debtstep.FieldComment:
+		return m.OldComment(ctx)
+	}
+	return nil, fmt.Errorf("unknown DebtStep field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *DebtStepMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case debtstep.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case debtstep.FieldClientID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetClientID(v)
+		return nil
+	case debtstep.FieldDebtID:
+		v, ok := value.(scalar.IntID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDebtID(v)
+		return nil
+	case debtstep.FieldKind:
+		v, ok := value.(debtstep.Kind)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetKind(v)
+		return nil
+	case debtstep.FieldAPIKeyID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAPIKeyID(v)
+		return nil
+	case debtstep.FieldComment:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetComment(v)
+		return nil
+	}
+	return fmt.Errorf("unknown DebtStep field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *DebtStepMutation) AddedFields() []string {
+	var fields []string
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *DebtStepMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *DebtStepMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown DebtStep numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *DebtStepMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(debtstep.FieldAPIKeyID) {
+		fields = append(fields, debtstep.FieldAPIKeyID)
+	}
+	if m.FieldCleared(debtstep.FieldComment) {
+		fields = append(fields, debtstep.FieldComment)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *DebtStepMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *DebtStepMutation) ClearField(name string) error {
+	switch name {
+	case debtstep.FieldAPIKeyID:
+		m.ClearAPIKeyID()
+		return nil
+	case debtstep.FieldComment:
+		m.ClearComment()
+		return nil
+	}
+	return fmt.Errorf("unknown DebtStep nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *DebtStepMutation) ResetField(name string) error {
+	switch name {
+	case debtstep.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case debtstep.FieldClientID:
+		m.ResetClientID()
+		return nil
+	case debtstep.FieldDebtID:
+		m.ResetDebtID()
+		return nil
+	case debtstep.FieldKind:
+		m.ResetKind()
+		return nil
+	case debtstep.FieldAPIKeyID:
+		m.ResetAPIKeyID()
+		return nil
+	case debtstep.FieldComment:
+		m.ResetComment()
+		return nil
+	}
+	return fmt.Errorf("unknown DebtStep field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *DebtStepMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.debt != nil {
+		edges = append(edges, debtstep.EdgeDebt)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *DebtStepMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case debtstep.EdgeDebt:
+		if id := m.debt; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *DebtStepMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *DebtStepMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *DebtStepMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.cleareddebt {
+		edges = append(edges, debtstep.EdgeDebt)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *DebtStepMutation) EdgeCleared(name string) bool {
+	switch name {
+	case debtstep.EdgeDebt:
+		return m.cleareddebt
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *DebtStepMutation) ClearEdge(name string) error {
+	switch name {
+	case debtstep.EdgeDebt:
+		m.ClearDebt()
+		return nil
+	}
+	return fmt.Errorf("unknown DebtStep unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *DebtStepMutation) ResetEdge(name string) error {
+	switch name {
+	case debtstep.EdgeDebt:
+		m.ResetDebt()
+		return nil
+	}
+	return fmt.Errorf("unknown DebtStep edge %s", name)
 }
 
 // DebtorMutation represents an operation that mutates the Debtor nodes in the graph.

@@ -28,6 +28,8 @@ type Tx struct {
 	DebtCount *DebtCountClient
 	// DebtItem is the client for interacting with the DebtItem builders.
 	DebtItem *DebtItemClient
+	// DebtStep is the client for interacting with the DebtStep builders.
+	DebtStep *DebtStepClient
 	// Debtor is the client for interacting with the Debtor builders.
 	Debtor *DebtorClient
 	// Fee is the client for interacting with the Fee builders.
@@ -180,6 +182,7 @@ func (tx *Tx) init() {
 	tx.Debt = NewDebtClient(tx.config)
 	tx.DebtCount = NewDebtCountClient(tx.config)
 	tx.DebtItem = NewDebtItemClient(tx.config)
+	tx.DebtStep = NewDebtStepClient(tx.config)
 	tx.Debtor = NewDebtorClient(tx.config)
 	tx.Fee = NewFeeClient(tx.config)
 	tx.IdempotencyRecord = NewIdempotencyRecordClient(tx.config)

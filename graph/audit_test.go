@@ -641,7 +641,8 @@ func TestNoMutationReachesTheAuditTrail(t *testing.T) {
 		names = append(names, f.Name)
 	}
 	want := []string{"createClient", "updateClient", "createDebtor", "updateDebtor", "createInvoice", "withdrawInvoice",
-		"createDebt", "addDebtPayment", "withdrawDebt", "createApiKey", "revokeApiKey", "setReferenceRate", "setCollectionTerms"}
+		"createDebt", "addDebtPayment", "withdrawDebt", "createApiKey", "revokeApiKey", "setReferenceRate", "setCollectionTerms",
+		"disputeDebt", "resolveDispute", "applyForPaymentOrder"}
 	if !reflect.DeepEqual(names, want) {
 		t.Errorf("mutations %v, want %v (a new mutation must append its audit event, and none may change the trail)", names, want)
 	}

@@ -182,3 +182,65 @@ func BenchmarkAddDebtPaymentIdempotent(b *testing.B) {
 		env.Admin().Do(b, debtCasePayMutation, vars, "Idempotency-Key", fmt.Sprintf("bench-%d", n)).OK(b, nil)
 	}
 }
+
+// claimsPageQuery is Q1's page with each debt's claim: the issue's target
+// is at least 0.8 of Q1's requests per second.
+const claimsPageQuery = `query($c: UUID!) { debts(clientId: $c, filter: {activeStatus: ACTIVE}, rowsPerPage: 50) {
+  totalCount pageInfo { hasNextPage endCursor }
+  nodes { id originalAmount paidAmount remainingAmount mainStatus underStatus paymentStatus createdAt
+    debtor { id name identificationNumber }
+    invoices { id invoiceNumber amount paidAmount dueDate }
+    claim { total { outstanding } interest { outstanding } } } } }`
+
+// BenchmarkClaimsPageHTTP is BenchmarkQ1HTTP with the claims: the facts of
+// the page's 50 debts are read with three statements, and each claim is
+// computed in memory.
+func BenchmarkClaimsPageHTTP(b *testing.B) {
+	env, clientID := listBench(b)
+	vars := apitest.Vars{"c": clientID}
+	if got := rows(b, env.Admin().Do(b, claimsPageQuery, vars), []string{"debts", "nodes"}); got != 50 {
+		b.Fatalf("%d rows, want 50", got)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		env.Admin().Do(b, claimsPageQuery, vars).OK(b, nil)
+	}
+}
+
+// BenchmarkAddDebtPayment10 is addDebtPayment on debts with 10 earlier
+// payments, under default terms and under statutory interest (whose
+// payment recomputes the claim in a transaction): the issue's target is
+// the second at least 0.8 of the first. The payments go round 200 such
+// debts, so that each keeps about 10 earlier payments during the run.
+func BenchmarkAddDebtPayment10(b *testing.B) {
+	for _, interest := range []string{"NONE", "STATUTORY"} {
+		b.Run(interest, func(b *testing.B) {
+			env := apitest.New(b)
+			benchBackend(b, env)
+			clientID, _ := env.NewClient(b, "Pay AB")
+			today := time.Now().In(apitest.Stockholm)
+			var debts []apitest.Vars
+			for i := range 200 {
+				item := debtCaseItemInput(fmt.Sprintf("P-%d", i), "1000000")
+				item["invoiceDate"] = today.AddDate(0, -3, 0).Format(time.RFC3339)
+				item["dueDate"] = today.AddDate(0, -2, 0).Format(time.RFC3339)
+				var opening []apitest.Vars
+				for j := range 10 {
+					opening = append(opening, apitest.Vars{"amount": "10.00", "transactionDate": today.AddDate(0, 0, -40+j).Format(time.RFC3339)})
+				}
+				item["payments"] = opening
+				in := debtCaseInput(apitest.Personnr, "Sven Svensson", item)
+				in["terms"] = apitest.Vars{"interest": interest, "collectionFee": "180.00", "lateCompensation": false}
+				d := debtCaseMustCreate(b, env.Admin(), clientID, in)
+				debts = append(debts, apitest.Vars{"clientId": clientID, "input": apitest.Vars{"debtId": d.ID, "invoiceId": d.Invoices[0].ID,
+					"amount": "0.01", "transactionDate": today.Format(time.DateOnly)}})
+			}
+			b.ReportAllocs()
+			n := 0
+			for b.Loop() {
+				env.Admin().Do(b, debtCasePayMutation, debts[n%len(debts)]).OK(b, nil)
+				n++
+			}
+		})
+	}
+}

@@ -30,7 +30,18 @@ func (r *Resolver) debts(ctx context.Context, clientID string, filter *ledger.De
 
 // debtProjection is the debt's statuses at the current date.
 func (r *Resolver) debtProjection(d *ent.Debt) collection.DebtProjection {
-	return collection.ProjectDebt(*ledger.DebtFacts(d), r.clock.At())
+	return collection.ProjectDebt(d.Facts(), r.clock.At())
+}
+
+// step runs a step of the collection process and answers the debt as
+// the selection asks for it.
+func (r *Resolver) step(ctx context.Context, run func(context.Context, ledger.Actor, string, ledger.StepRecord) (*ent.Debt, error),
+	clientID string, id int, comment *string) (*ent.Debt, error) {
+	d, err := run(ctx, r.actor(ctx), clientID, ledger.StepRecord{ID: scalar.IntID(id), Comment: comment})
+	if err != nil {
+		return nil, err
+	}
+	return r.reloadDebt(ctx, d.ID)
 }
 
 // sortItems puts a debt's items in the order they were given.

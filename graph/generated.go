@@ -19,6 +19,7 @@ import (
 	"github.com/debtql/debtql/ent"
 	"github.com/debtql/debtql/ent/apikey"
 	"github.com/debtql/debtql/ent/auditeventrecord"
+	"github.com/debtql/debtql/ent/debtstep"
 	"github.com/debtql/debtql/ent/payment"
 	"github.com/debtql/debtql/internal/audit"
 	"github.com/debtql/debtql/internal/collection"
@@ -196,28 +197,34 @@ type ComplexityRoot struct {
 	}
 
 	Debt struct {
-		ActiveStatus     func(childComplexity int) int
-		Claim            func(childComplexity int, asOf *scalar.Date) int
-		Client           func(childComplexity int) int
-		CreatedAt        func(childComplexity int) int
-		Debtor           func(childComplexity int) int
-		Events           func(childComplexity int) int
-		ID               func(childComplexity int) int
-		Invoices         func(childComplexity int) int
-		IsCompleted      func(childComplexity int) int
-		MainStatus       func(childComplexity int) int
-		OriginalAmount   func(childComplexity int) int
-		OverpaidAmount   func(childComplexity int) int
-		PaidAmount       func(childComplexity int) int
-		PaymentReference func(childComplexity int) int
-		PaymentStatus    func(childComplexity int) int
-		Payments         func(childComplexity int) int
-		RemainingAmount  func(childComplexity int) int
-		Terms            func(childComplexity int) int
-		UnderStatus      func(childComplexity int) int
-		UpdatedAt        func(childComplexity int) int
-		WithdrawComment  func(childComplexity int) int
-		WithdrawnAt      func(childComplexity int) int
+		ActiveStatus          func(childComplexity int) int
+		Claim                 func(childComplexity int, asOf *scalar.Date) int
+		Client                func(childComplexity int) int
+		CreatedAt             func(childComplexity int) int
+		Debtor                func(childComplexity int) int
+		DemandSentOn          func(childComplexity int) int
+		DisputeComment        func(childComplexity int) int
+		DisputedAt            func(childComplexity int) int
+		Events                func(childComplexity int) int
+		ID                    func(childComplexity int) int
+		Invoices              func(childComplexity int) int
+		IsCompleted           func(childComplexity int) int
+		IsDisputed            func(childComplexity int) int
+		MainStatus            func(childComplexity int) int
+		OriginalAmount        func(childComplexity int) int
+		OverpaidAmount        func(childComplexity int) int
+		PaidAmount            func(childComplexity int) int
+		PaymentOrderAppliedAt func(childComplexity int) int
+		PaymentReference      func(childComplexity int) int
+		PaymentStatus         func(childComplexity int) int
+		Payments              func(childComplexity int) int
+		RemainingAmount       func(childComplexity int) int
+		Steps                 func(childComplexity int) int
+		Terms                 func(childComplexity int) int
+		UnderStatus           func(childComplexity int) int
+		UpdatedAt             func(childComplexity int) int
+		WithdrawComment       func(childComplexity int) int
+		WithdrawnAt           func(childComplexity int) int
 	}
 
 	DebtConnection struct {
@@ -248,6 +255,12 @@ type ComplexityRoot struct {
 		RemainingAmount func(childComplexity int) int
 		ReminderDate    func(childComplexity int) int
 		ReminderFee     func(childComplexity int) int
+	}
+
+	DebtStep struct {
+		Comment   func(childComplexity int) int
+		CreatedAt func(childComplexity int) int
+		Kind      func(childComplexity int) int
 	}
 
 	Debtor struct {
@@ -340,19 +353,22 @@ type ComplexityRoot struct {
 	}
 
 	Mutation struct {
-		AddDebtPayment     func(childComplexity int, clientID string, input collection.PaymentRecord) int
-		CreateAPIKey       func(childComplexity int, input CreateAPIKeyInput) int
-		CreateClient       func(childComplexity int, input collection.ClientRecord) int
-		CreateDebt         func(childComplexity int, clientID string, input collection.DebtorWithDebtsRecord) int
-		CreateDebtor       func(childComplexity int, clientID string, input collection.DebtorRecord) int
-		CreateInvoice      func(childComplexity int, clientID string, input collection.InvoiceRecord) int
-		RevokeAPIKey       func(childComplexity int, id string) int
-		SetCollectionTerms func(childComplexity int, clientID string, input collection.Terms) int
-		SetReferenceRate   func(childComplexity int, input collection.ReferenceRate) int
-		UpdateClient       func(childComplexity int, id string, input collection.ClientRecord) int
-		UpdateDebtor       func(childComplexity int, clientID string, id string, input collection.DebtorRecord) int
-		WithdrawDebt       func(childComplexity int, clientID string, input WithdrawDebtInput) int
-		WithdrawInvoice    func(childComplexity int, clientID string, id string, comment *string) int
+		AddDebtPayment       func(childComplexity int, clientID string, input collection.PaymentRecord) int
+		ApplyForPaymentOrder func(childComplexity int, clientID string, input PaymentOrderInput) int
+		CreateAPIKey         func(childComplexity int, input CreateAPIKeyInput) int
+		CreateClient         func(childComplexity int, input collection.ClientRecord) int
+		CreateDebt           func(childComplexity int, clientID string, input collection.DebtorWithDebtsRecord) int
+		CreateDebtor         func(childComplexity int, clientID string, input collection.DebtorRecord) int
+		CreateInvoice        func(childComplexity int, clientID string, input collection.InvoiceRecord) int
+		DisputeDebt          func(childComplexity int, clientID string, input DisputeDebtInput) int
+		ResolveDispute       func(childComplexity int, clientID string, input ResolveDisputeInput) int
+		RevokeAPIKey         func(childComplexity int, id string) int
+		SetCollectionTerms   func(childComplexity int, clientID string, input collection.Terms) int
+		SetReferenceRate     func(childComplexity int, input collection.ReferenceRate) int
+		UpdateClient         func(childComplexity int, id string, input collection.ClientRecord) int
+		UpdateDebtor         func(childComplexity int, clientID string, id string, input collection.DebtorRecord) int
+		WithdrawDebt         func(childComplexity int, clientID string, input WithdrawDebtInput) int
+		WithdrawInvoice      func(childComplexity int, clientID string, id string, comment *string) int
 	}
 
 	PageInfo struct {
@@ -402,6 +418,7 @@ type ComplexityRoot struct {
 		ActiveStatus         func(childComplexity int) int
 		InvoiceProcessStatus func(childComplexity int) int
 		InvoiceStatus        func(childComplexity int) int
+		IsDisputed           func(childComplexity int) int
 		MainStatus           func(childComplexity int) int
 		PaidAmount           func(childComplexity int) int
 		PaymentStatus        func(childComplexity int) int
@@ -445,12 +462,18 @@ type DebtResolver interface {
 	Invoices(ctx context.Context, obj *ent.Debt) ([]*ent.DebtItem, error)
 	Payments(ctx context.Context, obj *ent.Debt) ([]*ent.Payment, error)
 
+	RemainingAmount(ctx context.Context, obj *ent.Debt) (collection.Money, error)
+	OverpaidAmount(ctx context.Context, obj *ent.Debt) (collection.Money, error)
+
 	UnderStatus(ctx context.Context, obj *ent.Debt) (collection.CollectionSubStatus, error)
 
 	Events(ctx context.Context, obj *ent.Debt) ([]*ent.AuditEvent, error)
 	Terms(ctx context.Context, obj *ent.Debt) (*collection.Terms, error)
 	Claim(ctx context.Context, obj *ent.Debt, asOf *scalar.Date) (*collection.Claim, error)
 	PaymentReference(ctx context.Context, obj *ent.Debt) (string, error)
+	DemandSentOn(ctx context.Context, obj *ent.Debt) (*scalar.Date, error)
+
+	Steps(ctx context.Context, obj *ent.Debt) ([]*ent.DebtStep, error)
 }
 type DebtInvoiceResolver interface {
 	RemainingAmount(ctx context.Context, obj *ent.DebtItem) (collection.Money, error)
@@ -501,6 +524,9 @@ type MutationResolver interface {
 	RevokeAPIKey(ctx context.Context, id string) (*ent.APIKey, error)
 	SetReferenceRate(ctx context.Context, input collection.ReferenceRate) (*ent.ReferenceRate, error)
 	SetCollectionTerms(ctx context.Context, clientID string, input collection.Terms) (*ent.Creditor, error)
+	DisputeDebt(ctx context.Context, clientID string, input DisputeDebtInput) (*ent.Debt, error)
+	ResolveDispute(ctx context.Context, clientID string, input ResolveDisputeInput) (*ent.Debt, error)
+	ApplyForPaymentOrder(ctx context.Context, clientID string, input PaymentOrderInput) (*ent.Debt, error)
 }
 type PaymentResolver interface {
 	Allocation(ctx context.Context, obj *ent.Payment) (*collection.Allocation, error)
@@ -1145,6 +1171,24 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Debt.Debtor(childComplexity), true
+	case "Debt.demandSentOn":
+		if e.ComplexityRoot.Debt.DemandSentOn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Debt.DemandSentOn(childComplexity), true
+	case "Debt.disputeComment":
+		if e.ComplexityRoot.Debt.DisputeComment == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Debt.DisputeComment(childComplexity), true
+	case "Debt.disputedAt":
+		if e.ComplexityRoot.Debt.DisputedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Debt.DisputedAt(childComplexity), true
 	case "Debt.events":
 		if e.ComplexityRoot.Debt.Events == nil {
 			break
@@ -1169,6 +1213,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Debt.IsCompleted(childComplexity), true
+	case "Debt.isDisputed":
+		if e.ComplexityRoot.Debt.IsDisputed == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Debt.IsDisputed(childComplexity), true
 	case "Debt.mainStatus":
 		if e.ComplexityRoot.Debt.MainStatus == nil {
 			break
@@ -1193,6 +1243,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Debt.PaidAmount(childComplexity), true
+	case "Debt.paymentOrderAppliedAt":
+		if e.ComplexityRoot.Debt.PaymentOrderAppliedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Debt.PaymentOrderAppliedAt(childComplexity), true
 	case "Debt.paymentReference":
 		if e.ComplexityRoot.Debt.PaymentReference == nil {
 			break
@@ -1217,6 +1273,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Debt.RemainingAmount(childComplexity), true
+	case "Debt.steps":
+		if e.ComplexityRoot.Debt.Steps == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Debt.Steps(childComplexity), true
 	case "Debt.terms":
 		if e.ComplexityRoot.Debt.Terms == nil {
 			break
@@ -1381,6 +1443,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.DebtInvoice.ReminderFee(childComplexity), true
+
+	case "DebtStep.comment":
+		if e.ComplexityRoot.DebtStep.Comment == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DebtStep.Comment(childComplexity), true
+	case "DebtStep.takenAt":
+		if e.ComplexityRoot.DebtStep.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DebtStep.CreatedAt(childComplexity), true
+	case "DebtStep.kind":
+		if e.ComplexityRoot.DebtStep.Kind == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DebtStep.Kind(childComplexity), true
 
 	case "Debtor.address":
 		if e.ComplexityRoot.Debtor.Address == nil {
@@ -1799,6 +1880,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.AddDebtPayment(childComplexity, args["clientId"].(string), args["input"].(collection.PaymentRecord)), true
+	case "Mutation.applyForPaymentOrder":
+		if e.ComplexityRoot.Mutation.ApplyForPaymentOrder == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_applyForPaymentOrder_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ApplyForPaymentOrder(childComplexity, args["clientId"].(string), args["input"].(PaymentOrderInput)), true
 	case "Mutation.createApiKey":
 		if e.ComplexityRoot.Mutation.CreateAPIKey == nil {
 			break
@@ -1854,6 +1946,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateInvoice(childComplexity, args["clientId"].(string), args["input"].(collection.InvoiceRecord)), true
+	case "Mutation.disputeDebt":
+		if e.ComplexityRoot.Mutation.DisputeDebt == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_disputeDebt_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DisputeDebt(childComplexity, args["clientId"].(string), args["input"].(DisputeDebtInput)), true
+	case "Mutation.resolveDispute":
+		if e.ComplexityRoot.Mutation.ResolveDispute == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_resolveDispute_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ResolveDispute(childComplexity, args["clientId"].(string), args["input"].(ResolveDisputeInput)), true
 	case "Mutation.revokeApiKey":
 		if e.ComplexityRoot.Mutation.RevokeAPIKey == nil {
 			break
@@ -2196,6 +2310,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.RecordStatuses.InvoiceStatus(childComplexity), true
+	case "RecordStatuses.isDisputed":
+		if e.ComplexityRoot.RecordStatuses.IsDisputed == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecordStatuses.IsDisputed(childComplexity), true
 	case "RecordStatuses.mainStatus":
 		if e.ComplexityRoot.RecordStatuses.MainStatus == nil {
 			break
@@ -2288,11 +2408,14 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputDebtorInput,
 		ec.unmarshalInputDebtorOrder,
 		ec.unmarshalInputDebtorWithDebtsInput,
+		ec.unmarshalInputDisputeDebtInput,
 		ec.unmarshalInputInvoiceByIDsInput,
 		ec.unmarshalInputInvoiceFilter,
 		ec.unmarshalInputInvoiceInput,
 		ec.unmarshalInputInvoiceOrder,
+		ec.unmarshalInputPaymentOrderInput,
 		ec.unmarshalInputReferenceRateInput,
+		ec.unmarshalInputResolveDisputeInput,
 		ec.unmarshalInputWithdrawDebtInput,
 	)
 	first := true
@@ -2670,6 +2793,25 @@ type Mutation {
   copy; existing debts keep theirs. ADMIN keys only.
   """
   setCollectionTerms("The client's id." clientId: UUID!, "The new terms." input: CollectionTermsInput!): Client!
+
+  """
+  Records that the debtor disputes an open debt: isDisputed becomes true. A
+  disputed debt cannot escalate (applyForPaymentOrder is CONFLICT); interest
+  still accrues. A closed or already disputed debt is CONFLICT.
+  """
+  disputeDebt("The client's id." clientId: UUID!, "Which debt, and what is disputed." input: DisputeDebtInput!): Debt!
+
+  "Records that a debt's dispute is resolved: isDisputed becomes false. A debt not disputed is CONFLICT."
+  resolveDispute("The client's id." clientId: UUID!, "Which debt, and how it was resolved." input: ResolveDisputeInput!): Debt!
+
+  """
+  Applies for a payment order: the debt moves to LEGAL,
+  PAYMENT_ORDER_APPLIED and is charged PAYMENT_ORDER_FEE and
+  PAYMENT_ORDER_APPLICATION_FEE (300.00 and 380.00 unless configured
+  otherwise). Only a DEMAND_EXPIRED debt that is not disputed may (else
+  CONFLICT).
+  """
+  applyForPaymentOrder("The client's id." clientId: UUID!, "Which debt." input: PaymentOrderInput!): Debt!
 }
 
 """
@@ -3381,6 +3523,8 @@ enum CollectionStage {
   INVOICING
   "In collection (code 300)."
   COLLECTION
+  "In legal collection: a payment order was applied for (code 400)."
+  LEGAL
   "Closed: paid in full or withdrawn (code 900)."
   CLOSED
 }
@@ -3395,10 +3539,12 @@ enum CollectionSubStatus {
   OVERDUE
   "Invoicing, from the reminder date (code 103)."
   REMINDED
-  "In collection, during the 8 days after the debt was created: the debtor's time to pay the collection demand (code 301)."
+  "In collection, during the 8 days after the collection demand was sent (demandSentOn): the debtor's time to pay it (code 301)."
   DEMAND_SENT
   "In collection, after those 8 days (code 302)."
   DEMAND_EXPIRED
+  "In legal collection: a payment order was applied for (code 401)."
+  PAYMENT_ORDER_APPLIED
   "Closed by payment in full (code 901)."
   PAID_IN_FULL
   "Closed by withdrawal (code 902)."
@@ -3466,15 +3612,18 @@ type Debt {
   originalAmount: Decimal!
   "Sum of all payments."
   paidAmount: Decimal!
-  "originalAmount - paidAmount, never below 0, withdrawn or not."
+  """
+  What is outstanding today: claim.total.outstanding (originalAmount -
+  paidAmount, never below 0, under default terms), withdrawn or not.
+  """
   remainingAmount: Decimal!
-  "What was paid beyond originalAmount; 0.00 when nothing is overpaid."
+  "The credit left today: claim.overpaidAmount (what was paid beyond originalAmount, under default terms); 0.00 when none."
   overpaidAmount: Decimal!
-  "Paid against originalAmount."
+  "Paid against what was charged: UNPAID (nothing paid), PARTIALLY_PAID, PAID (nothing outstanding, no credit) or OVERPAID (credit)."
   paymentStatus: PaymentStatus!
-  "CLOSED when withdrawn or paid in full, else COLLECTION."
+  "CLOSED when withdrawn or paid in full (nothing outstanding), LEGAL after an application for a payment order, else COLLECTION."
   mainStatus: CollectionStage!
-  "PAID_IN_FULL or WITHDRAWN when closed; while open DEMAND_SENT during the 8 days after creation, then DEMAND_EXPIRED."
+  "PAID_IN_FULL or WITHDRAWN when closed; PAYMENT_ORDER_APPLIED in LEGAL; else DEMAND_SENT during the 8 days after demandSentOn, then DEMAND_EXPIRED."
   underStatus: CollectionSubStatus!
   "INACTIVE exactly when CLOSED."
   activeStatus: ActiveStatus!
@@ -3502,6 +3651,73 @@ type Debt {
   claim("The date to read the claim on (default today)." asOf: Date): Claim!
   "The OCR number for the debtor's bank payment: the debt's id, a length digit and a Luhn check digit."
   paymentReference: String!
+  "The day the collection demand was sent: the day given at hand-over, else the day the debt was created (in the service's time zone)."
+  demandSentOn: Date!
+  "Whether the debtor disputes the debt (disputeDebt, until resolveDispute). A disputed debt cannot escalate."
+  isDisputed: Boolean!
+  "When the current dispute was recorded; null unless disputed."
+  disputedAt: DateTime
+  "The comment of the current dispute; null unless disputed."
+  disputeComment: String
+  "When a payment order was applied for; null before that."
+  paymentOrderAppliedAt: DateTime
+  "The steps of the debt's collection process, oldest first."
+  steps: [DebtStep!]!
+}
+
+"""
+A step of a debt's collection process: a fact with a time and a comment.
+The audit trail names the API key that took it.
+"""
+type DebtStep {
+  "What the step was."
+  kind: DebtStepKind!
+  "When it was taken."
+  takenAt: DateTime!
+  "The comment given with it."
+  comment: String
+}
+
+"""
+The steps of the collection process.
+"""
+enum DebtStepKind {
+  "The debtor disputed the debt (disputeDebt)."
+  DISPUTE
+  "The dispute was resolved (resolveDispute)."
+  RESOLVE_DISPUTE
+  "A payment order was applied for (applyForPaymentOrder)."
+  PAYMENT_ORDER
+}
+
+"""
+A dispute of a debt.
+"""
+input DisputeDebtInput {
+  "The debt's id."
+  id: Int!
+  "What the debtor disputes (1-2000 characters)."
+  comment: String!
+}
+
+"""
+The resolution of a debt's dispute.
+"""
+input ResolveDisputeInput {
+  "The debt's id."
+  id: Int!
+  "How the dispute was resolved (1-2000 characters)."
+  comment: String!
+}
+
+"""
+An application for a payment order.
+"""
+input PaymentOrderInput {
+  "The debt's id."
+  id: Int!
+  "A comment (at most 2000 characters)."
+  comment: String
 }
 
 """
@@ -3594,6 +3810,8 @@ input DebtorWithDebtsInput {
   debts: [DebtItemInput!]
   "The debt's collection terms (every field required); the client's terms when not given."
   terms: CollectionTermsInput
+  "The day the collection demand was sent, for a case taken over already in collection: not after today; the day of the hand-over when not given."
+  demandSentOn: Date
 }
 
 """
@@ -3694,6 +3912,8 @@ input DebtFilter {
   underStatus: CollectionSubStatus
   "Debts whose paymentStatus reads this."
   paymentStatus: PaymentStatus
+  "Debts whose isDisputed reads this."
+  isDisputed: Boolean
   "Which fields searchTerm looks at (default ALL): the debtor's NAME, IDENTIFICATION_NUMBER and EMAIL, the items' INVOICE_NUMBER, or the DEBT_ID exactly."
   searchType: SearchType
   "Case-insensitive substring to search for; blank means no search."
@@ -3781,6 +4001,8 @@ enum AuditRecordType {
   PAYMENT
   "An API key (ApiKey.id)."
   API_KEY
+  "A fee charged on a debt (its id; the debt's claim lists its charges)."
+  FEE
 }
 
 """
@@ -3805,6 +4027,8 @@ type RecordStatuses {
   invoiceProcessStatus: InvoiceProcessStatus
   "A debt's paidAmount."
   paidAmount: Decimal
+  "A debt's isDisputed."
+  isDisputed: Boolean
 }
 
 """
@@ -4422,6 +4646,18 @@ func (ec *executionContext) childFields_Debt(ctx context.Context, field graphql.
 		return ec.fieldContext_Debt_claim(ctx, field)
 	case "paymentReference":
 		return ec.fieldContext_Debt_paymentReference(ctx, field)
+	case "demandSentOn":
+		return ec.fieldContext_Debt_demandSentOn(ctx, field)
+	case "isDisputed":
+		return ec.fieldContext_Debt_isDisputed(ctx, field)
+	case "disputedAt":
+		return ec.fieldContext_Debt_disputedAt(ctx, field)
+	case "disputeComment":
+		return ec.fieldContext_Debt_disputeComment(ctx, field)
+	case "paymentOrderAppliedAt":
+		return ec.fieldContext_Debt_paymentOrderAppliedAt(ctx, field)
+	case "steps":
+		return ec.fieldContext_Debt_steps(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Debt", field.Name)
 }
@@ -4484,6 +4720,18 @@ func (ec *executionContext) childFields_DebtInvoice(ctx context.Context, field g
 		return ec.fieldContext_DebtInvoice_claim(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type DebtInvoice", field.Name)
+}
+
+func (ec *executionContext) childFields_DebtStep(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "kind":
+		return ec.fieldContext_DebtStep_kind(ctx, field)
+	case "takenAt":
+		return ec.fieldContext_DebtStep_takenAt(ctx, field)
+	case "comment":
+		return ec.fieldContext_DebtStep_comment(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DebtStep", field.Name)
 }
 
 func (ec *executionContext) childFields_Debtor(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -4718,6 +4966,8 @@ func (ec *executionContext) childFields_RecordStatuses(ctx context.Context, fiel
 		return ec.fieldContext_RecordStatuses_invoiceProcessStatus(ctx, field)
 	case "paidAmount":
 		return ec.fieldContext_RecordStatuses_paidAmount(ctx, field)
+	case "isDisputed":
+		return ec.fieldContext_RecordStatuses_isDisputed(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type RecordStatuses", field.Name)
 }
@@ -5254,6 +5504,28 @@ func (ec *executionContext) field_Mutation_addDebtPayment_args(ctx context.Conte
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_applyForPaymentOrder_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "clientId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNUUID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["clientId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (PaymentOrderInput, error) {
+			return ec.unmarshalNPaymentOrderInput2githubᚗcomᚋdebtqlᚋdebtqlᚋgraphᚐPaymentOrderInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_createApiKey_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -5340,6 +5612,50 @@ func (ec *executionContext) field_Mutation_createInvoice_args(ctx context.Contex
 	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (collection.InvoiceRecord, error) {
 			return ec.unmarshalNInvoiceInput2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐInvoiceRecord(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_disputeDebt_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "clientId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNUUID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["clientId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (DisputeDebtInput, error) {
+			return ec.unmarshalNDisputeDebtInput2githubᚗcomᚋdebtqlᚋdebtqlᚋgraphᚐDisputeDebtInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_resolveDispute_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "clientId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNUUID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["clientId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (ResolveDisputeInput, error) {
+			return ec.unmarshalNResolveDisputeInput2githubᚗcomᚋdebtqlᚋdebtqlᚋgraphᚐResolveDisputeInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -8628,7 +8944,7 @@ func (ec *executionContext) _Debt_remainingAmount(ctx context.Context, field gra
 			return ec.fieldContext_Debt_remainingAmount(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.RemainingAmount(), nil
+			return ec.Resolvers.Debt().RemainingAmount(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v collection.Money) graphql.Marshaler {
@@ -8639,7 +8955,7 @@ func (ec *executionContext) _Debt_remainingAmount(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_Debt_remainingAmount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Debt", field, true, false, errors.New("field of type Decimal does not have child fields"))
+	return graphql.NewScalarFieldContext("Debt", field, true, true, errors.New("field of type Decimal does not have child fields"))
 }
 
 func (ec *executionContext) _Debt_overpaidAmount(ctx context.Context, field graphql.CollectedField, obj *ent.Debt) (ret graphql.Marshaler) {
@@ -8651,7 +8967,7 @@ func (ec *executionContext) _Debt_overpaidAmount(ctx context.Context, field grap
 			return ec.fieldContext_Debt_overpaidAmount(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.OverpaidAmount(), nil
+			return ec.Resolvers.Debt().OverpaidAmount(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v collection.Money) graphql.Marshaler {
@@ -8662,7 +8978,7 @@ func (ec *executionContext) _Debt_overpaidAmount(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_Debt_overpaidAmount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Debt", field, true, false, errors.New("field of type Decimal does not have child fields"))
+	return graphql.NewScalarFieldContext("Debt", field, true, true, errors.New("field of type Decimal does not have child fields"))
 }
 
 func (ec *executionContext) _Debt_paymentStatus(ctx context.Context, field graphql.CollectedField, obj *ent.Debt) (ret graphql.Marshaler) {
@@ -9001,6 +9317,153 @@ func (ec *executionContext) _Debt_paymentReference(ctx context.Context, field gr
 }
 func (ec *executionContext) fieldContext_Debt_paymentReference(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Debt", field, true, true, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Debt_demandSentOn(ctx context.Context, field graphql.CollectedField, obj *ent.Debt) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Debt_demandSentOn(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Debt().DemandSentOn(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *scalar.Date) graphql.Marshaler {
+			return ec.marshalNDate2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋscalarᚐDate(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Debt_demandSentOn(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Debt", field, true, true, errors.New("field of type Date does not have child fields"))
+}
+
+func (ec *executionContext) _Debt_isDisputed(ctx context.Context, field graphql.CollectedField, obj *ent.Debt) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Debt_isDisputed(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.IsDisputed(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Debt_isDisputed(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Debt", field, true, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _Debt_disputedAt(ctx context.Context, field graphql.CollectedField, obj *ent.Debt) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Debt_disputedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DisputedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalODateTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Debt_disputedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Debt", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _Debt_disputeComment(ctx context.Context, field graphql.CollectedField, obj *ent.Debt) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Debt_disputeComment(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DisputeComment, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Debt_disputeComment(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Debt", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Debt_paymentOrderAppliedAt(ctx context.Context, field graphql.CollectedField, obj *ent.Debt) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Debt_paymentOrderAppliedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PaymentOrderAppliedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalODateTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Debt_paymentOrderAppliedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Debt", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _Debt_steps(ctx context.Context, field graphql.CollectedField, obj *ent.Debt) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Debt_steps(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Debt().Steps(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.DebtStep) graphql.Marshaler {
+			return ec.marshalNDebtStep2ᚕᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐDebtStepᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Debt_steps(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Debt",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DebtStep(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _DebtConnection_edges(ctx context.Context, field graphql.CollectedField, obj *ent.DebtConnection) (ret graphql.Marshaler) {
@@ -9559,6 +10022,75 @@ func (ec *executionContext) fieldContext_DebtInvoice_claim(ctx context.Context, 
 		return fc, err
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _DebtStep_kind(ctx context.Context, field graphql.CollectedField, obj *ent.DebtStep) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DebtStep_kind(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Kind, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v debtstep.Kind) graphql.Marshaler {
+			return ec.marshalNDebtStepKind2githubᚗcomᚋdebtqlᚋdebtqlᚋentᚋdebtstepᚐKind(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DebtStep_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DebtStep", field, false, false, errors.New("field of type DebtStepKind does not have child fields"))
+}
+
+func (ec *executionContext) _DebtStep_takenAt(ctx context.Context, field graphql.CollectedField, obj *ent.DebtStep) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DebtStep_takenAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DebtStep_takenAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DebtStep", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _DebtStep_comment(ctx context.Context, field graphql.CollectedField, obj *ent.DebtStep) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DebtStep_comment(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Comment, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_DebtStep_comment(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DebtStep", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Debtor_id(ctx context.Context, field graphql.CollectedField, obj *ent.Debtor) (ret graphql.Marshaler) {
@@ -11808,6 +12340,138 @@ func (ec *executionContext) fieldContext_Mutation_setCollectionTerms(ctx context
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_disputeDebt(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_disputeDebt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DisputeDebt(ctx, fc.Args["clientId"].(string), fc.Args["input"].(DisputeDebtInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Debt) graphql.Marshaler {
+			return ec.marshalNDebt2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐDebt(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_disputeDebt(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Debt(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_disputeDebt_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_resolveDispute(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_resolveDispute(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().ResolveDispute(ctx, fc.Args["clientId"].(string), fc.Args["input"].(ResolveDisputeInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Debt) graphql.Marshaler {
+			return ec.marshalNDebt2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐDebt(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_resolveDispute(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Debt(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_resolveDispute_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_applyForPaymentOrder(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_applyForPaymentOrder(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().ApplyForPaymentOrder(ctx, fc.Args["clientId"].(string), fc.Args["input"].(PaymentOrderInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Debt) graphql.Marshaler {
+			return ec.marshalNDebt2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐDebt(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_applyForPaymentOrder(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Debt(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_applyForPaymentOrder_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _PageInfo_hasNextPage(ctx context.Context, field graphql.CollectedField, obj *entgql.PageInfo[string]) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -13041,6 +13705,29 @@ func (ec *executionContext) _RecordStatuses_paidAmount(ctx context.Context, fiel
 }
 func (ec *executionContext) fieldContext_RecordStatuses_paidAmount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("RecordStatuses", field, false, false, errors.New("field of type Decimal does not have child fields"))
+}
+
+func (ec *executionContext) _RecordStatuses_isDisputed(ctx context.Context, field graphql.CollectedField, obj *audit.Statuses) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RecordStatuses_isDisputed(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.IsDisputed, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *bool) graphql.Marshaler {
+			return ec.marshalOBoolean2ᚖbool(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RecordStatuses_isDisputed(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RecordStatuses", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
 func (ec *executionContext) _ReferenceRate_validFrom(ctx context.Context, field graphql.CollectedField, obj *ent.ReferenceRate) (ret graphql.Marshaler) {
@@ -14807,7 +15494,7 @@ func (ec *executionContext) unmarshalInputDebtFilter(ctx context.Context, obj an
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"activeStatus", "mainStatus", "underStatus", "paymentStatus", "searchType", "searchTerm"}
+	fieldsInOrder := [...]string{"activeStatus", "mainStatus", "underStatus", "paymentStatus", "isDisputed", "searchType", "searchTerm"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -14842,6 +15529,13 @@ func (ec *executionContext) unmarshalInputDebtFilter(ctx context.Context, obj an
 				return it, err
 			}
 			it.PaymentStatus = data
+		case "isDisputed":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("isDisputed"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IsDisputed = data
 		case "searchType":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("searchType"))
 			data, err := ec.unmarshalOSearchType2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋledgerᚐSearchType(ctx, v)
@@ -15302,7 +15996,7 @@ func (ec *executionContext) unmarshalInputDebtorWithDebtsInput(ctx context.Conte
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"isCorporation", "identificationNumber", "name", "address", "email", "phone", "debts", "terms"}
+	fieldsInOrder := [...]string{"isCorporation", "identificationNumber", "name", "address", "email", "phone", "debts", "terms", "demandSentOn"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -15365,6 +16059,50 @@ func (ec *executionContext) unmarshalInputDebtorWithDebtsInput(ctx context.Conte
 				return it, err
 			}
 			it.Terms = data
+		case "demandSentOn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("demandSentOn"))
+			data, err := ec.unmarshalODate2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋscalarᚐDate(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DemandSentOn = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputDisputeDebtInput(ctx context.Context, obj any) (DisputeDebtInput, error) {
+	var it DisputeDebtInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"id", "comment"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalNInt2int(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		case "comment":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("comment"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Comment = data
 		}
 	}
 	return it, nil
@@ -15641,6 +16379,43 @@ func (ec *executionContext) unmarshalInputInvoiceOrder(ctx context.Context, obj 
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputPaymentOrderInput(ctx context.Context, obj any) (PaymentOrderInput, error) {
+	var it PaymentOrderInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"id", "comment"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalNInt2int(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		case "comment":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("comment"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Comment = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputReferenceRateInput(ctx context.Context, obj any) (collection.ReferenceRate, error) {
 	var it collection.ReferenceRate
 	if obj == nil {
@@ -15673,6 +16448,43 @@ func (ec *executionContext) unmarshalInputReferenceRateInput(ctx context.Context
 				return it, err
 			}
 			it.Rate = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputResolveDisputeInput(ctx context.Context, obj any) (ResolveDisputeInput, error) {
+	var it ResolveDisputeInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"id", "comment"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalNInt2int(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		case "comment":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("comment"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Comment = data
 		}
 	}
 	return it, nil
@@ -17251,15 +18063,81 @@ func (ec *executionContext) _Debt(ctx context.Context, sel ast.SelectionSet, obj
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "remainingAmount":
-			out.Values[i] = ec._Debt_remainingAmount(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Debt_remainingAmount(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
 			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "overpaidAmount":
-			out.Values[i] = ec._Debt_overpaidAmount(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Debt_overpaidAmount(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
 			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "paymentStatus":
 			out.Values[i] = ec._Debt_paymentStatus(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -17462,6 +18340,102 @@ func (ec *executionContext) _Debt(ctx context.Context, sel ast.SelectionSet, obj
 					}
 				}()
 				res = ec._Debt_paymentReference(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "demandSentOn":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Debt_demandSentOn(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "isDisputed":
+			out.Values[i] = ec._Debt_isDisputed(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "disputedAt":
+			out.Values[i] = ec._Debt_disputedAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "disputeComment":
+			out.Values[i] = ec._Debt_disputeComment(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "paymentOrderAppliedAt":
+			out.Values[i] = ec._Debt_paymentOrderAppliedAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "steps":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Debt_steps(ctx, field, obj)
 				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
@@ -17826,6 +18800,54 @@ func (ec *executionContext) _DebtInvoice(ctx context.Context, sel ast.SelectionS
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var debtStepImplementors = []string{"DebtStep"}
+
+func (ec *executionContext) _DebtStep(ctx context.Context, sel ast.SelectionSet, obj *ent.DebtStep) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, debtStepImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DebtStep")
+		case "kind":
+			out.Values[i] = ec._DebtStep_kind(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "takenAt":
+			out.Values[i] = ec._DebtStep_takenAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "comment":
+			out.Values[i] = ec._DebtStep_comment(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -19301,6 +20323,27 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "disputeDebt":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_disputeDebt(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "resolveDispute":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_resolveDispute(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "applyForPaymentOrder":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_applyForPaymentOrder(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -20012,6 +21055,11 @@ func (ec *executionContext) _RecordStatuses(ctx context.Context, sel ast.Selecti
 			}
 		case "paidAmount":
 			out.Values[i] = ec._RecordStatuses_paidAmount(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "isDisputed":
+			out.Values[i] = ec._RecordStatuses_isDisputed(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
@@ -20880,6 +21928,22 @@ func (ec *executionContext) marshalNDate2githubᚗcomᚋdebtqlᚋdebtqlᚋintern
 	return v
 }
 
+func (ec *executionContext) unmarshalNDate2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋscalarᚐDate(ctx context.Context, v any) (*scalar.Date, error) {
+	var res = new(scalar.Date)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNDate2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋscalarᚐDate(ctx context.Context, sel ast.SelectionSet, v *scalar.Date) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return v
+}
+
 func (ec *executionContext) unmarshalNDateTime2timeᚐTime(ctx context.Context, v any) (time.Time, error) {
 	res, err := scalar.UnmarshalDateTime(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -21003,6 +22067,42 @@ func (ec *executionContext) unmarshalNDebtPaymentInput2githubᚗcomᚋdebtqlᚋd
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) marshalNDebtStep2ᚕᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐDebtStepᚄ(ctx context.Context, sel ast.SelectionSet, v []*ent.DebtStep) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNDebtStep2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐDebtStep(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNDebtStep2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐDebtStep(ctx context.Context, sel ast.SelectionSet, v *ent.DebtStep) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._DebtStep(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNDebtStepKind2githubᚗcomᚋdebtqlᚋdebtqlᚋentᚋdebtstepᚐKind(ctx context.Context, v any) (debtstep.Kind, error) {
+	var res debtstep.Kind
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNDebtStepKind2githubᚗcomᚋdebtqlᚋdebtqlᚋentᚋdebtstepᚐKind(ctx context.Context, sel ast.SelectionSet, v debtstep.Kind) graphql.Marshaler {
+	return v
+}
+
 func (ec *executionContext) marshalNDebtor2ᚕᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐDebtorᚄ(ctx context.Context, sel ast.SelectionSet, v []*ent.Debtor) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
@@ -21097,6 +22197,11 @@ func (ec *executionContext) unmarshalNDecimal2githubᚗcomᚋdebtqlᚋdebtqlᚋi
 
 func (ec *executionContext) marshalNDecimal2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐRate(ctx context.Context, sel ast.SelectionSet, v collection.Rate) graphql.Marshaler {
 	return v
+}
+
+func (ec *executionContext) unmarshalNDisputeDebtInput2githubᚗcomᚋdebtqlᚋdebtqlᚋgraphᚐDisputeDebtInput(ctx context.Context, v any) (DisputeDebtInput, error) {
+	res, err := ec.unmarshalInputDisputeDebtInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalNFee2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐFee(ctx context.Context, sel ast.SelectionSet, v collection.Fee) graphql.Marshaler {
@@ -21322,6 +22427,11 @@ func (ec *executionContext) marshalNPaymentAllocation2ᚖgithubᚗcomᚋdebtql�
 	return ec._PaymentAllocation(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNPaymentOrderInput2githubᚗcomᚋdebtqlᚋdebtqlᚋgraphᚐPaymentOrderInput(ctx context.Context, v any) (PaymentOrderInput, error) {
+	res, err := ec.unmarshalInputPaymentOrderInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalNPaymentSource2githubᚗcomᚋdebtqlᚋdebtqlᚋentᚋpaymentᚐSource(ctx context.Context, v any) (payment.Source, error) {
 	var res payment.Source
 	err := res.UnmarshalGQL(v)
@@ -21370,6 +22480,11 @@ func (ec *executionContext) marshalNReferenceRate2ᚖgithubᚗcomᚋdebtqlᚋdeb
 
 func (ec *executionContext) unmarshalNReferenceRateInput2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐReferenceRate(ctx context.Context, v any) (collection.ReferenceRate, error) {
 	res, err := ec.unmarshalInputReferenceRateInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNResolveDisputeInput2githubᚗcomᚋdebtqlᚋdebtqlᚋgraphᚐResolveDisputeInput(ctx context.Context, v any) (ResolveDisputeInput, error) {
+	res, err := ec.unmarshalInputResolveDisputeInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 

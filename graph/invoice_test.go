@@ -1492,7 +1492,8 @@ func invoiceDebt(t *testing.T, env *apitest.Env, clientID, debtorID, number stri
 	t.Helper()
 	ctx := auth.System(context.Background())
 	c := env.DB.Ent.Debt.Create().SetClientID(clientID).SetDebtorID(debtorID).
-		SetOriginalAmount(amount).SetPaidAmount(paid).SetCreatedAt(created)
+		SetOriginalAmount(amount).SetPaidAmount(paid).SetCreatedAt(created).
+		SetChargedAmount(amount).SetDemandSentAt(created)
 	if withdrawn {
 		c.SetWithdrawnAt(created.Add(time.Hour))
 	}

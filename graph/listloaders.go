@@ -155,6 +155,7 @@ func (l *groupPages[C]) get(ctx context.Context, clientID, id string, load func(
 func (r *Resolver) primeDebts(ctx context.Context, clientID string, debts []*ent.Debt) {
 	l := r.loaders(ctx)
 	l.itemInvoice.prime(debts...)
+	ledger.PrimeClaims(ctx, debts)
 	for _, d := range debts {
 		if d.DebtorID == "" {
 			continue

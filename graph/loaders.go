@@ -160,7 +160,7 @@ func (r *Resolver) loadDebtorDebts(ctx context.Context, debtors []*ent.Debtor) (
 	}
 	debts, err := r.db(ctx).Debt.Query().
 		Where(debt.DebtorIDIn(ids...)).
-		Select(debt.FieldDebtorID, debt.FieldOriginalAmount, debt.FieldPaidAmount, debt.FieldWithdrawnAt, debt.FieldCreatedAt).
+		Select(append([]string{debt.FieldDebtorID}, ledger.DebtFactFields...)...).
 		All(ctx)
 	if err != nil {
 		return nil, err

@@ -33,8 +33,32 @@ type DebtorByIDsInput struct {
 	ID string `json:"ID"`
 }
 
+// A dispute of a debt.
+type DisputeDebtInput struct {
+	// The debt's id.
+	ID int `json:"id"`
+	// What the debtor disputes (1-2000 characters).
+	Comment string `json:"comment"`
+}
+
 type InvoiceByIDsInput struct {
 	ID string `json:"ID"`
+}
+
+// An application for a payment order.
+type PaymentOrderInput struct {
+	// The debt's id.
+	ID int `json:"id"`
+	// A comment (at most 2000 characters).
+	Comment *string `json:"comment,omitempty"`
+}
+
+// The resolution of a debt's dispute.
+type ResolveDisputeInput struct {
+	// The debt's id.
+	ID int `json:"id"`
+	// How the dispute was resolved (1-2000 characters).
+	Comment string `json:"comment"`
 }
 
 // Who is calling.

@@ -81,6 +81,18 @@ func (r *debtResolver) Payments(ctx context.Context, obj *ent.Debt) ([]*ent.Paym
 	return sortPayments(payments), err
 }
 
+// RemainingAmount is the resolver for the remainingAmount field.
+func (r *debtResolver) RemainingAmount(ctx context.Context, obj *ent.Debt) (collection.Money, error) {
+	remaining, _, err := r.ledger.Outstanding(ctx, obj)
+	return remaining, err
+}
+
+// OverpaidAmount is the resolver for the overpaidAmount field.
+func (r *debtResolver) OverpaidAmount(ctx context.Context, obj *ent.Debt) (collection.Money, error) {
+	_, overpaid, err := r.ledger.Outstanding(ctx, obj)
+	return overpaid, err
+}
+
 // UnderStatus is the resolver for the underStatus field.
 func (r *debtResolver) UnderStatus(ctx context.Context, obj *ent.Debt) (collection.CollectionSubStatus, error) {
 	return r.debtProjection(obj).Under, nil
@@ -107,6 +119,17 @@ func (r *debtResolver) Claim(ctx context.Context, obj *ent.Debt, asOf *scalar.Da
 // PaymentReference is the resolver for the paymentReference field.
 func (r *debtResolver) PaymentReference(ctx context.Context, obj *ent.Debt) (string, error) {
 	return collection.PaymentReference(int(obj.ID)), nil
+}
+
+// DemandSentOn is the resolver for the demandSentOn field.
+func (r *debtResolver) DemandSentOn(ctx context.Context, obj *ent.Debt) (*scalar.Date, error) {
+	day := r.ledger.DemandSentOn(obj)
+	return &day, nil
+}
+
+// Steps is the resolver for the steps field.
+func (r *debtResolver) Steps(ctx context.Context, obj *ent.Debt) ([]*ent.DebtStep, error) {
+	return r.ledger.Steps(ctx, obj)
 }
 
 // RemainingAmount is the resolver for the remainingAmount field.
@@ -315,6 +338,21 @@ func (r *mutationResolver) SetReferenceRate(ctx context.Context, input collectio
 // SetCollectionTerms is the resolver for the setCollectionTerms field.
 func (r *mutationResolver) SetCollectionTerms(ctx context.Context, clientID string, input collection.Terms) (*ent.Creditor, error) {
 	return r.ledger.SetCollectionTerms(ctx, r.actor(ctx), clientID, input)
+}
+
+// DisputeDebt is the resolver for the disputeDebt field.
+func (r *mutationResolver) DisputeDebt(ctx context.Context, clientID string, input DisputeDebtInput) (*ent.Debt, error) {
+	return r.step(ctx, r.ledger.DisputeDebt, clientID, input.ID, &input.Comment)
+}
+
+// ResolveDispute is the resolver for the resolveDispute field.
+func (r *mutationResolver) ResolveDispute(ctx context.Context, clientID string, input ResolveDisputeInput) (*ent.Debt, error) {
+	return r.step(ctx, r.ledger.ResolveDispute, clientID, input.ID, &input.Comment)
+}
+
+// ApplyForPaymentOrder is the resolver for the applyForPaymentOrder field.
+func (r *mutationResolver) ApplyForPaymentOrder(ctx context.Context, clientID string, input PaymentOrderInput) (*ent.Debt, error) {
+	return r.step(ctx, r.ledger.ApplyForPaymentOrder, clientID, input.ID, input.Comment)
 }
 
 // Allocation is the resolver for the allocation field.

@@ -79,15 +79,41 @@ func (f *invariantFixture) debt(t *testing.T, debtorID string, createdDay int, w
 // debtAt writes a debt created at an exact instant.
 func (f *invariantFixture) debtAt(t *testing.T, debtorID string, created time.Time, withdrawn bool, items ...item) {
 	t.Helper()
+	f.debtWith(t, debtorID, created, debtOpts{withdrawn: withdrawn}, items...)
+}
+
+// debtOpts are the facts of a debt beyond its items: withdrawal, fees
+// charged (its charged amount is its items' plus these), the process's
+// state, and a demand sent earlier than the debt was created.
+type debtOpts struct {
+	withdrawn, legal, disputed bool
+	fees                       collection.Money
+	demandDay                  *int // days from the base; nil: the creation instant
+}
+
+// debtWith writes a debt created at an exact instant, with opts.
+func (f *invariantFixture) debtWith(t *testing.T, debtorID string, created time.Time, opts debtOpts, items ...item) {
+	t.Helper()
 	var original, paid collection.Money
 	for _, it := range items {
 		original += it.amount
 		paid += it.paid
 	}
+	demand := created
+	if opts.demandDay != nil {
+		demand = day(*opts.demandDay).Start(apitest.Stockholm)
+	}
 	c := f.db.Debt.Create().SetClientID(f.clientID).SetDebtorID(debtorID).
-		SetOriginalAmount(original).SetPaidAmount(paid).SetCreatedAt(created)
-	if withdrawn {
+		SetOriginalAmount(original).SetPaidAmount(paid).SetCreatedAt(created).
+		SetChargedAmount(original + opts.fees).SetDemandSentAt(demand)
+	if opts.withdrawn {
 		c.SetWithdrawnAt(created.Add(time.Hour))
+	}
+	if opts.legal {
+		c.SetPaymentOrderAppliedAt(created.Add(time.Minute))
+	}
+	if opts.disputed {
+		c.SetDisputedAt(created.Add(time.Minute)).SetDisputeComment("disputed")
 	}
 	d, err := c.Save(f.ctx)
 	if err != nil {
@@ -100,6 +126,23 @@ func (f *invariantFixture) debtAt(t *testing.T, debtorID string, created time.Ti
 			t.Fatal(err)
 		}
 	}
+}
+
+// processDebts writes debts of part two's process and charges: in LEGAL
+// (paid its items in full, not its fees: open), disputed with a demand
+// sent before the hand-over, closed after a payment order by paying its
+// fees too, and overpaid beyond its fees.
+func (f *invariantFixture) processDebts(t *testing.T) {
+	t.Helper()
+	minus10 := -10
+	d := f.debtor(t)
+	f.debtWith(t, d, invariantBase.AddDate(0, 0, -12).UTC(), debtOpts{legal: true, fees: 68000}, item{"HELD-LEGAL", 100000, 100000})
+	d = f.debtor(t)
+	f.debtWith(t, d, invariantBase.AddDate(0, 0, -3).UTC(), debtOpts{disputed: true, demandDay: &minus10}, item{"DISPUTED", 50000, 0})
+	d = f.debtor(t)
+	f.debtWith(t, d, invariantBase.AddDate(0, 0, -20).UTC(), debtOpts{legal: true, fees: 68000}, item{"LEGAL-PAID", 10000, 78000})
+	d = f.debtor(t)
+	f.debtWith(t, d, invariantBase.AddDate(0, 0, -1).UTC(), debtOpts{fees: 5000, disputed: true}, item{"FEES-OVERPAID", 10000, 16000})
 }
 
 func TestStatusFiltersMatchFields(t *testing.T) {
@@ -127,7 +170,7 @@ func TestStatusFiltersMatchFields(t *testing.T) {
 		}
 	}
 	// Invoices in debts.
-	for _, n := range []string{"HELD-NEW", "HELD-OLD", "HELD-PARTIAL", "IN-WITHDRAWN-DEBT", "PAID", "OVERPAID", "HELD-BY-CLOSED"} {
+	for _, n := range []string{"HELD-NEW", "HELD-OLD", "HELD-PARTIAL", "IN-WITHDRAWN-DEBT", "PAID", "OVERPAID", "HELD-BY-CLOSED", "HELD-LEGAL", "DISPUTED"} {
 		f.invoice(t, n, -20, 0, "1000")
 	}
 
@@ -152,6 +195,7 @@ func TestStatusFiltersMatchFields(t *testing.T) {
 	// Created at the first instant of its day: on the 8th day after it the
 	// demand still runs, on the 9th it has expired.
 	f.debtAt(t, d7, day(-8).Start(apitest.Stockholm), false, item{"EXTRA-4", 5000, 0})
+	f.processDebts(t)
 
 	for _, offset := range []int{-3, -1, 0, 1, 2, 3, 6, 7, 8, 9, 30} {
 		today := invariantBase.AddDate(0, 0, offset)
@@ -173,8 +217,8 @@ type filterCheck struct {
 
 var (
 	paymentValues = []string{"UNPAID", "PARTIALLY_PAID", "PAID", "OVERPAID"}
-	stageValues   = []string{"INVOICING", "COLLECTION", "CLOSED"}
-	subValues     = []string{"NOT_DUE", "OVERDUE", "REMINDED", "DEMAND_SENT", "DEMAND_EXPIRED", "PAID_IN_FULL", "WITHDRAWN"}
+	stageValues   = []string{"INVOICING", "COLLECTION", "LEGAL", "CLOSED"}
+	subValues     = []string{"NOT_DUE", "OVERDUE", "REMINDED", "DEMAND_SENT", "DEMAND_EXPIRED", "PAYMENT_ORDER_APPLIED", "PAID_IN_FULL", "WITHDRAWN"}
 	boolValues    = []string{"true", "false"}
 )
 
@@ -207,6 +251,7 @@ func checkDebtFilters(t *testing.T, env *apitest.Env, clientID string) {
 		{"mainStatus", "mainStatus", stageValues},
 		{"underStatus", "underStatus", subValues},
 		{"activeStatus", "activeStatus", []string{"ACTIVE", "INACTIVE"}},
+		{"isDisputed", "isDisputed", boolValues},
 	}
 	checkFilters(t, env, clientID, "debts", "DebtFilter", "id", checks)
 }
@@ -295,6 +340,8 @@ func TestStatusFixturesReachEveryValue(t *testing.T) {
 	f.debt(t, d4, -1, false, item{"PARTIAL", 100000, 40000})
 	d5 := f.debtor(t)
 	f.debt(t, d5, -4, false, item{"OVERPAID", 100000, 120000})
+	f.invoice(t, "HELD-LEGAL", -20, 0, "1000")
+	f.processDebts(t)
 	env.Clock.Set(invariantBase)
 
 	seen := map[string]bool{}
@@ -315,8 +362,8 @@ func TestStatusFixturesReachEveryValue(t *testing.T) {
 		}
 	}
 	for _, v := range []string{"UNPAID", "PARTIALLY_PAID", "PAID", "OVERPAID", "OPEN", "OVERDUE", "TRANSFERRED_TO_COLLECTION",
-		"AWAITING_DUE", "DUE_DATE_PASSED", "REMINDER_SENT", "SENT_TO_COLLECTION", "CLOSED", "INVOICING", "COLLECTION",
-		"NOT_DUE", "REMINDED", "DEMAND_SENT", "DEMAND_EXPIRED", "PAID_IN_FULL", "WITHDRAWN", "ACTIVE", "INACTIVE"} {
+		"AWAITING_DUE", "DUE_DATE_PASSED", "REMINDER_SENT", "SENT_TO_COLLECTION", "CLOSED", "INVOICING", "COLLECTION", "LEGAL",
+		"NOT_DUE", "REMINDED", "DEMAND_SENT", "DEMAND_EXPIRED", "PAYMENT_ORDER_APPLIED", "PAID_IN_FULL", "WITHDRAWN", "ACTIVE", "INACTIVE"} {
 		if !seen[v] {
 			t.Errorf("no fixture reads %s", v)
 		}

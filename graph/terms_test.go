@@ -1,6 +1,7 @@
 package graph_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -322,5 +323,69 @@ func TestTermsClaimReadOncePerDebt(t *testing.T) {
 	}
 	if four := count(); four != one {
 		t.Errorf("%d statements with one payment, %d with four: the claim is read per payment", one, four)
+	}
+}
+
+// A page of debts that selects their claims reads the claims' facts with
+// the same statements whatever the page's size: items, payments and fees
+// of the whole page at once, and the reference rates once.
+func TestTermsClaimPageStatementsFixed(t *testing.T) {
+	env := apitest.New(t)
+	clientID, c := env.ClientCaller(t, "Sida AB")
+	for i := range 12 {
+		item := debtCaseItemInput(fmt.Sprintf("F-%d", i), "1000.00")
+		item["invoiceDate"], item["dueDate"] = "2026-01-01T10:00:00+01:00", "2026-02-01T10:00:00+01:00"
+		in := debtCaseInput("198112189876", "Anna Andersson", item)
+		in["terms"] = apitest.Vars{"interest": "STATUTORY", "collectionFee": "180.00", "lateCompensation": false}
+		d := termsMustCreate(t, c, clientID, in)
+		termsPay(t, c, clientID, d.ID, d.Invoices[0].ID, "100.00", "2026-03-01")
+	}
+	const page = `query($c: UUID!, $n: Int!) { debts(clientId: $c, rowsPerPage: $n) { nodes { id remainingAmount
+	  claim { total { outstanding } interest { outstanding } } } } }`
+	count := func(n int) int {
+		c.Do(t, page, apitest.Vars{"c": clientID, "n": n}).OK(t, nil) // the key's lastUsedAt is written once
+		env.Statements.Reset()
+		var out struct {
+			Debts struct {
+				Nodes []struct {
+					RemainingAmount string
+					Claim           struct{ Total, Interest termsPart }
+				}
+			}
+		}
+		c.Do(t, page, apitest.Vars{"c": clientID, "n": n}).OK(t, &out)
+		for _, d := range out.Debts.Nodes {
+			if d.Claim.Interest.Outstanding == "0.00" || d.RemainingAmount != d.Claim.Total.Outstanding {
+				t.Fatalf("a debt of the page reads interest %+v, remaining %s, total %+v", d.Claim.Interest, d.RemainingAmount, d.Claim.Total)
+			}
+		}
+		if len(out.Debts.Nodes) != n {
+			t.Fatalf("a page of %d holds %d debts", n, len(out.Debts.Nodes))
+		}
+		return env.Statements.Count()
+	}
+	if small, large := count(2), count(12); small != large {
+		t.Errorf("%d statements for a page of 2, %d for a page of 12: the claims are read per debt", small, large)
+	}
+}
+
+// An item handed over before its due day was kept (due_on empty) has its
+// due day read from its due date in the service's time zone: its claim is
+// the same.
+func TestTermsClaimOfAnItemWithoutItsDueDay(t *testing.T) {
+	env := apitest.New(t)
+	env.Clock.Set(time.Date(2026, 3, 1, 12, 0, 0, 0, apitest.Stockholm))
+	clientID, c := env.ClientCaller(t, "Äldre AB")
+	item := debtCaseItemInput("F-1", "1000.00")
+	item["invoiceDate"], item["dueDate"] = "2025-12-01T10:00:00+01:00", "2026-01-01T10:00:00+01:00"
+	item["interestRate"] = "10"
+	d := termsMustCreate(t, c, clientID, debtCaseInput("198112189876", "Anna Andersson", item))
+	before := termsRead(t, c, clientID, d.ID, "2026-03-01")
+	if _, err := env.DB.SQL.Exec("UPDATE debt_invoices SET due_on = NULL WHERE debt_id = " + fmt.Sprint(d.ID)); err != nil {
+		t.Fatal(err)
+	}
+	after := termsRead(t, c, clientID, d.ID, "2026-03-01")
+	if before.Claim.Interest != after.Claim.Interest || before.Claim.Interest.Charged == "0.00" {
+		t.Errorf("interest with due_on %+v, without %+v", before.Claim.Interest, after.Claim.Interest)
 	}
 }

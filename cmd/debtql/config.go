@@ -13,6 +13,7 @@ import (
 
 	"github.com/mattn/go-isatty"
 
+	"github.com/debtql/debtql/internal/collection"
 	"github.com/debtql/debtql/internal/server"
 	"github.com/debtql/debtql/internal/store"
 )
@@ -30,6 +31,8 @@ type config struct {
 	introspection bool
 	limits        server.Limits
 	corsOrigins   string
+	// paymentOrder is what applyForPaymentOrder charges.
+	paymentOrder collection.PaymentOrderAmounts
 	// migrate applies pending migrations at the start of serve.
 	migrate bool
 	// badEnv lists environment variables whose values did not parse.
@@ -75,6 +78,13 @@ func (c *config) registerServe(fs *flag.FlagSet) {
 		"browser origins allowed to call the API, comma-separated (https://app.example.se), or *; none by default (env DEBTQL_CORS_ORIGINS)")
 	fs.BoolVar(&c.migrate, "migrate", env("DEBTQL_MIGRATE", "true") != "false",
 		"apply pending PostgreSQL migrations at start; with false, refuse to start while any is pending (env DEBTQL_MIGRATE)")
+	// The defaults first: a flag's help shows its value at registration.
+	po := collection.DefaultPaymentOrderAmounts
+	c.paymentOrder.Fee = c.envMoney("DEBTQL_PAYMENT_ORDER_FEE", po.Fee)
+	c.paymentOrder.ApplicationFee = c.envMoney("DEBTQL_PAYMENT_ORDER_APPLICATION_FEE", po.ApplicationFee)
+	fs.Var(moneyFlag{&c.paymentOrder.Fee}, "payment-order-fee", "PAYMENT_ORDER_FEE that applyForPaymentOrder charges, 0.00-10000.00 (env DEBTQL_PAYMENT_ORDER_FEE)")
+	fs.Var(moneyFlag{&c.paymentOrder.ApplicationFee}, "payment-order-application-fee",
+		"PAYMENT_ORDER_APPLICATION_FEE that applyForPaymentOrder charges, 0.00-10000.00 (env DEBTQL_PAYMENT_ORDER_APPLICATION_FEE)")
 	d := server.DefaultLimits
 	fs.IntVar(&c.limits.MaxDepth, "max-depth", c.envInt("DEBTQL_MAX_DEPTH", d.MaxDepth),
 		"deepest field nesting of a query, introspection aside; 0 = no limit (env DEBTQL_MAX_DEPTH)")
@@ -132,10 +142,44 @@ func (c *config) envDuration(name string, fallback time.Duration) time.Duration 
 	return fallback
 }
 
+// envMoney reads an amount (kronor with up to 2 decimals) from the
+// environment, as envInt reads a number.
+func (c *config) envMoney(name string, fallback collection.Money) collection.Money {
+	if v := os.Getenv(name); v != "" {
+		if m, err := collection.ParseMoney(v); err == nil {
+			return m
+		}
+		c.badEnv = append(c.badEnv, name)
+	}
+	return fallback
+}
+
+// moneyFlag is a flag holding an amount (kronor with up to 2 decimals).
+type moneyFlag struct{ m *collection.Money }
+
+func (f moneyFlag) String() string {
+	if f.m == nil {
+		return ""
+	}
+	return f.m.String()
+}
+
+func (f moneyFlag) Set(s string) error {
+	m, err := collection.ParseMoney(s)
+	if err != nil {
+		return err
+	}
+	*f.m = m
+	return nil
+}
+
 // validate refuses settings that cannot work.
 func (c *config) validate() error {
 	if len(c.badEnv) > 0 {
-		return fmt.Errorf("cannot read %s: use a number (or a duration such as 10s)", strings.Join(c.badEnv, ", "))
+		return fmt.Errorf("cannot read %s: use a number (or a duration such as 10s, or an amount such as 300.00)", strings.Join(c.badEnv, ", "))
+	}
+	if err := c.paymentOrder.Check(); err != nil {
+		return fmt.Errorf("payment-order amounts: %w", err)
 	}
 	if c.metricsAddr != "" && c.metricsAddr == c.addr {
 		return fmt.Errorf("--metrics-addr must differ from --addr (%s); leave it empty to serve /metrics on --addr", c.addr)

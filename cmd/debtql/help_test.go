@@ -115,7 +115,7 @@ func TestServeHelpListsEverySetting(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	read := regexp.MustCompile(`(?:Getenv|LookupEnv|env|envInt|envFloat|envDuration)\("([A-Z][A-Z0-9_]*)"`)
+	read := regexp.MustCompile(`(?:Getenv|LookupEnv|env|envInt|envFloat|envDuration|envMoney)\("([A-Z][A-Z0-9_]*)"`)
 	var names []string
 	for _, glob := range []string{"*.go", "../../internal/store/*.go"} {
 		files, err := filepath.Glob(glob)

@@ -125,7 +125,8 @@ func TestServeHelpListsEveryFlagWithItsEnvironmentVariable(t *testing.T) {
 			flags := flagEntries(stderr)
 			names := []string{"addr", "database-url", "sqlite", "tz", "log-level", "log-format", "introspection",
 				"max-depth", "max-complexity", "max-root-fields", "max-document-bytes", "max-response-fields", "max-response-bytes",
-				"rate-limit", "rate-burst", "auth-failure-limit", "auth-failure-burst", "request-timeout", "cors-origins", "metrics-addr", "migrate"}
+				"rate-limit", "rate-burst", "auth-failure-limit", "auth-failure-burst", "request-timeout", "cors-origins", "metrics-addr", "migrate",
+				"payment-order-fee", "payment-order-application-fee"}
 			for _, name := range names {
 				entry, ok := flags[name]
 				if !ok {
@@ -254,5 +255,33 @@ func TestExitCode(t *testing.T) {
 		if got := exitCode(tc.err); got != tc.want {
 			t.Errorf("exitCode(%v) = %d, want %d", tc.err, got, tc.want)
 		}
+	}
+}
+
+// The payment-order amounts: a value that is no amount, or one out of
+// range, stops the start with an error naming it.
+func TestServeRefusesBadPaymentOrderAmounts(t *testing.T) {
+	for _, tt := range []struct {
+		env, value, flag, want string
+	}{
+		{"DEBTQL_PAYMENT_ORDER_FEE", "trehundra", "", "DEBTQL_PAYMENT_ORDER_FEE"},
+		{"DEBTQL_PAYMENT_ORDER_APPLICATION_FEE", "10000.01", "", "applicationFee"},
+		{"", "", "--payment-order-fee=-1", "fee"},
+		{"", "", "--payment-order-fee=1.234", "payment-order-fee"},
+	} {
+		t.Run(tt.env+tt.flag, func(t *testing.T) {
+			cleanEnv(t)
+			if tt.env != "" {
+				t.Setenv(tt.env, tt.value)
+			}
+			args := []string{"serve", "--sqlite", dbPath(t), "--addr", "127.0.0.1:0"}
+			if tt.flag != "" {
+				args = append(args, tt.flag)
+			}
+			_, stderr, err := runCLI(t, args...)
+			if err == nil || !strings.Contains(err.Error()+stderr, tt.want) {
+				t.Fatalf("serve with %s%s=%s: err %v, stderr %q; want an error naming %s", tt.env, tt.flag, tt.value, err, stderr, tt.want)
+			}
+		})
 	}
 }

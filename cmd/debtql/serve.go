@@ -126,6 +126,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		AllowedOrigins:       origins,
 		SeparateMetrics:      c.metricsAddr != "",
 		TracerProvider:       tracerProvider,
+		PaymentOrder:         &c.paymentOrder,
 	})
 	defer handler.Close() // before the database closes
 	stopPprof, err := startPprof(os.Getenv("DEBTQL_PPROF_ADDR"), log)

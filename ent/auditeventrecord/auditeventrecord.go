@@ -86,6 +86,7 @@ const (
 	RecordTypeDEBT_INVOICE RecordType = "DEBT_INVOICE"
 	RecordTypePAYMENT      RecordType = "PAYMENT"
 	RecordTypeAPI_KEY      RecordType = "API_KEY"
+	RecordTypeFEE          RecordType = "FEE"
 )
 
 func (rt RecordType) String() string {
@@ -95,7 +96,7 @@ func (rt RecordType) String() string {
 // RecordTypeValidator is a validator for the "record_type" field enum values. It is called by the builders before save.
 func RecordTypeValidator(rt RecordType) error {
 	switch rt {
-	case RecordTypeCLIENT, RecordTypeDEBTOR, RecordTypeINVOICE, RecordTypeDEBT, RecordTypeDEBT_INVOICE, RecordTypePAYMENT, RecordTypeAPI_KEY:
+	case RecordTypeCLIENT, RecordTypeDEBTOR, RecordTypeINVOICE, RecordTypeDEBT, RecordTypeDEBT_INVOICE, RecordTypePAYMENT, RecordTypeAPI_KEY, RecordTypeFEE:
 		return nil
 	default:
 		return fmt.Errorf("auditeventrecord: invalid enum value for record_type field: %q", rt)

@@ -30,6 +30,18 @@ const (
 	FieldOriginalAmount = "original_amount"
 	// FieldPaidAmount holds the string denoting the paid_amount field in the database.
 	FieldPaidAmount = "paid_amount"
+	// FieldChargedAmount holds the string denoting the charged_amount field in the database.
+	FieldChargedAmount = "charged_amount"
+	// FieldInterestBearing holds the string denoting the interest_bearing field in the database.
+	FieldInterestBearing = "interest_bearing"
+	// FieldDemandSentAt holds the string denoting the demand_sent_at field in the database.
+	FieldDemandSentAt = "demand_sent_at"
+	// FieldDisputedAt holds the string denoting the disputed_at field in the database.
+	FieldDisputedAt = "disputed_at"
+	// FieldDisputeComment holds the string denoting the dispute_comment field in the database.
+	FieldDisputeComment = "dispute_comment"
+	// FieldPaymentOrderAppliedAt holds the string denoting the payment_order_applied_at field in the database.
+	FieldPaymentOrderAppliedAt = "payment_order_applied_at"
 	// FieldWithdrawnAt holds the string denoting the withdrawn_at field in the database.
 	FieldWithdrawnAt = "withdrawn_at"
 	// FieldWithdrawComment holds the string denoting the withdraw_comment field in the database.
@@ -50,6 +62,8 @@ const (
 	EdgePayments = "payments"
 	// EdgeFees holds the string denoting the fees edge name in mutations.
 	EdgeFees = "fees"
+	// EdgeSteps holds the string denoting the steps edge name in mutations.
+	EdgeSteps = "steps"
 	// EdgeEvents holds the string denoting the events edge name in mutations.
 	EdgeEvents = "events"
 	// Table holds the table name of the debt in the database.
@@ -89,6 +103,13 @@ const (
 	FeesInverseTable = "fees"
 	// FeesColumn is the table column denoting the fees relation/edge.
 	FeesColumn = "debt_id"
+	// StepsTable is the table that holds the steps relation/edge.
+	StepsTable = "debt_steps"
+	// StepsInverseTable is the table name for the DebtStep entity.
+	// It exists in this package in order to avoid circular dependency with the "debtstep" package.
+	StepsInverseTable = "debt_steps"
+	// StepsColumn is the table column denoting the steps relation/edge.
+	StepsColumn = "debt_id"
 	// EventsTable is the table that holds the events relation/edge.
 	EventsTable = "audit_events"
 	// EventsInverseTable is the table name for the AuditEvent entity.
@@ -107,6 +128,12 @@ var Columns = []string{
 	FieldDebtorID,
 	FieldOriginalAmount,
 	FieldPaidAmount,
+	FieldChargedAmount,
+	FieldInterestBearing,
+	FieldDemandSentAt,
+	FieldDisputedAt,
+	FieldDisputeComment,
+	FieldPaymentOrderAppliedAt,
 	FieldWithdrawnAt,
 	FieldWithdrawComment,
 	FieldInterestRule,
@@ -133,6 +160,10 @@ var (
 	UpdateDefaultUpdatedAt func() time.Time
 	// DefaultPaidAmount holds the default value on creation for the "paid_amount" field.
 	DefaultPaidAmount collection.Money
+	// DefaultInterestBearing holds the default value on creation for the "interest_bearing" field.
+	DefaultInterestBearing bool
+	// DisputeCommentValidator is a validator for the "dispute_comment" field. It is called by the builders before save.
+	DisputeCommentValidator func(string) error
 	// WithdrawCommentValidator is a validator for the "withdraw_comment" field. It is called by the builders before save.
 	WithdrawCommentValidator func(string) error
 	// DefaultCollectionFee holds the default value on creation for the "collection_fee" field.
@@ -203,6 +234,36 @@ func ByOriginalAmount(opts ...sql.OrderTermOption) OrderOption {
 // ByPaidAmount orders the results by the paid_amount field.
 func ByPaidAmount(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldPaidAmount, opts...).ToFunc()
+}
+
+// ByChargedAmount orders the results by the charged_amount field.
+func ByChargedAmount(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldChargedAmount, opts...).ToFunc()
+}
+
+// ByInterestBearing orders the results by the interest_bearing field.
+func ByInterestBearing(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldInterestBearing, opts...).ToFunc()
+}
+
+// ByDemandSentAt orders the results by the demand_sent_at field.
+func ByDemandSentAt(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldDemandSentAt, opts...).ToFunc()
+}
+
+// ByDisputedAt orders the results by the disputed_at field.
+func ByDisputedAt(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldDisputedAt, opts...).ToFunc()
+}
+
+// ByDisputeComment orders the results by the dispute_comment field.
+func ByDisputeComment(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldDisputeComment, opts...).ToFunc()
+}
+
+// ByPaymentOrderAppliedAt orders the results by the payment_order_applied_at field.
+func ByPaymentOrderAppliedAt(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldPaymentOrderAppliedAt, opts...).ToFunc()
 }
 
 // ByWithdrawnAt orders the results by the withdrawn_at field.
@@ -286,6 +347,20 @@ func ByFees(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
 	}
 }
 
+// ByStepsCount orders the results by steps count.
+func ByStepsCount(opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborsCount(s, newStepsStep(), opts...)
+	}
+}
+
+// BySteps orders the results by steps terms.
+func BySteps(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newStepsStep(), append([]sql.OrderTerm{term}, terms...)...)
+	}
+}
+
 // ByEventsCount orders the results by events count.
 func ByEventsCount(opts ...sql.OrderTermOption) OrderOption {
 	return func(s *sql.Selector) {
@@ -332,6 +407,13 @@ func newFeesStep() *sqlgraph.Step {
 		sqlgraph.From(Table, FieldID),
 		sqlgraph.To(FeesInverseTable, FieldID),
 		sqlgraph.Edge(sqlgraph.O2M, false, FeesTable, FeesColumn),
+	)
+}
+func newStepsStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(StepsInverseTable, FieldID),
+		sqlgraph.Edge(sqlgraph.O2M, false, StepsTable, StepsColumn),
 	)
 }
 func newEventsStep() *sqlgraph.Step {

@@ -89,6 +89,37 @@ func PaidAmount(v collection.Money) predicate.Debt {
 	return predicate.Debt(sql.FieldEQ(FieldPaidAmount, vc))
 }
 
+// ChargedAmount applies equality check predicate on the "charged_amount" field. It's identical to ChargedAmountEQ.
+func ChargedAmount(v collection.Money) predicate.Debt {
+	vc := int64(v)
+	return predicate.Debt(sql.FieldEQ(FieldChargedAmount, vc))
+}
+
+// InterestBearing applies equality check predicate on the "interest_bearing" field. It's identical to InterestBearingEQ.
+func InterestBearing(v bool) predicate.Debt {
+	return predicate.Debt(sql.FieldEQ(FieldInterestBearing, v))
+}
+
+// DemandSentAt applies equality check predicate on the "demand_sent_at" field. It's identical to DemandSentAtEQ.
+func DemandSentAt(v time.Time) predicate.Debt {
+	return predicate.Debt(sql.FieldEQ(FieldDemandSentAt, v))
+}
+
+// DisputedAt applies equality check predicate on the "disputed_at" field. It's identical to DisputedAtEQ.
+func DisputedAt(v time.Time) predicate.Debt {
+	return predicate.Debt(sql.FieldEQ(FieldDisputedAt, v))
+}
+
+// DisputeComment applies equality check predicate on the "dispute_comment" field. It's identical to DisputeCommentEQ.
+func DisputeComment(v string) predicate.Debt {
+	return predicate.Debt(sql.FieldEQ(FieldDisputeComment, v))
+}
+
+// PaymentOrderAppliedAt applies equality check predicate on the "payment_order_applied_at" field. It's identical to PaymentOrderAppliedAtEQ.
+func PaymentOrderAppliedAt(v time.Time) predicate.Debt {
+	return predicate.Debt(sql.FieldEQ(FieldPaymentOrderAppliedAt, v))
+}
+
 // WithdrawnAt applies equality check predicate on the "withdrawn_at" field. It's identical to WithdrawnAtEQ.
 func WithdrawnAt(v time.Time) predicate.Debt {
 	return predicate.Debt(sql.FieldEQ(FieldWithdrawnAt, v))
@@ -428,6 +459,285 @@ func PaidAmountLTE(v collection.Money) predicate.Debt {
 	return predicate.Debt(sql.FieldLTE(FieldPaidAmount, vc))
 }
 
+// ChargedAmountEQ applies the EQ predicate on the "charged_amount" field.
+func ChargedAmountEQ(v collection.Money) predicate.Debt {
+	vc := int64(v)
+	return predicate.Debt(sql.FieldEQ(FieldChargedAmount, vc))
+}
+
+// ChargedAmountNEQ applies the NEQ predicate on the "charged_amount" field.
+func ChargedAmountNEQ(v collection.Money) predicate.Debt {
+	vc := int64(v)
+	return predicate.Debt(sql.FieldNEQ(FieldChargedAmount, vc))
+}
+
+// ChargedAmountIn applies the In predicate on the "charged_amount" field.
+func ChargedAmountIn(vs ...collection.Money) predicate.Debt {
+	v := make([]any, len(vs))
+	for i := range v {
+		v[i] = int64(vs[i])
+	}
+	return predicate.Debt(sql.FieldIn(FieldChargedAmount, v...))
+}
+
+// ChargedAmountNotIn applies the NotIn predicate on the "charged_amount" field.
+func ChargedAmountNotIn(vs ...collection.Money) predicate.Debt {
+	v := make([]any, len(vs))
+	for i := range v {
+		v[i] = int64(vs[i])
+	}
+	return predicate.Debt(sql.FieldNotIn(FieldChargedAmount, v...))
+}
+
+// ChargedAmountGT applies the GT predicate on the "charged_amount" field.
+func ChargedAmountGT(v collection.Money) predicate.Debt {
+	vc := int64(v)
+	return predicate.Debt(sql.FieldGT(FieldChargedAmount, vc))
+}
+
+// ChargedAmountGTE applies the GTE predicate on the "charged_amount" field.
+func ChargedAmountGTE(v collection.Money) predicate.Debt {
+	vc := int64(v)
+	return predicate.Debt(sql.FieldGTE(FieldChargedAmount, vc))
+}
+
+// ChargedAmountLT applies the LT predicate on the "charged_amount" field.
+func ChargedAmountLT(v collection.Money) predicate.Debt {
+	vc := int64(v)
+	return predicate.Debt(sql.FieldLT(FieldChargedAmount, vc))
+}
+
+// ChargedAmountLTE applies the LTE predicate on the "charged_amount" field.
+func ChargedAmountLTE(v collection.Money) predicate.Debt {
+	vc := int64(v)
+	return predicate.Debt(sql.FieldLTE(FieldChargedAmount, vc))
+}
+
+// InterestBearingEQ applies the EQ predicate on the "interest_bearing" field.
+func InterestBearingEQ(v bool) predicate.Debt {
+	return predicate.Debt(sql.FieldEQ(FieldInterestBearing, v))
+}
+
+// InterestBearingNEQ applies the NEQ predicate on the "interest_bearing" field.
+func InterestBearingNEQ(v bool) predicate.Debt {
+	return predicate.Debt(sql.FieldNEQ(FieldInterestBearing, v))
+}
+
+// DemandSentAtEQ applies the EQ predicate on the "demand_sent_at" field.
+func DemandSentAtEQ(v time.Time) predicate.Debt {
+	return predicate.Debt(sql.FieldEQ(FieldDemandSentAt, v))
+}
+
+// DemandSentAtNEQ applies the NEQ predicate on the "demand_sent_at" field.
+func DemandSentAtNEQ(v time.Time) predicate.Debt {
+	return predicate.Debt(sql.FieldNEQ(FieldDemandSentAt, v))
+}
+
+// DemandSentAtIn applies the In predicate on the "demand_sent_at" field.
+func DemandSentAtIn(vs ...time.Time) predicate.Debt {
+	return predicate.Debt(sql.FieldIn(FieldDemandSentAt, vs...))
+}
+
+// DemandSentAtNotIn applies the NotIn predicate on the "demand_sent_at" field.
+func DemandSentAtNotIn(vs ...time.Time) predicate.Debt {
+	return predicate.Debt(sql.FieldNotIn(FieldDemandSentAt, vs...))
+}
+
+// DemandSentAtGT applies the GT predicate on the "demand_sent_at" field.
+func DemandSentAtGT(v time.Time) predicate.Debt {
+	return predicate.Debt(sql.FieldGT(FieldDemandSentAt, v))
+}
+
+// DemandSentAtGTE applies the GTE predicate on the "demand_sent_at" field.
+func DemandSentAtGTE(v time.Time) predicate.Debt {
+	return predicate.Debt(sql.FieldGTE(FieldDemandSentAt, v))
+}
+
+// DemandSentAtLT applies the LT predicate on the "demand_sent_at" field.
+func DemandSentAtLT(v time.Time) predicate.Debt {
+	return predicate.Debt(sql.FieldLT(FieldDemandSentAt, v))
+}
+
+// DemandSentAtLTE applies the LTE predicate on the "demand_sent_at" field.
+func DemandSentAtLTE(v time.Time) predicate.Debt {
+	return predicate.Debt(sql.FieldLTE(FieldDemandSentAt, v))
+}
+
+// DisputedAtEQ applies the EQ predicate on the "disputed_at" field.
+func DisputedAtEQ(v time.Time) predicate.Debt {
+	return predicate.Debt(sql.FieldEQ(FieldDisputedAt, v))
+}
+
+// DisputedAtNEQ applies the NEQ predicate on the "disputed_at" field.
+func DisputedAtNEQ(v time.Time) predicate.Debt {
+	return predicate.Debt(sql.FieldNEQ(FieldDisputedAt, v))
+}
+
+// DisputedAtIn applies the In predicate on the "disputed_at" field.
+func DisputedAtIn(vs ...time.Time) predicate.Debt {
+	return predicate.Debt(sql.FieldIn(FieldDisputedAt, vs...))
+}
+
+// DisputedAtNotIn applies the NotIn predicate on the "disputed_at" field.
+func DisputedAtNotIn(vs ...time.Time) predicate.Debt {
+	return predicate.Debt(sql.FieldNotIn(FieldDisputedAt, vs...))
+}
+
+// DisputedAtGT applies the GT predicate on the "disputed_at" field.
+func DisputedAtGT(v time.Time) predicate.Debt {
+	return predicate.Debt(sql.FieldGT(FieldDisputedAt, v))
+}
+
+// DisputedAtGTE applies the GTE predicate on the "disputed_at" field.
+func DisputedAtGTE(v time.Time) predicate.Debt {
+	return predicate.Debt(sql.FieldGTE(FieldDisputedAt, v))
+}
+
+// DisputedAtLT applies the LT predicate on the "disputed_at" field.
+func DisputedAtLT(v time.Time) predicate.Debt {
+	return predicate.Debt(sql.FieldLT(FieldDisputedAt, v))
+}
+
+// DisputedAtLTE applies the LTE predicate on the "disputed_at" field.
+func DisputedAtLTE(v time.Time) predicate.Debt {
+	return predicate.Debt(sql.FieldLTE(FieldDisputedAt, v))
+}
+
+// DisputedAtIsNil applies the IsNil predicate on the "disputed_at" field.
+func DisputedAtIsNil() predicate.Debt {
+	return predicate.Debt(sql.FieldIsNull(FieldDisputedAt))
+}
+
+// DisputedAtNotNil applies the NotNil predicate on the "disputed_at" field.
+func DisputedAtNotNil() predicate.Debt {
+	return predicate.Debt(sql.FieldNotNull(FieldDisputedAt))
+}
+
+// DisputeCommentEQ applies the EQ predicate on the "dispute_comment" field.
+func DisputeCommentEQ(v string) predicate.Debt {
+	return predicate.Debt(sql.FieldEQ(FieldDisputeComment, v))
+}
+
+// DisputeCommentNEQ applies the NEQ predicate on the "dispute_comment" field.
+func DisputeCommentNEQ(v string) predicate.Debt {
+	return predicate.Debt(sql.FieldNEQ(FieldDisputeComment, v))
+}
+
+// DisputeCommentIn applies the In predicate on the "dispute_comment" field.
+func DisputeCommentIn(vs ...string) predicate.Debt {
+	return predicate.Debt(sql.FieldIn(FieldDisputeComment, vs...))
+}
+
+// DisputeCommentNotIn applies the NotIn predicate on the "dispute_comment" field.
+func DisputeCommentNotIn(vs ...string) predicate.Debt {
+	return predicate.Debt(sql.FieldNotIn(FieldDisputeComment, vs...))
+}
+
+// DisputeCommentGT applies the GT predicate on the "dispute_comment" field.
+func DisputeCommentGT(v string) predicate.Debt {
+	return predicate.Debt(sql.FieldGT(FieldDisputeComment, v))
+}
+
+// DisputeCommentGTE applies the GTE predicate on the "dispute_comment" field.
+func DisputeCommentGTE(v string) predicate.Debt {
+	return predicate.Debt(sql.FieldGTE(FieldDisputeComment, v))
+}
+
+// DisputeCommentLT applies the LT predicate on the "dispute_comment" field.
+func DisputeCommentLT(v string) predicate.Debt {
+	return predicate.Debt(sql.FieldLT(FieldDisputeComment, v))
+}
+
+// DisputeCommentLTE applies the LTE predicate on the "dispute_comment" field.
+func DisputeCommentLTE(v string) predicate.Debt {
+	return predicate.Debt(sql.FieldLTE(FieldDisputeComment, v))
+}
+
+// DisputeCommentContains applies the Contains predicate on the "dispute_comment" field.
+func DisputeCommentContains(v string) predicate.Debt {
+	return predicate.Debt(sql.FieldContains(FieldDisputeComment, v))
+}
+
+// DisputeCommentHasPrefix applies the HasPrefix predicate on the "dispute_comment" field.
+func DisputeCommentHasPrefix(v string) predicate.Debt {
+	return predicate.Debt(sql.FieldHasPrefix(FieldDisputeComment, v))
+}
+
+// DisputeCommentHasSuffix applies the HasSuffix predicate on the "dispute_comment" field.
+func DisputeCommentHasSuffix(v string) predicate.Debt {
+	return predicate.Debt(sql.FieldHasSuffix(FieldDisputeComment, v))
+}
+
+// DisputeCommentIsNil applies the IsNil predicate on the "dispute_comment" field.
+func DisputeCommentIsNil() predicate.Debt {
+	return predicate.Debt(sql.FieldIsNull(FieldDisputeComment))
+}
+
+// DisputeCommentNotNil applies the NotNil predicate on the "dispute_comment" field.
+func DisputeCommentNotNil() predicate.Debt {
+	return predicate.Debt(sql.FieldNotNull(FieldDisputeComment))
+}
+
+// DisputeCommentEqualFold applies the EqualFold predicate on the "dispute_comment" field.
+func DisputeCommentEqualFold(v string) predicate.Debt {
+	return predicate.Debt(sql.FieldEqualFold(FieldDisputeComment, v))
+}
+
+// DisputeCommentContainsFold applies the ContainsFold predicate on the "dispute_comment" field.
+func DisputeCommentContainsFold(v string) predicate.Debt {
+	return predicate.Debt(sql.FieldContainsFold(FieldDisputeComment, v))
+}
+
+// PaymentOrderAppliedAtEQ applies the EQ predicate on the "payment_order_applied_at" field.
+func PaymentOrderAppliedAtEQ(v time.Time) predicate.Debt {
+	return predicate.Debt(sql.FieldEQ(FieldPaymentOrderAppliedAt, v))
+}
+
+// PaymentOrderAppliedAtNEQ applies the NEQ predicate on the "payment_order_applied_at" field.
+func PaymentOrderAppliedAtNEQ(v time.Time) predicate.Debt {
+	return predicate.Debt(sql.FieldNEQ(FieldPaymentOrderAppliedAt, v))
+}
+
+// PaymentOrderAppliedAtIn applies the In predicate on the "payment_order_applied_at" field.
+func PaymentOrderAppliedAtIn(vs ...time.Time) predicate.Debt {
+	return predicate.Debt(sql.FieldIn(FieldPaymentOrderAppliedAt, vs...))
+}
+
+// PaymentOrderAppliedAtNotIn applies the NotIn predicate on the "payment_order_applied_at" field.
+func PaymentOrderAppliedAtNotIn(vs ...time.Time) predicate.Debt {
+	return predicate.Debt(sql.FieldNotIn(FieldPaymentOrderAppliedAt, vs...))
+}
+
+// PaymentOrderAppliedAtGT applies the GT predicate on the "payment_order_applied_at" field.
+func PaymentOrderAppliedAtGT(v time.Time) predicate.Debt {
+	return predicate.Debt(sql.FieldGT(FieldPaymentOrderAppliedAt, v))
+}
+
+// PaymentOrderAppliedAtGTE applies the GTE predicate on the "payment_order_applied_at" field.
+func PaymentOrderAppliedAtGTE(v time.Time) predicate.Debt {
+	return predicate.Debt(sql.FieldGTE(FieldPaymentOrderAppliedAt, v))
+}
+
+// PaymentOrderAppliedAtLT applies the LT predicate on the "payment_order_applied_at" field.
+func PaymentOrderAppliedAtLT(v time.Time) predicate.Debt {
+	return predicate.Debt(sql.FieldLT(FieldPaymentOrderAppliedAt, v))
+}
+
+// PaymentOrderAppliedAtLTE applies the LTE predicate on the "payment_order_applied_at" field.
+func PaymentOrderAppliedAtLTE(v time.Time) predicate.Debt {
+	return predicate.Debt(sql.FieldLTE(FieldPaymentOrderAppliedAt, v))
+}
+
+// PaymentOrderAppliedAtIsNil applies the IsNil predicate on the "payment_order_applied_at" field.
+func PaymentOrderAppliedAtIsNil() predicate.Debt {
+	return predicate.Debt(sql.FieldIsNull(FieldPaymentOrderAppliedAt))
+}
+
+// PaymentOrderAppliedAtNotNil applies the NotNil predicate on the "payment_order_applied_at" field.
+func PaymentOrderAppliedAtNotNil() predicate.Debt {
+	return predicate.Debt(sql.FieldNotNull(FieldPaymentOrderAppliedAt))
+}
+
 // WithdrawnAtEQ applies the EQ predicate on the "withdrawn_at" field.
 func WithdrawnAtEQ(v time.Time) predicate.Debt {
 	return predicate.Debt(sql.FieldEQ(FieldWithdrawnAt, v))
@@ -744,6 +1054,29 @@ func HasFees() predicate.Debt {
 func HasFeesWith(preds ...predicate.Fee) predicate.Debt {
 	return predicate.Debt(func(s *sql.Selector) {
 		step := newFeesStep()
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			for _, p := range preds {
+				p(s)
+			}
+		})
+	})
+}
+
+// HasSteps applies the HasEdge predicate on the "steps" edge.
+func HasSteps() predicate.Debt {
+	return predicate.Debt(func(s *sql.Selector) {
+		step := sqlgraph.NewStep(
+			sqlgraph.From(Table, FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, StepsTable, StepsColumn),
+		)
+		sqlgraph.HasNeighbors(s, step)
+	})
+}
+
+// HasStepsWith applies the HasEdge predicate on the "steps" edge with a given conditions (other predicates).
+func HasStepsWith(preds ...predicate.DebtStep) predicate.Debt {
+	return predicate.Debt(func(s *sql.Selector) {
+		step := newStepsStep()
 		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
 			for _, p := range preds {
 				p(s)

@@ -15,6 +15,8 @@ const (
 	FieldDebts = "debts"
 	// FieldOpenDebts holds the string denoting the open_debts field in the database.
 	FieldOpenDebts = "open_debts"
+	// FieldLegalDebts holds the string denoting the legal_debts field in the database.
+	FieldLegalDebts = "legal_debts"
 	// Table holds the table name of the debtcount in the database.
 	Table = "debt_counts"
 )
@@ -24,6 +26,7 @@ var Columns = []string{
 	FieldID,
 	FieldDebts,
 	FieldOpenDebts,
+	FieldLegalDebts,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -35,6 +38,11 @@ func ValidColumn(column string) bool {
 	}
 	return false
 }
+
+var (
+	// DefaultLegalDebts holds the default value on creation for the "legal_debts" field.
+	DefaultLegalDebts int64
+)
 
 // OrderOption defines the ordering options for the DebtCount queries.
 type OrderOption func(*sql.Selector)
@@ -52,4 +60,9 @@ func ByDebts(opts ...sql.OrderTermOption) OrderOption {
 // ByOpenDebts orders the results by the open_debts field.
 func ByOpenDebts(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldOpenDebts, opts...).ToFunc()
+}
+
+// ByLegalDebts orders the results by the legal_debts field.
+func ByLegalDebts(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldLegalDebts, opts...).ToFunc()
 }

@@ -72,6 +72,11 @@ func OpenDebts(v int64) predicate.DebtCount {
 	return predicate.DebtCount(sql.FieldEQ(FieldOpenDebts, v))
 }
 
+// LegalDebts applies equality check predicate on the "legal_debts" field. It's identical to LegalDebtsEQ.
+func LegalDebts(v int64) predicate.DebtCount {
+	return predicate.DebtCount(sql.FieldEQ(FieldLegalDebts, v))
+}
+
 // DebtsEQ applies the EQ predicate on the "debts" field.
 func DebtsEQ(v int64) predicate.DebtCount {
 	return predicate.DebtCount(sql.FieldEQ(FieldDebts, v))
@@ -150,6 +155,46 @@ func OpenDebtsLT(v int64) predicate.DebtCount {
 // OpenDebtsLTE applies the LTE predicate on the "open_debts" field.
 func OpenDebtsLTE(v int64) predicate.DebtCount {
 	return predicate.DebtCount(sql.FieldLTE(FieldOpenDebts, v))
+}
+
+// LegalDebtsEQ applies the EQ predicate on the "legal_debts" field.
+func LegalDebtsEQ(v int64) predicate.DebtCount {
+	return predicate.DebtCount(sql.FieldEQ(FieldLegalDebts, v))
+}
+
+// LegalDebtsNEQ applies the NEQ predicate on the "legal_debts" field.
+func LegalDebtsNEQ(v int64) predicate.DebtCount {
+	return predicate.DebtCount(sql.FieldNEQ(FieldLegalDebts, v))
+}
+
+// LegalDebtsIn applies the In predicate on the "legal_debts" field.
+func LegalDebtsIn(vs ...int64) predicate.DebtCount {
+	return predicate.DebtCount(sql.FieldIn(FieldLegalDebts, vs...))
+}
+
+// LegalDebtsNotIn applies the NotIn predicate on the "legal_debts" field.
+func LegalDebtsNotIn(vs ...int64) predicate.DebtCount {
+	return predicate.DebtCount(sql.FieldNotIn(FieldLegalDebts, vs...))
+}
+
+// LegalDebtsGT applies the GT predicate on the "legal_debts" field.
+func LegalDebtsGT(v int64) predicate.DebtCount {
+	return predicate.DebtCount(sql.FieldGT(FieldLegalDebts, v))
+}
+
+// LegalDebtsGTE applies the GTE predicate on the "legal_debts" field.
+func LegalDebtsGTE(v int64) predicate.DebtCount {
+	return predicate.DebtCount(sql.FieldGTE(FieldLegalDebts, v))
+}
+
+// LegalDebtsLT applies the LT predicate on the "legal_debts" field.
+func LegalDebtsLT(v int64) predicate.DebtCount {
+	return predicate.DebtCount(sql.FieldLT(FieldLegalDebts, v))
+}
+
+// LegalDebtsLTE applies the LTE predicate on the "legal_debts" field.
+func LegalDebtsLTE(v int64) predicate.DebtCount {
+	return predicate.DebtCount(sql.FieldLTE(FieldLegalDebts, v))
 }
 
 // And groups predicates with the AND operator between them.

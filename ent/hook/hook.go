@@ -93,6 +93,18 @@ func (f DebtItemFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, er
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.DebtItemMutation", m)
 }
 
+// The DebtStepFunc type is an adapter to allow the use of ordinary
+// function as DebtStep mutator.
+type DebtStepFunc func(context.Context, *ent.DebtStepMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f DebtStepFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.DebtStepMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.DebtStepMutation", m)
+}
+
 // The DebtorFunc type is an adapter to allow the use of ordinary
 // function as Debtor mutator.
 type DebtorFunc func(context.Context, *ent.DebtorMutation) (ent.Value, error)

@@ -16,6 +16,7 @@ import (
 	"github.com/debtql/debtql/ent/debtcount"
 	"github.com/debtql/debtql/ent/debtitem"
 	"github.com/debtql/debtql/ent/debtor"
+	"github.com/debtql/debtql/ent/debtstep"
 	"github.com/debtql/debtql/ent/fee"
 	"github.com/debtql/debtql/ent/idempotencyrecord"
 	"github.com/debtql/debtql/ent/invoice"
@@ -270,6 +271,33 @@ func (f TraverseDebtItem) Traverse(ctx context.Context, q ent.Query) error {
 	return fmt.Errorf("unexpected query type %T. expect *ent.DebtItemQuery", q)
 }
 
+// The DebtStepFunc type is an adapter to allow the use of ordinary function as a Querier.
+type DebtStepFunc func(context.Context, *ent.DebtStepQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f DebtStepFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.DebtStepQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.DebtStepQuery", q)
+}
+
+// The TraverseDebtStep type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseDebtStep func(context.Context, *ent.DebtStepQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseDebtStep) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseDebtStep) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.DebtStepQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.DebtStepQuery", q)
+}
+
 // The DebtorFunc type is an adapter to allow the use of ordinary function as a Querier.
 type DebtorFunc func(context.Context, *ent.DebtorQuery) (ent.Value, error)
 
@@ -476,6 +504,8 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.DebtCountQuery, predicate.DebtCount, debtcount.OrderOption]{typ: ent.TypeDebtCount, tq: q}, nil
 	case *ent.DebtItemQuery:
 		return &query[*ent.DebtItemQuery, predicate.DebtItem, debtitem.OrderOption]{typ: ent.TypeDebtItem, tq: q}, nil
+	case *ent.DebtStepQuery:
+		return &query[*ent.DebtStepQuery, predicate.DebtStep, debtstep.OrderOption]{typ: ent.TypeDebtStep, tq: q}, nil
 	case *ent.DebtorQuery:
 		return &query[*ent.DebtorQuery, predicate.Debtor, debtor.OrderOption]{typ: ent.TypeDebtor, tq: q}, nil
 	case *ent.FeeQuery:

@@ -88,7 +88,7 @@ var (
 	AuditEventRecordsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeInt, Increment: true},
 		{Name: "client_id", Type: field.TypeString, Nullable: true, SchemaType: map[string]string{"postgres": "uuid", "sqlite3": "text"}},
-		{Name: "record_type", Type: field.TypeEnum, Enums: []string{"CLIENT", "DEBTOR", "INVOICE", "DEBT", "DEBT_INVOICE", "PAYMENT", "API_KEY"}},
+		{Name: "record_type", Type: field.TypeEnum, Enums: []string{"CLIENT", "DEBTOR", "INVOICE", "DEBT", "DEBT_INVOICE", "PAYMENT", "API_KEY", "FEE"}},
 		{Name: "record_id", Type: field.TypeString, Size: 64},
 		{Name: "before", Type: field.TypeJSON, Nullable: true},
 		{Name: "after", Type: field.TypeJSON, Nullable: true},
@@ -164,6 +164,12 @@ var (
 		{Name: "updated_at", Type: field.TypeTime},
 		{Name: "original_amount", Type: field.TypeInt64},
 		{Name: "paid_amount", Type: field.TypeInt64, Default: 0},
+		{Name: "charged_amount", Type: field.TypeInt64},
+		{Name: "interest_bearing", Type: field.TypeBool, Default: false},
+		{Name: "demand_sent_at", Type: field.TypeTime},
+		{Name: "disputed_at", Type: field.TypeTime, Nullable: true},
+		{Name: "dispute_comment", Type: field.TypeString, Nullable: true, Size: 2000},
+		{Name: "payment_order_applied_at", Type: field.TypeTime, Nullable: true},
 		{Name: "withdrawn_at", Type: field.TypeTime, Nullable: true},
 		{Name: "withdraw_comment", Type: field.TypeString, Nullable: true, Size: 2000},
 		{Name: "interest_rule", Type: field.TypeEnum, Enums: []string{"NONE", "STATUTORY"}, Default: "NONE"},
@@ -180,13 +186,13 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "debts_clients_debts",
-				Columns:    []*schema.Column{DebtsColumns[10]},
+				Columns:    []*schema.Column{DebtsColumns[16]},
 				RefColumns: []*schema.Column{ClientsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
 			{
 				Symbol:     "debts_debtors_debts",
-				Columns:    []*schema.Column{DebtsColumns[11]},
+				Columns:    []*schema.Column{DebtsColumns[17]},
 				RefColumns: []*schema.Column{DebtorsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -195,38 +201,38 @@ var (
 			{
 				Name:    "debt_client_id_created_at_id",
 				Unique:  false,
-				Columns: []*schema.Column{DebtsColumns[10], DebtsColumns[1], DebtsColumns[0]},
+				Columns: []*schema.Column{DebtsColumns[16], DebtsColumns[1], DebtsColumns[0]},
 			},
 			{
 				Name:    "debt_client_id_original_amount_id",
 				Unique:  false,
-				Columns: []*schema.Column{DebtsColumns[10], DebtsColumns[3], DebtsColumns[0]},
+				Columns: []*schema.Column{DebtsColumns[16], DebtsColumns[3], DebtsColumns[0]},
 			},
 			{
 				Name:    "debt_client_id_id",
 				Unique:  false,
-				Columns: []*schema.Column{DebtsColumns[10], DebtsColumns[0]},
+				Columns: []*schema.Column{DebtsColumns[16], DebtsColumns[0]},
 			},
 			{
 				Name:    "debt_open_by_id",
 				Unique:  false,
-				Columns: []*schema.Column{DebtsColumns[10], DebtsColumns[0]},
+				Columns: []*schema.Column{DebtsColumns[16], DebtsColumns[0]},
 				Annotation: &entsql.IndexAnnotation{
-					Where: "withdrawn_at IS NULL AND paid_amount < original_amount",
+					Where: "withdrawn_at IS NULL AND paid_amount < charged_amount",
 				},
 			},
 			{
 				Name:    "debt_open_by_created_at",
 				Unique:  false,
-				Columns: []*schema.Column{DebtsColumns[10], DebtsColumns[1], DebtsColumns[0]},
+				Columns: []*schema.Column{DebtsColumns[16], DebtsColumns[1], DebtsColumns[0]},
 				Annotation: &entsql.IndexAnnotation{
-					Where: "withdrawn_at IS NULL AND paid_amount < original_amount",
+					Where: "withdrawn_at IS NULL AND paid_amount < charged_amount",
 				},
 			},
 			{
 				Name:    "debt_debtor_id_created_at",
 				Unique:  false,
-				Columns: []*schema.Column{DebtsColumns[11], DebtsColumns[1]},
+				Columns: []*schema.Column{DebtsColumns[17], DebtsColumns[1]},
 			},
 		},
 	}
@@ -235,6 +241,7 @@ var (
 		{Name: "client_id", Type: field.TypeString, SchemaType: map[string]string{"postgres": "uuid", "sqlite3": "text"}},
 		{Name: "debts", Type: field.TypeInt64},
 		{Name: "open_debts", Type: field.TypeInt64},
+		{Name: "legal_debts", Type: field.TypeInt64, Default: 0},
 	}
 	// DebtCountsTable holds the schema information for the "debt_counts" table.
 	DebtCountsTable = &schema.Table{
@@ -289,6 +296,37 @@ var (
 				Name:    "debtinvoice_client_id_invoice_number_key",
 				Unique:  false,
 				Columns: []*schema.Column{DebtInvoicesColumns[2], DebtInvoicesColumns[5]},
+			},
+		},
+	}
+	// DebtStepsColumns holds the columns for the "debt_steps" table.
+	DebtStepsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "client_id", Type: field.TypeString, SchemaType: map[string]string{"postgres": "uuid", "sqlite3": "text"}},
+		{Name: "kind", Type: field.TypeEnum, Enums: []string{"DISPUTE", "RESOLVE_DISPUTE", "PAYMENT_ORDER"}},
+		{Name: "api_key_id", Type: field.TypeString, Nullable: true, SchemaType: map[string]string{"postgres": "uuid", "sqlite3": "text"}},
+		{Name: "comment", Type: field.TypeString, Nullable: true, Size: 2000},
+		{Name: "debt_id", Type: field.TypeInt},
+	}
+	// DebtStepsTable holds the schema information for the "debt_steps" table.
+	DebtStepsTable = &schema.Table{
+		Name:       "debt_steps",
+		Columns:    DebtStepsColumns,
+		PrimaryKey: []*schema.Column{DebtStepsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "debt_steps_debts_steps",
+				Columns:    []*schema.Column{DebtStepsColumns[6]},
+				RefColumns: []*schema.Column{DebtsColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "debtstep_debt_id",
+				Unique:  false,
+				Columns: []*schema.Column{DebtStepsColumns[6]},
 			},
 		},
 	}
@@ -612,6 +650,7 @@ var (
 		DebtsTable,
 		DebtCountsTable,
 		DebtInvoicesTable,
+		DebtStepsTable,
 		DebtorsTable,
 		FeesTable,
 		IdempotencyRecordsTable,
@@ -644,6 +683,7 @@ func init() {
 	DebtInvoicesTable.Annotation = &entsql.Annotation{
 		Table: "debt_invoices",
 	}
+	DebtStepsTable.ForeignKeys[0].RefTable = DebtsTable
 	DebtorsTable.ForeignKeys[0].RefTable = ClientsTable
 	FeesTable.ForeignKeys[0].RefTable = DebtsTable
 	InvoicesTable.ForeignKeys[0].RefTable = ClientsTable

@@ -27,6 +27,9 @@ type DebtCount func(*sql.Selector)
 // DebtItem is the predicate function for debtitem builders.
 type DebtItem func(*sql.Selector)
 
+// DebtStep is the predicate function for debtstep builders.
+type DebtStep func(*sql.Selector)
+
 // Debtor is the predicate function for debtor builders.
 type Debtor func(*sql.Selector)
 

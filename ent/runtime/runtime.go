@@ -10,8 +10,10 @@ import (
 	"github.com/debtql/debtql/ent/auditeventrecord"
 	"github.com/debtql/debtql/ent/creditor"
 	"github.com/debtql/debtql/ent/debt"
+	"github.com/debtql/debtql/ent/debtcount"
 	"github.com/debtql/debtql/ent/debtitem"
 	"github.com/debtql/debtql/ent/debtor"
+	"github.com/debtql/debtql/ent/debtstep"
 	"github.com/debtql/debtql/ent/fee"
 	"github.com/debtql/debtql/ent/idempotencyrecord"
 	"github.com/debtql/debtql/ent/invoice"
@@ -168,18 +170,32 @@ func init() {
 	debtDescPaidAmount := debtFields[4].Descriptor()
 	// debt.DefaultPaidAmount holds the default value on creation for the paid_amount field.
 	debt.DefaultPaidAmount = collection.Money(debtDescPaidAmount.Default.(int64))
+	// debtDescInterestBearing is the schema descriptor for interest_bearing field.
+	debtDescInterestBearing := debtFields[6].Descriptor()
+	// debt.DefaultInterestBearing holds the default value on creation for the interest_bearing field.
+	debt.DefaultInterestBearing = debtDescInterestBearing.Default.(bool)
+	// debtDescDisputeComment is the schema descriptor for dispute_comment field.
+	debtDescDisputeComment := debtFields[9].Descriptor()
+	// debt.DisputeCommentValidator is a validator for the "dispute_comment" field. It is called by the builders before save.
+	debt.DisputeCommentValidator = debtDescDisputeComment.Validators[0].(func(string) error)
 	// debtDescWithdrawComment is the schema descriptor for withdraw_comment field.
-	debtDescWithdrawComment := debtFields[6].Descriptor()
+	debtDescWithdrawComment := debtFields[12].Descriptor()
 	// debt.WithdrawCommentValidator is a validator for the "withdraw_comment" field. It is called by the builders before save.
 	debt.WithdrawCommentValidator = debtDescWithdrawComment.Validators[0].(func(string) error)
 	// debtDescCollectionFee is the schema descriptor for collection_fee field.
-	debtDescCollectionFee := debtFields[8].Descriptor()
+	debtDescCollectionFee := debtFields[14].Descriptor()
 	// debt.DefaultCollectionFee holds the default value on creation for the collection_fee field.
 	debt.DefaultCollectionFee = collection.Money(debtDescCollectionFee.Default.(int64))
 	// debtDescLateCompensation is the schema descriptor for late_compensation field.
-	debtDescLateCompensation := debtFields[9].Descriptor()
+	debtDescLateCompensation := debtFields[15].Descriptor()
 	// debt.DefaultLateCompensation holds the default value on creation for the late_compensation field.
 	debt.DefaultLateCompensation = debtDescLateCompensation.Default.(bool)
+	debtcountFields := schema.DebtCount{}.Fields()
+	_ = debtcountFields
+	// debtcountDescLegalDebts is the schema descriptor for legal_debts field.
+	debtcountDescLegalDebts := debtcountFields[3].Descriptor()
+	// debtcount.DefaultLegalDebts holds the default value on creation for the legal_debts field.
+	debtcount.DefaultLegalDebts = debtcountDescLegalDebts.Default.(int64)
 	debtitemMixin := schema.DebtItem{}.Mixin()
 	debtitemHooks := schema.DebtItem{}.Hooks()
 	debtitem.Hooks[0] = debtitemHooks[0]
@@ -203,6 +219,19 @@ func init() {
 	debtitemDescPaidAmount := debtitemFields[11].Descriptor()
 	// debtitem.DefaultPaidAmount holds the default value on creation for the paid_amount field.
 	debtitem.DefaultPaidAmount = collection.Money(debtitemDescPaidAmount.Default.(int64))
+	debtstepMixin := schema.DebtStep{}.Mixin()
+	debtstepMixinFields0 := debtstepMixin[0].Fields()
+	_ = debtstepMixinFields0
+	debtstepFields := schema.DebtStep{}.Fields()
+	_ = debtstepFields
+	// debtstepDescCreatedAt is the schema descriptor for created_at field.
+	debtstepDescCreatedAt := debtstepMixinFields0[0].Descriptor()
+	// debtstep.DefaultCreatedAt holds the default value on creation for the created_at field.
+	debtstep.DefaultCreatedAt = debtstepDescCreatedAt.Default.(func() time.Time)
+	// debtstepDescComment is the schema descriptor for comment field.
+	debtstepDescComment := debtstepFields[5].Descriptor()
+	// debtstep.CommentValidator is a validator for the "comment" field. It is called by the builders before save.
+	debtstep.CommentValidator = debtstepDescComment.Validators[0].(func(string) error)
 	debtorMixin := schema.Debtor{}.Mixin()
 	debtorHooks := schema.Debtor{}.Hooks()
 	debtor.Hooks[0] = debtorHooks[0]

@@ -107,7 +107,7 @@ func (AuditEventRecord) Fields() []ent.Field {
 		field.Int("event_id").GoType(scalar.IntID(0)).Immutable(),
 		field.String("client_id").SchemaType(uuidType).Optional().Nillable().Immutable(),
 		field.Enum("record_type").
-			Values("CLIENT", "DEBTOR", "INVOICE", "DEBT", "DEBT_INVOICE", "PAYMENT", "API_KEY").
+			Values("CLIENT", "DEBTOR", "INVOICE", "DEBT", "DEBT_INVOICE", "PAYMENT", "API_KEY", "FEE").
 			Immutable(),
 		field.String("record_id").MaxLen(64).Immutable(),
 		field.JSON("before", &audit.Statuses{}).Optional().Immutable(),

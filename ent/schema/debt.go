@@ -29,7 +29,11 @@ func (Debt) Mixin() []ent.Mixin { return []ent.Mixin{TimeMixin{}} }
 // Fields of the Debt. original_amount and paid_amount are sums of the items
 // and of the payments, kept on the row (in the same transaction as the rows
 // they sum, under the debt's row lock) so that lists filter and sort on them
-// without aggregating.
+// without aggregating. charged_amount is the summary of the claim the
+// statuses compare paid_amount with (api.md §10): what the claim charged
+// (principal, fees, interest) as of the debt's last payment or charge,
+// recomputed by the collection engine in the transaction of each; under
+// default terms it is original_amount.
 func (Debt) Fields() []ent.Field {
 	return []ent.Field{
 		field.Int("id").GoType(scalar.IntID(0)).Immutable().Annotations(entgql.OrderField("ID")),
@@ -38,6 +42,19 @@ func (Debt) Fields() []ent.Field {
 		field.Int64("original_amount").GoType(collection.Money(0)).Immutable().
 			Annotations(entgql.OrderField("ORIGINAL_AMOUNT")),
 		field.Int64("paid_amount").GoType(collection.Money(0)).Default(0),
+		field.Int64("charged_amount").GoType(collection.Money(0)),
+		// Whether interest can accrue on the debt: its terms' rule is
+		// STATUTORY or an item has an agreed rate above 0. Fixed at
+		// hand-over; a payment on such a debt recomputes charged_amount.
+		field.Bool("interest_bearing").Default(false).Immutable(),
+		// The start of the day the collection demand was sent (api.md
+		// §10, demandSentOn), or the creation instant when none was
+		// given: DEMAND_SENT lasts the 8 days after its day.
+		field.Time("demand_sent_at").Immutable(),
+		// The process (api.md §11).
+		field.Time("disputed_at").Optional().Nillable(),
+		field.String("dispute_comment").MaxRuneLen(collection.MaxTextLength).Optional().Nillable(),
+		field.Time("payment_order_applied_at").Optional().Nillable(),
 		field.Time("withdrawn_at").Optional().Nillable(),
 		field.String("withdraw_comment").MaxRuneLen(collection.MaxTextLength).Optional().Nillable(),
 		// The terms copied from the client, or given, at hand-over
@@ -58,6 +75,7 @@ func (Debt) Edges() []ent.Edge {
 		edge.To("invoices", DebtItem.Type),
 		edge.To("payments", Payment.Type),
 		edge.To("fees", Fee.Type).Annotations(entgql.Skip(entgql.SkipAll)),
+		edge.To("steps", DebtStep.Type).Annotations(entgql.Skip(entgql.SkipAll)),
 		// The debt's audit trail (Debt.events). A debt with events cannot
 		// be deleted: the trail is kept.
 		edge.To("events", AuditEvent.Type).

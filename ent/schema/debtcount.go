@@ -8,8 +8,9 @@ import (
 	"entgo.io/ent/schema/field"
 )
 
-// DebtCount is a client's number of debts and of open debts (neither
-// withdrawn nor paid in full: collection.OpenCondition), so that a list's
+// DebtCount is a client's number of debts, of open debts (neither
+// withdrawn nor paid in full: collection.OpenCondition) and of open debts
+// in stage LEGAL (collection.LegalConditionOf), so that a list's
 // totalCount over all of a client's debts, its open ones or its closed ones
 // is read from one row instead of counted (docs/decisions.md, "Debt counts").
 //
@@ -31,5 +32,6 @@ func (DebtCount) Fields() []ent.Field {
 		field.String("id").SchemaType(uuidType).StorageKey("client_id").Immutable(),
 		field.Int64("debts").Comment("the client's debts"),
 		field.Int64("open_debts").Comment("the client's debts neither withdrawn nor paid in full"),
+		field.Int64("legal_debts").Default(0).Comment("the client's open debts in stage LEGAL (a payment order applied for)"),
 	}
 }

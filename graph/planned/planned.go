@@ -59,7 +59,17 @@ var plannedTypes = map[string]map[string]string{
 		"originalAmount": "", "paidAmount": "", "remainingAmount": "", "overpaidAmount": "",
 		"paymentStatus": "", "mainStatus": "", "underStatus": "", "activeStatus": "", "isCompleted": "",
 		"withdrawnAt": "", "withdrawComment": "", "createdAt": "", "updatedAt": "", "paymentReference": "",
+		"demandSentOn": "", "isDisputed": "", "disputedAt": "", "disputeComment": "", "paymentOrderAppliedAt": "",
+		"claim": "Claim",
 	},
+	// A debt's claim of today (a claim asked on another date, claim(asOf:),
+	// is left to the executor).
+	"Claim": {
+		"asOf": "", "principal": "ClaimPart", "interest": "ClaimPart", "fees": "ClaimPart", "total": "ClaimPart",
+		"overpaidAmount": "", "charges": "Fee",
+	},
+	"ClaimPart": {"charged": "", "paid": "", "outstanding": ""},
+	"Fee":       {"kind": "", "amount": "", "chargedOn": ""},
 	"DebtInvoice": {
 		"id": "", "invoiceNumber": "", "description": "", "invoiceDate": "", "dueDate": "",
 		"reminderDate": "", "amount": "", "paidAmount": "", "remainingAmount": "", "createdAt": "",
@@ -99,8 +109,9 @@ var plannedTypes = map[string]map[string]string{
 var unplannedFields = map[string][]string{
 	// Edges that lists seldom select, and whose loads the executor's
 	// loaders batch.
-	// The terms and the claim (computed from the debt's facts, per debt).
-	"Debt":        {"client", "events", "payments", "terms", "claim"},
+	// The terms and the claim (computed from the debt's facts, per debt),
+	// and the process's steps.
+	"Debt":        {"client", "events", "payments", "terms", "steps"},
 	"DebtInvoice": {"invoice", "payments", "claim"},
 	"Debtor":      {"client", "debts"},
 	"Invoice":     {"client"},
@@ -143,6 +154,9 @@ func makePlan(opCtx *graphql.OperationContext, typeName string, sel ast.Selectio
 		graphql.MarshalString(f.Alias).MarshalGQL(&key)
 		key.WriteByte(':')
 		p.key = key.Bytes()
+		if f.Name == "claim" && len(f.Arguments) > 0 {
+			return nil, false // claim(asOf:): its argument is the executor's to coerce
+		}
 		if f.Name != "__typename" {
 			child, ok := known[f.Name]
 			if !ok {
@@ -397,9 +411,17 @@ func (w *writer) debt(ctx context.Context, plans []plan, d *ent.Debt) {
 		case "paidAmount":
 			w.money(d.PaidAmount)
 		case "remainingAmount":
-			w.money(d.RemainingAmount())
+			m, err := w.debtR.RemainingAmount(p.in(ctx, "Debt"), d)
+			if w.fail(err) {
+				return
+			}
+			w.money(m)
 		case "overpaidAmount":
-			w.money(d.OverpaidAmount())
+			m, err := w.debtR.OverpaidAmount(p.in(ctx, "Debt"), d)
+			if w.fail(err) {
+				return
+			}
+			w.money(m)
 		case "paymentStatus":
 			w.marshal(d.PaymentStatus())
 		case "mainStatus":
@@ -424,6 +446,72 @@ func (w *writer) debt(ctx context.Context, plans []plan, d *ent.Debt) {
 			w.dateTime(d.UpdatedAt)
 		case "paymentReference":
 			w.str(collection.PaymentReference(int(d.ID)))
+		case "demandSentOn":
+			day, err := w.debtR.DemandSentOn(p.in(ctx, "Debt"), d)
+			if w.fail(err) {
+				return
+			}
+			w.marshal(day)
+		case "isDisputed":
+			w.boolean(d.IsDisputed())
+		case "disputedAt":
+			w.optDateTime(d.DisputedAt)
+		case "disputeComment":
+			w.optStr(d.DisputeComment)
+		case "paymentOrderAppliedAt":
+			w.optDateTime(d.PaymentOrderAppliedAt)
+		case "claim":
+			c, err := w.debtR.Claim(p.in(ctx, "Debt"), d, nil)
+			if w.fail(err) {
+				return
+			}
+			w.claim(p.sub, c)
+		}
+	})
+}
+
+func (w *writer) claim(plans []plan, c *collection.Claim) {
+	w.object(plans, "Claim", func(p *plan) {
+		switch p.field.Name {
+		case "asOf":
+			w.marshal(c.AsOf)
+		case "principal":
+			w.claimPart(p.sub, c.Principal)
+		case "interest":
+			w.claimPart(p.sub, c.Interest)
+		case "fees":
+			w.claimPart(p.sub, c.Fees)
+		case "total":
+			w.claimPart(p.sub, c.Total)
+		case "overpaidAmount":
+			w.money(c.Overpaid)
+		case "charges":
+			w.list(len(c.Charges), func(i int) {
+				f := c.Charges[i]
+				w.object(p.sub, "Fee", func(p *plan) {
+					switch p.field.Name {
+					case "kind":
+						w.marshal(f.Kind)
+					case "amount":
+						w.money(f.Amount)
+					case "chargedOn":
+						w.marshal(f.ChargedOn)
+					}
+				})
+			})
+		}
+	})
+}
+
+func (w *writer) claimPart(plans []plan, part collection.Part) {
+	w.object(plans, "ClaimPart", func(p *plan) {
+		switch p.field.Name {
+		case "charged":
+			w.money(part.Charged)
+		case "paid":
+			w.money(part.Paid)
+		case "outstanding":
+			w.money(part.Outstanding)
 		}
 	})
 }

@@ -24,18 +24,20 @@ type Statuses struct {
 	InvoiceStatus        *collection.InvoiceStatus        `json:"invoiceStatus,omitempty"`
 	InvoiceProcessStatus *collection.InvoiceProcessStatus `json:"invoiceProcessStatus,omitempty"`
 	PaidAmount           *collection.Money                `json:"paidAmount,omitempty"`
+	IsDisputed           *bool                            `json:"isDisputed,omitempty"`
 }
 
 func ptr[T any](v T) *T { return &v }
 
-// Debt is a debt's statuses from its projection and paid amount.
-func Debt(p collection.DebtProjection, paid collection.Money) *Statuses {
+// Debt is a debt's statuses from its projection, paid amount and dispute.
+func Debt(p collection.DebtProjection, paid collection.Money, disputed bool) *Statuses {
 	return &Statuses{
 		PaymentStatus: ptr(p.Payment),
 		MainStatus:    ptr(p.Main),
 		UnderStatus:   ptr(p.Under),
 		ActiveStatus:  ptr(p.Active),
 		PaidAmount:    ptr(paid),
+		IsDisputed:    ptr(disputed),
 	}
 }
 
@@ -58,12 +60,13 @@ func Key(revoked bool) *Statuses {
 }
 
 // DebtSQL is the PostgreSQL expression (jsonb) of Debt's statuses for the
-// debt whose columns are the SQL expressions given, at now: the same JSON
-// as Debt(collection.ProjectDebt(...), paid) would store, computed in the
-// statement that changes the paid amount, so that the statuses are those
-// of the sum it wrote under the row lock.
-func DebtSQL(original, paid, withdrawnAt, createdAt string, now collection.Now) collection.Expr {
-	payment, main, under, active := collection.DebtStatusExprs(original, paid, withdrawnAt, createdAt, now)
+// debt whose charged and paid amounts are the SQL expressions given and
+// whose other columns are those of the table alias row, at now: the same
+// JSON as Debt(collection.ProjectDebt(...), paid, disputed) would store,
+// computed in the statement that changes the paid amount, so that the
+// statuses are those of the sum it wrote under the row lock.
+func DebtSQL(charged, paid, row string, now collection.Now) collection.Expr {
+	payment, main, under, active := collection.DebtStatusExprs(charged, paid, row, now)
 	return func(b *sql.Builder) {
 		b.WriteString("jsonb_build_object('paymentStatus', ")
 		payment(b)
@@ -73,6 +76,7 @@ func DebtSQL(original, paid, withdrawnAt, createdAt string, now collection.Now) 
 		under(b)
 		b.WriteString(", 'activeStatus', ")
 		active(b)
-		b.WriteString(", 'paidAmount', ").WriteString(paid).WriteString(")")
+		b.WriteString(", 'paidAmount', ").WriteString(paid)
+		b.WriteString(", 'isDisputed', ").WriteString(row + ".disputed_at IS NOT NULL)")
 	}
 }

@@ -18,12 +18,12 @@ var benchNow = collection.Now{Today: scalar.NewDate(2026, 11, 24), Location: tim
 // benchDebts are debts in every state: open, demand expired, partly paid,
 // paid, overpaid, withdrawn.
 var benchDebts = []collection.DebtFacts{
-	{ID: 1, Original: 100000, Paid: 0, CreatedAt: time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC)},
-	{ID: 2, Original: 100000, Paid: 0, CreatedAt: time.Date(2026, 9, 1, 10, 0, 0, 0, time.UTC)},
-	{ID: 3, Original: 100000, Paid: 25000, CreatedAt: time.Date(2026, 9, 1, 10, 0, 0, 0, time.UTC)},
-	{ID: 4, Original: 100000, Paid: 100000, CreatedAt: time.Date(2026, 9, 1, 10, 0, 0, 0, time.UTC)},
-	{ID: 5, Original: 100000, Paid: 120000, CreatedAt: time.Date(2026, 9, 1, 10, 0, 0, 0, time.UTC)},
-	{ID: 6, Original: 100000, Paid: 0, Withdrawn: true, CreatedAt: time.Date(2026, 9, 1, 10, 0, 0, 0, time.UTC)},
+	{ID: 1, Charged: 100000, Paid: 0, CreatedAt: time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC), DemandSentAt: time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC)},
+	{ID: 2, Charged: 100000, Paid: 0, CreatedAt: time.Date(2026, 9, 1, 10, 0, 0, 0, time.UTC), DemandSentAt: time.Date(2026, 9, 1, 10, 0, 0, 0, time.UTC)},
+	{ID: 3, Charged: 100000, Paid: 25000, CreatedAt: time.Date(2026, 9, 1, 10, 0, 0, 0, time.UTC), DemandSentAt: time.Date(2026, 9, 1, 10, 0, 0, 0, time.UTC)},
+	{ID: 4, Charged: 100000, Paid: 100000, CreatedAt: time.Date(2026, 9, 1, 10, 0, 0, 0, time.UTC), DemandSentAt: time.Date(2026, 9, 1, 10, 0, 0, 0, time.UTC)},
+	{ID: 5, Charged: 100000, Paid: 120000, CreatedAt: time.Date(2026, 9, 1, 10, 0, 0, 0, time.UTC), DemandSentAt: time.Date(2026, 9, 1, 10, 0, 0, 0, time.UTC)},
+	{ID: 6, Charged: 100000, Paid: 0, Withdrawn: true, CreatedAt: time.Date(2026, 9, 1, 10, 0, 0, 0, time.UTC), DemandSentAt: time.Date(2026, 9, 1, 10, 0, 0, 0, time.UTC)},
 }
 
 var sinkDebt collection.DebtProjection
@@ -97,5 +97,42 @@ func BenchmarkStatusMarshalGQL(b *testing.B) {
 	for b.Loop() {
 		buf.Reset()
 		collection.SubDemandExpired.MarshalGQL(&buf)
+	}
+}
+
+// BenchmarkClaim1000Items100Payments is the claim of a large debt: 1,000
+// items under statutory interest, due over three years, with 100 payments
+// spread over them and half-yearly reference rates (issue target: under
+// 5 ms).
+func BenchmarkClaim1000Items100Payments(b *testing.B) {
+	f := collection.ClaimFacts{Terms: collection.Terms{Interest: collection.InterestStatutory, CollectionFee: 180_00}}
+	start := scalar.DateOf(time.Date(2022, 1, 1, 0, 0, 0, 0, time.UTC))
+	for i := 0; i < 1000; i++ {
+		it := collection.ClaimItem{ID: i + 1, Due: start.AddDays(i), Amount: collection.Money(1000_00 + i)}
+		if i%10 == 0 {
+			r := collection.Rate(12_0000)
+			it.InterestRate = &r
+		}
+		f.Items = append(f.Items, it)
+	}
+	for i := 0; i < 100; i++ {
+		f.Payments = append(f.Payments, collection.ClaimPayment{ID: i + 1, Date: start.AddDays(10 * i), Amount: 5000_00, Item: 1 + (i*37)%1000})
+	}
+	for y := 2000; y <= 2026; y++ {
+		for _, m := range []time.Month{1, 7} {
+			f.Rates = append(f.Rates, collection.ReferenceRate{ValidFrom: scalar.DateOf(time.Date(y, m, 1, 0, 0, 0, 0, time.UTC)),
+				Rate: collection.Rate((y % 5) * 1_0000)})
+		}
+	}
+	f.Fees = collection.HandoverFees(f.Terms, nil, false, start)
+	asOf := scalar.DateOf(time.Date(2026, 11, 25, 0, 0, 0, 0, time.UTC))
+	if _, err := f.Claim(asOf); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := f.Claim(asOf); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

@@ -480,3 +480,41 @@ func (l *claimState) claim(c Claim) (Claim, error) {
 func (p Part) plus(q Part) Part {
 	return Part{Charged: p.Charged + q.Charged, Paid: p.Paid + q.Paid, Outstanding: p.Outstanding + q.Outstanding}
 }
+
+// SummaryDay is the day a debt's kept summary and its part-one amounts
+// (remainingAmount, overpaidAmount) are read at: today, or the latest
+// payment's date when that is later (a payment may be dated tomorrow, and
+// part one counts every payment).
+func (f ClaimFacts) SummaryDay(today scalar.Date) scalar.Date {
+	day := today
+	for _, p := range f.Payments {
+		if p.Date.After(day) {
+			day = p.Date
+		}
+	}
+	return day
+}
+
+// Summary is what the kept summary of a debt (its charged amount) is after
+// a change of its facts on today: the claim's total charged on SummaryDay.
+// A debt is open while its payments sum to less (OpenCondition). Nothing
+// can change that without a new fact: while something is outstanding,
+// interest only adds to it; when nothing is, no principal is unpaid and
+// no interest accrues, and only a new charge adds to it.
+func (f ClaimFacts) Summary(today scalar.Date) (Money, error) {
+	c, err := f.Claim(f.SummaryDay(today))
+	if err != nil {
+		return 0, err
+	}
+	return c.Total.Charged, nil
+}
+
+// InterestBearing reports whether interest can accrue on the debt of f
+// (InterestBearing of its terms and items' agreed rates).
+func (f ClaimFacts) InterestBearing() bool {
+	agreed := make([]*Rate, len(f.Items))
+	for i, it := range f.Items {
+		agreed[i] = it.InterestRate
+	}
+	return InterestBearing(f.Terms, agreed)
+}

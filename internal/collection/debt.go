@@ -24,6 +24,25 @@ type DebtorWithDebtsRecord struct {
 	Debts                []DebtItemRecord `json:"debts"`
 	// Terms replace the client's collection terms for this debt.
 	Terms *Terms `json:"terms,omitempty"`
+	// DemandSentOn is the day the collection demand was sent, for a case
+	// taken over already in collection; nil: the day of the hand-over.
+	DemandSentOn *scalar.Date `json:"demandSentOn,omitempty"`
+}
+
+// NormalizeAt is Normalize with the rules that need today's date: the
+// demand cannot have been sent after today. Every broken field is
+// reported at once.
+func (r *DebtorWithDebtsRecord) NormalizeAt(today scalar.Date) error {
+	var c fieldCheck
+	if err := r.Normalize(); err != nil {
+		if !errors.As(err, &c.errs) {
+			return err
+		}
+	}
+	if d := r.DemandSentOn; d != nil && d.After(today) {
+		c.errs.Add("demandSentOn", "must not be after today (%s)", today)
+	}
+	return c.err()
 }
 
 // DebtItemRecord is one receivable handed over. Its dates are instants; the

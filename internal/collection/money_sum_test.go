@@ -200,7 +200,7 @@ func TestProjectDebtorBeyondInt64(t *testing.T) {
 	now := collection.Now{Today: scalar.NewDate(2026, 11, 20), Location: time.UTC}
 	debts := make([]collection.DebtFacts, 93)
 	for i := range debts {
-		debts[i] = collection.DebtFacts{ID: i + 1, Original: collection.MaxAmount, Paid: 1, CreatedAt: time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)}
+		debts[i] = collection.DebtFacts{ID: i + 1, Charged: collection.MaxAmount, Paid: 1, CreatedAt: time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC), DemandSentAt: time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)}
 	}
 	if p := collection.ProjectDebtor(debts, now); p.Payment == nil || *p.Payment != collection.PartiallyPaid {
 		t.Errorf("93 debts at the ceiling, 1 öre paid on each: %v, want PARTIALLY_PAID", p.Payment)

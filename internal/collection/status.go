@@ -34,6 +34,7 @@ type CollectionStage int
 const (
 	StageInvoicing  CollectionStage = 100
 	StageCollection CollectionStage = 300
+	StageLegal      CollectionStage = 400
 	StageClosed     CollectionStage = 900
 )
 
@@ -47,8 +48,11 @@ const (
 	SubReminded      CollectionSubStatus = 103
 	SubDemandSent    CollectionSubStatus = 301
 	SubDemandExpired CollectionSubStatus = 302
-	SubPaidInFull    CollectionSubStatus = 901
-	SubWithdrawn     CollectionSubStatus = 902
+	// SubPaymentOrderApplied: an application for a payment order
+	// (betalningsföreläggande) was made (api.md §11).
+	SubPaymentOrderApplied CollectionSubStatus = 401
+	SubPaidInFull          CollectionSubStatus = 901
+	SubWithdrawn           CollectionSubStatus = 902
 )
 
 // InvoiceStatus is the status of a registered invoice.
@@ -87,9 +91,9 @@ const (
 // enumNames maps each status code to its GraphQL name.
 var enumNames = map[string]map[int]string{
 	"PaymentStatus":   {1: "UNPAID", 2: "PARTIALLY_PAID", 3: "PAID", 4: "OVERPAID"},
-	"CollectionStage": {100: "INVOICING", 300: "COLLECTION", 900: "CLOSED"},
+	"CollectionStage": {100: "INVOICING", 300: "COLLECTION", 400: "LEGAL", 900: "CLOSED"},
 	"CollectionSubStatus": {101: "NOT_DUE", 102: "OVERDUE", 103: "REMINDED", 301: "DEMAND_SENT",
-		302: "DEMAND_EXPIRED", 901: "PAID_IN_FULL", 902: "WITHDRAWN"},
+		302: "DEMAND_EXPIRED", 401: "PAYMENT_ORDER_APPLIED", 901: "PAID_IN_FULL", 902: "WITHDRAWN"},
 	"InvoiceStatus": {1: "OPEN", 2: "OVERDUE", 3: "PAID", 4: "WITHDRAWN", 5: "TRANSFERRED_TO_COLLECTION"},
 	"InvoiceProcessStatus": {100: "AWAITING_DUE", 200: "DUE_DATE_PASSED", 300: "REMINDER_SENT",
 		500: "SENT_TO_COLLECTION", 900: "CLOSED"},
@@ -241,17 +245,26 @@ func paymentOf(paidSign, paidVsOwed int) PaymentStatus {
 }
 
 // DemandDays is the debtor's time to pay a collection demand: a debt is
-// DEMAND_SENT during the 8 days after the day it was created (god
+// DEMAND_SENT during the 8 days after the day its demand was sent (god
 // inkassosed), DEMAND_EXPIRED after them.
 const DemandDays = 8
 
 // DebtFacts are what a debt's statuses derive from.
 type DebtFacts struct {
-	ID        int
-	Original  Money
+	ID int
+	// Charged is what the debt's claim has charged (principal, fees and
+	// interest) as of its last payment or charge: the original amount
+	// under default terms (api.md §10, "Part-one fields under part two").
+	Charged   Money
 	Paid      Money
 	Withdrawn bool
-	CreatedAt time.Time
+	// CreatedAt orders a debtor's debts; DemandSentAt is the start of the
+	// day the collection demand was sent (the creation instant when none
+	// was given), from which DEMAND_SENT lasts DemandDays.
+	CreatedAt    time.Time
+	DemandSentAt time.Time
+	// PaymentOrder: a payment order was applied for (LEGAL).
+	PaymentOrder bool
 }
 
 // DebtProjection is a debt's statuses and amounts at a moment.
@@ -265,15 +278,19 @@ type DebtProjection struct {
 	Overpaid    Money
 }
 
-// ProjectDebt derives a debt's statuses at now (api.md §8).
+// ProjectDebt derives a debt's statuses at now (api.md §8 and §11). A debt
+// is closed when withdrawn or when nothing it was charged is outstanding
+// (paid >= charged); what was paid beyond that is credit (OVERPAID).
 func ProjectDebt(f DebtFacts, now Now) DebtProjection {
-	s := DebtProjection{Payment: PaymentOf(f.Original, f.Paid), Remaining: max(f.Original-f.Paid, 0), Overpaid: max(f.Paid-f.Original, 0)}
+	s := DebtProjection{Payment: PaymentOf(f.Charged, f.Paid), Remaining: max(f.Charged-f.Paid, 0), Overpaid: max(f.Paid-f.Charged, 0)}
 	switch {
 	case f.Withdrawn:
 		s.Main, s.Under = StageClosed, SubWithdrawn
-	case f.Paid >= f.Original:
+	case f.Paid >= f.Charged:
 		s.Main, s.Under = StageClosed, SubPaidInFull
-	case DemandExpired(f.CreatedAt, now):
+	case f.PaymentOrder:
+		s.Main, s.Under = StageLegal, SubPaymentOrderApplied
+	case DemandExpired(f.DemandSentAt, now):
 		s.Main, s.Under = StageCollection, SubDemandExpired
 	default:
 		s.Main, s.Under = StageCollection, SubDemandSent
@@ -286,16 +303,17 @@ func ProjectDebt(f DebtFacts, now Now) DebtProjection {
 	return s
 }
 
-// DemandExpired reports whether the demand of a debt created at createdAt
-// has run out at now: its creation date (in the service's zone) plus
-// DemandDays is before today.
-func DemandExpired(createdAt time.Time, now Now) bool {
-	return scalar.DateOf(createdAt.In(now.Location)).AddDays(DemandDays).Before(now.Today)
+// DemandExpired reports whether a demand sent at sentAt (the start of its
+// day, or the creation instant) has run out at now: its date (in the
+// service's zone) plus DemandDays is before today.
+func DemandExpired(sentAt time.Time, now Now) bool {
+	return scalar.DateOf(sentAt.In(now.Location)).AddDays(DemandDays).Before(now.Today)
 }
 
-// DemandExpiryBoundary is the instant before which a debt must have been
-// created for its demand to have expired at now; DemandExpired(t, now) is
-// t.Before(DemandExpiryBoundary(now)). Filters compare created_at with it.
+// DemandExpiryBoundary is the instant before which a demand must have been
+// sent for it to have expired at now; DemandExpired(t, now) is
+// t.Before(DemandExpiryBoundary(now)). Filters compare demand_sent_at with
+// it.
 func DemandExpiryBoundary(now Now) time.Time {
 	return now.Today.AddDays(-DemandDays).Start(now.Location).UTC()
 }
@@ -400,7 +418,7 @@ func ProjectDebtor(debts []DebtFacts, now Now) DebtorProjection {
 		}
 		if !d.Withdrawn {
 			unwithdrawn++
-			owed, paid = owed.Plus(d.Original), paid.Plus(d.Paid)
+			owed, paid = owed.Plus(d.Charged), paid.Plus(d.Paid)
 		}
 	}
 	if errand != nil {

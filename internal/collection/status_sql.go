@@ -117,74 +117,122 @@ func paymentExpr(c moneyCmp) Expr {
 }
 
 // debtColumns names a debt's columns in some query.
-type debtColumns struct{ id, original, paid, withdrawnAt, createdAt string }
+type debtColumns struct{ id, charged, paid, withdrawnAt, demandSentAt, paymentOrderAt string }
 
 func debtCols(alias string) debtColumns {
-	return debtColumns{alias + ".id", alias + ".original_amount", alias + ".paid_amount", alias + ".withdrawn_at", alias + ".created_at"}
+	return debtColumns{alias + ".id", alias + ".charged_amount", alias + ".paid_amount", alias + ".withdrawn_at",
+		alias + ".demand_sent_at", alias + ".payment_order_applied_at"}
 }
 
 func (c debtColumns) closed() Expr {
-	return expr("(", c.withdrawnAt, " IS NOT NULL OR ", c.paid, " >= ", c.original, ")")
+	return expr("(", c.withdrawnAt, " IS NOT NULL OR ", c.paid, " >= ", c.charged, ")")
 }
 
 // mainExpr mirrors ProjectDebt's Main.
 func (c debtColumns) mainExpr() Expr {
-	return expr("CASE WHEN ", c.closed(), " THEN ", int(StageClosed), " ELSE ", int(StageCollection), " END")
+	return expr("CASE WHEN ", c.closed(), " THEN ", int(StageClosed),
+		" WHEN ", c.paymentOrderAt, " IS NOT NULL THEN ", int(StageLegal),
+		" ELSE ", int(StageCollection), " END")
 }
 
 // underExpr mirrors ProjectDebt's Under.
 func (c debtColumns) underExpr(now Now) Expr {
 	return expr("CASE WHEN ", c.withdrawnAt, " IS NOT NULL THEN ", int(SubWithdrawn),
-		" WHEN ", c.paid, " >= ", c.original, " THEN ", int(SubPaidInFull),
-		" WHEN ", c.createdAt, " < ", param{DemandExpiryBoundary(now)}, " THEN ", int(SubDemandExpired),
+		" WHEN ", c.paid, " >= ", c.charged, " THEN ", int(SubPaidInFull),
+		" WHEN ", c.paymentOrderAt, " IS NOT NULL THEN ", int(SubPaymentOrderApplied),
+		" WHEN ", c.demandSentAt, " < ", param{DemandExpiryBoundary(now)}, " THEN ", int(SubDemandExpired),
 		" ELSE ", int(SubDemandSent), " END")
 }
 
 // DebtSQL selects debts by their derived values, for filters on debts.
 type DebtSQL struct {
-	c   debtColumns
-	now Now
+	c          debtColumns
+	disputedAt string
+	now        Now
 }
 
 // NewDebtSQL reads the debt in s's table at now.
 func NewDebtSQL(s *sql.Selector, now Now) DebtSQL {
-	return DebtSQL{c: debtColumns{s.C("id"), s.C("original_amount"), s.C("paid_amount"), s.C("withdrawn_at"), s.C("created_at")}, now: now}
+	return DebtSQL{c: debtColumns{s.C("id"), s.C("charged_amount"), s.C("paid_amount"), s.C("withdrawn_at"),
+		s.C("demand_sent_at"), s.C("payment_order_applied_at")}, now: now, disputedAt: s.C("disputed_at")}
 }
 
 // OpenCondition is the SQL of an open debt (neither withdrawn nor paid in
-// full), as the partial indexes of ent/schema/debt.go are written, so that
-// filters on open debts can use them.
-const OpenCondition = "withdrawn_at IS NULL AND paid_amount < original_amount"
+// full: nothing it was charged is outstanding), as the partial indexes of
+// ent/schema/debt.go are written, so that filters on open debts can use
+// them.
+const OpenCondition = "withdrawn_at IS NULL AND paid_amount < charged_amount"
 
 // OpenConditionOf is OpenCondition on the columns of row (a table alias, or
 // a trigger's NEW or OLD), in parentheses.
 func OpenConditionOf(row string) string {
-	return "(" + row + ".withdrawn_at IS NULL AND " + row + ".paid_amount < " + row + ".original_amount)"
+	return "(" + row + ".withdrawn_at IS NULL AND " + row + ".paid_amount < " + row + ".charged_amount)"
 }
 
-// SelectsOpen tells which debts a mainStatus filter of v selects: the open
-// ones (OpenCondition; open is true) or the closed ones; ok is false for a
-// stage no debt reads.
-func (v CollectionStage) SelectsOpen() (open, ok bool) {
+// LegalConditionOf is the SQL of an open debt of stage LEGAL on the columns
+// of row: a payment order was applied for. The kept counts count these
+// apart, so that COLLECTION (open, not LEGAL) is counted without a scan.
+func LegalConditionOf(row string) string {
+	return "(" + OpenConditionOf(row) + " AND " + row + ".payment_order_applied_at IS NOT NULL)"
+}
+
+// Selection is a set of debts the kept counts know the size of.
+type Selection int
+
+// Selections: every debt, the open ones, the open ones in stage LEGAL,
+// the open ones not in LEGAL (COLLECTION), the closed ones, or none.
+const (
+	SelectAll Selection = iota
+	SelectOpen
+	SelectLegal
+	SelectCollection
+	SelectClosed
+	SelectNone
+)
+
+// Selects tells which debts a mainStatus filter of v selects.
+func (v CollectionStage) Selects() Selection {
 	switch v {
 	case StageCollection:
-		return true, true
+		return SelectCollection
+	case StageLegal:
+		return SelectLegal
 	case StageClosed:
-		return false, true
+		return SelectClosed
 	}
-	return false, false
+	return SelectNone
 }
 
-// SelectsOpen tells which debts an activeStatus filter of v selects, as
-// CollectionStage.SelectsOpen does.
-func (v ActiveStatus) SelectsOpen() (open, ok bool) {
+// Selects tells which debts an activeStatus filter of v selects.
+func (v ActiveStatus) Selects() Selection {
 	switch v {
 	case Active:
-		return true, true
+		return SelectOpen
 	case Inactive:
-		return false, true
+		return SelectClosed
 	}
-	return false, false
+	return SelectNone
+}
+
+// And is the selection of the debts both s and o select (SelectNone when
+// they exclude each other).
+func (s Selection) And(o Selection) Selection {
+	if s == o || o == SelectAll {
+		return s
+	}
+	if s == SelectAll {
+		return o
+	}
+	inOpen := func(x Selection) bool { return x == SelectOpen || x == SelectLegal || x == SelectCollection }
+	switch {
+	case s == SelectNone || o == SelectNone:
+		return SelectNone
+	case s == SelectOpen && inOpen(o):
+		return o
+	case o == SelectOpen && inOpen(s):
+		return s
+	}
+	return SelectNone // closed and open, or LEGAL and COLLECTION
 }
 
 // The predicates below select the debts whose status reads one value. They
@@ -194,12 +242,10 @@ func (v ActiveStatus) SelectsOpen() (open, ok bool) {
 // replace "CASE ... END = code".
 
 func (q DebtSQL) open() Expr {
-	return expr("(", q.c.withdrawnAt, " IS NULL AND ", q.c.paid, " < ", q.c.original, ")")
+	return expr("(", q.c.withdrawnAt, " IS NULL AND ", q.c.paid, " < ", q.c.charged, ")")
 }
 
-func (q DebtSQL) closedP() Expr {
-	return expr("(", q.c.withdrawnAt, " IS NOT NULL OR ", q.c.paid, " >= ", q.c.original, ")")
-}
+func (q DebtSQL) closedP() Expr { return q.c.closed() }
 
 // pred turns an Expr into a predicate.
 func pred(e Expr) *sql.Predicate { return sql.P(func(b *sql.Builder) { e(b) }) }
@@ -207,41 +253,58 @@ func pred(e Expr) *sql.Predicate { return sql.P(func(b *sql.Builder) { e(b) }) }
 // never is the predicate of a value the field cannot read.
 func never() *sql.Predicate { return pred(expr("1 = 0")) }
 
-// openIs selects the open debts (open), the closed ones, or none (!ok).
-func (q DebtSQL) openIs(open, ok bool) *sql.Predicate {
-	switch {
-	case !ok:
-		return never()
-	case open:
+// selection is the predicate of a Selection.
+func (q DebtSQL) selection(sel Selection) *sql.Predicate {
+	switch sel {
+	case SelectAll:
+		return pred(expr("1 = 1"))
+	case SelectOpen:
 		return pred(q.open())
+	case SelectLegal:
+		return pred(expr(q.open(), " AND ", q.c.paymentOrderAt, " IS NOT NULL"))
+	case SelectCollection:
+		return pred(expr(q.open(), " AND ", q.c.paymentOrderAt, " IS NULL"))
+	case SelectClosed:
+		return pred(q.closedP())
 	}
-	return pred(q.closedP())
+	return never()
 }
 
 // MainIs selects the debts whose mainStatus reads v.
-func (q DebtSQL) MainIs(v CollectionStage) *sql.Predicate { return q.openIs(v.SelectsOpen()) }
+func (q DebtSQL) MainIs(v CollectionStage) *sql.Predicate { return q.selection(v.Selects()) }
 
 // ActiveIs selects the debts whose activeStatus reads v.
-func (q DebtSQL) ActiveIs(v ActiveStatus) *sql.Predicate { return q.openIs(v.SelectsOpen()) }
+func (q DebtSQL) ActiveIs(v ActiveStatus) *sql.Predicate { return q.selection(v.Selects()) }
+
+// DisputedIs selects the debts whose isDisputed reads v.
+func (q DebtSQL) DisputedIs(v bool) *sql.Predicate {
+	if v {
+		return pred(expr(q.disputedAt, " IS NOT NULL"))
+	}
+	return pred(expr(q.disputedAt, " IS NULL"))
+}
 
 // UnderIs selects the debts whose underStatus reads v at now.
 func (q DebtSQL) UnderIs(v CollectionSubStatus) *sql.Predicate {
+	b := param{DemandExpiryBoundary(q.now)}
 	switch v {
 	case SubWithdrawn:
 		return pred(expr(q.c.withdrawnAt, " IS NOT NULL"))
 	case SubPaidInFull:
-		return pred(expr(q.c.withdrawnAt, " IS NULL AND ", q.c.paid, " >= ", q.c.original))
+		return pred(expr(q.c.withdrawnAt, " IS NULL AND ", q.c.paid, " >= ", q.c.charged))
+	case SubPaymentOrderApplied:
+		return q.selection(SelectLegal)
 	case SubDemandExpired:
-		return pred(expr(q.open(), " AND ", q.c.createdAt, " < ", param{DemandExpiryBoundary(q.now)}))
+		return pred(expr(q.open(), " AND ", q.c.paymentOrderAt, " IS NULL AND ", q.c.demandSentAt, " < ", b))
 	case SubDemandSent:
-		return pred(expr(q.open(), " AND ", q.c.createdAt, " >= ", param{DemandExpiryBoundary(q.now)}))
+		return pred(expr(q.open(), " AND ", q.c.paymentOrderAt, " IS NULL AND ", q.c.demandSentAt, " >= ", b))
 	}
 	return never()
 }
 
 // PaymentIs selects the debts whose paymentStatus reads v.
 func (q DebtSQL) PaymentIs(v PaymentStatus) *sql.Predicate {
-	paid, owed := q.c.paid, q.c.original
+	paid, owed := q.c.paid, q.c.charged
 	switch v {
 	case Unpaid:
 		return pred(expr(paid, " <= 0"))
@@ -399,10 +462,10 @@ func (q DebtorSQL) ErrandProcessStatus() Expr { return q.errand(debtCols("de").u
 // Payment mirrors ProjectDebtor's Payment (NULL without unwithdrawn debts):
 // sums over any number of debts, exact at any size.
 func (q DebtorSQL) Payment() Expr {
-	c := plainCmp(expr("SUM(du.paid_amount)"), expr("SUM(du.original_amount)"))
+	c := plainCmp(expr("SUM(du.paid_amount)"), expr("SUM(du.charged_amount)"))
 	if q.sqlite {
 		paidHi, paidLo := splitSum("du.paid_amount")
-		owedHi, owedLo := splitSum("du.original_amount")
+		owedHi, owedLo := splitSum("du.charged_amount")
 		c = signCmp(splitSign(paidHi, paidLo), splitSign(expr(paidHi, " - ", owedHi), expr(paidLo, " - ", owedLo)))
 	}
 	return expr("(SELECT CASE WHEN COUNT(*) = 0 THEN NULL ELSE ", paymentExpr(c), " END FROM ", tableDebts,
@@ -418,13 +481,14 @@ func (q DebtorSQL) IsCompleted() Expr {
 }
 
 // DebtStatusExprs are the SQL expressions of ProjectDebt's Payment, Main,
-// Under (at now) and Active for the debt whose original amount, paid
-// amount, withdrawal time and creation time are the SQL expressions given
-// (column references, not arguments). The audit trail's statuses of a
-// payment's debt are written with them in the statement that books the
-// payment (graph's addDebtPayment on PostgreSQL).
-func DebtStatusExprs(original, paid, withdrawnAt, createdAt string, now Now) (payment, main, under, active Expr) {
-	c := debtColumns{original: original, paid: paid, withdrawnAt: withdrawnAt, createdAt: createdAt}
-	return paymentExpr(plainCmp(expr(paid), expr(original))), c.mainExpr(), c.underExpr(now),
+// Under (at now) and Active for the debt whose charged amount and paid
+// amount are the SQL expressions given and whose other columns are those of
+// the table alias row (column references, not arguments). The audit
+// trail's statuses of a payment's debt are written with them in the
+// statement that books the payment (ledger's bookPayments on PostgreSQL).
+func DebtStatusExprs(charged, paid, row string, now Now) (payment, main, under, active Expr) {
+	c := debtCols(row)
+	c.charged, c.paid = charged, paid
+	return paymentExpr(plainCmp(expr(paid), expr(charged))), c.mainExpr(), c.underExpr(now),
 		expr("CASE WHEN ", c.closed(), " THEN ", int(Inactive), " ELSE ", int(Active), " END")
 }

@@ -83,67 +83,67 @@ func TestProjectDebtClosed(t *testing.T) {
 	}{
 		{
 			name: "withdrawn unpaid",
-			f:    collection.DebtFacts{ID: 1, Original: kr(1000), Withdrawn: true, CreatedAt: recent},
+			f:    collection.DebtFacts{ID: 1, Charged: kr(1000), Withdrawn: true, CreatedAt: recent, DemandSentAt: recent},
 			want: collection.DebtProjection{Payment: collection.Unpaid, Main: collection.StageClosed, Under: collection.SubWithdrawn,
 				Active: collection.Inactive, IsCompleted: true, Remaining: kr(1000)},
 		},
 		{
 			name: "withdrawn after the demand expired, partly paid",
-			f:    collection.DebtFacts{ID: 2, Original: kr(1000), Paid: kr(300), Withdrawn: true, CreatedAt: old},
+			f:    collection.DebtFacts{ID: 2, Charged: kr(1000), Paid: kr(300), Withdrawn: true, CreatedAt: old, DemandSentAt: old},
 			want: collection.DebtProjection{Payment: collection.PartiallyPaid, Main: collection.StageClosed, Under: collection.SubWithdrawn,
 				Active: collection.Inactive, IsCompleted: true, Remaining: kr(700)},
 		},
 		{
 			name: "withdrawn beats paid in full",
-			f:    collection.DebtFacts{ID: 3, Original: kr(1000), Paid: kr(1000), Withdrawn: true, CreatedAt: recent},
+			f:    collection.DebtFacts{ID: 3, Charged: kr(1000), Paid: kr(1000), Withdrawn: true, CreatedAt: recent, DemandSentAt: recent},
 			want: collection.DebtProjection{Payment: collection.Paid, Main: collection.StageClosed, Under: collection.SubWithdrawn,
 				Active: collection.Inactive, IsCompleted: true},
 		},
 		{
 			name: "withdrawn and overpaid",
-			f:    collection.DebtFacts{ID: 4, Original: kr(1000), Paid: kr(1200), Withdrawn: true, CreatedAt: recent},
+			f:    collection.DebtFacts{ID: 4, Charged: kr(1000), Paid: kr(1200), Withdrawn: true, CreatedAt: recent, DemandSentAt: recent},
 			want: collection.DebtProjection{Payment: collection.Overpaid, Main: collection.StageClosed, Under: collection.SubWithdrawn,
 				Active: collection.Inactive, IsCompleted: true, Overpaid: kr(200)},
 		},
 		{
 			name: "paid in full within the demand",
-			f:    collection.DebtFacts{ID: 5, Original: kr(1000), Paid: kr(1000), CreatedAt: recent},
+			f:    collection.DebtFacts{ID: 5, Charged: kr(1000), Paid: kr(1000), CreatedAt: recent, DemandSentAt: recent},
 			want: collection.DebtProjection{Payment: collection.Paid, Main: collection.StageClosed, Under: collection.SubPaidInFull,
 				Active: collection.Inactive, IsCompleted: true},
 		},
 		{
 			name: "paid in full after the demand expired",
-			f:    collection.DebtFacts{ID: 6, Original: kr(1000), Paid: kr(1000), CreatedAt: old},
+			f:    collection.DebtFacts{ID: 6, Charged: kr(1000), Paid: kr(1000), CreatedAt: old, DemandSentAt: old},
 			want: collection.DebtProjection{Payment: collection.Paid, Main: collection.StageClosed, Under: collection.SubPaidInFull,
 				Active: collection.Inactive, IsCompleted: true},
 		},
 		{
 			name: "overpaid by one öre",
-			f:    collection.DebtFacts{ID: 7, Original: kr(1000), Paid: kr(1000) + 1, CreatedAt: old},
+			f:    collection.DebtFacts{ID: 7, Charged: kr(1000), Paid: kr(1000) + 1, CreatedAt: old, DemandSentAt: old},
 			want: collection.DebtProjection{Payment: collection.Overpaid, Main: collection.StageClosed, Under: collection.SubPaidInFull,
 				Active: collection.Inactive, IsCompleted: true, Overpaid: 1},
 		},
 		{
 			name: "overpaid",
-			f:    collection.DebtFacts{ID: 8, Original: kr(1000), Paid: kr(1500), CreatedAt: recent},
+			f:    collection.DebtFacts{ID: 8, Charged: kr(1000), Paid: kr(1500), CreatedAt: recent, DemandSentAt: recent},
 			want: collection.DebtProjection{Payment: collection.Overpaid, Main: collection.StageClosed, Under: collection.SubPaidInFull,
 				Active: collection.Inactive, IsCompleted: true, Overpaid: kr(500)},
 		},
 		{
 			name: "open, one öre short",
-			f:    collection.DebtFacts{ID: 9, Original: kr(1000), Paid: kr(1000) - 1, CreatedAt: recent},
+			f:    collection.DebtFacts{ID: 9, Charged: kr(1000), Paid: kr(1000) - 1, CreatedAt: recent, DemandSentAt: recent},
 			want: collection.DebtProjection{Payment: collection.PartiallyPaid, Main: collection.StageCollection, Under: collection.SubDemandSent,
 				Active: collection.Active, Remaining: 1},
 		},
 		{
 			name: "open, unpaid, demand sent",
-			f:    collection.DebtFacts{ID: 10, Original: kr(1000), CreatedAt: recent},
+			f:    collection.DebtFacts{ID: 10, Charged: kr(1000), CreatedAt: recent, DemandSentAt: recent},
 			want: collection.DebtProjection{Payment: collection.Unpaid, Main: collection.StageCollection, Under: collection.SubDemandSent,
 				Active: collection.Active, Remaining: kr(1000)},
 		},
 		{
 			name: "open, partly paid, demand expired",
-			f:    collection.DebtFacts{ID: 11, Original: kr(1000), Paid: kr(250), CreatedAt: old},
+			f:    collection.DebtFacts{ID: 11, Charged: kr(1000), Paid: kr(250), CreatedAt: old, DemandSentAt: old},
 			want: collection.DebtProjection{Payment: collection.PartiallyPaid, Main: collection.StageCollection, Under: collection.SubDemandExpired,
 				Active: collection.Active, Remaining: kr(750)},
 		},
@@ -205,7 +205,7 @@ func TestProjectDebtDemandWindow(t *testing.T) {
 			if got := scalar.DateOf(tt.created.In(loc)); got != day {
 				t.Fatalf("test table: %s is %s in Stockholm, not %s", tt.created, got, day)
 			}
-			f := collection.DebtFacts{ID: 1, Original: kr(500), Paid: kr(100), CreatedAt: tt.created}
+			f := collection.DebtFacts{ID: 1, Charged: kr(500), Paid: kr(100), CreatedAt: tt.created, DemandSentAt: tt.created}
 			for k := 0; k <= 12; k++ {
 				now := collection.Now{Today: day.AddDays(k), Location: loc}
 				want := collection.SubDemandSent
@@ -368,12 +368,12 @@ func TestProjectInvoice(t *testing.T) {
 
 	// Holding debts as ProjectDebt derives them.
 	heldNow := at("2026-04-20")
-	openHolding := collection.ProjectDebt(collection.DebtFacts{ID: 1, Original: kr(1000), Paid: kr(200),
-		CreatedAt: statusInstant("2026-04-15T08:00:00Z")}, heldNow)
-	expiredHolding := collection.ProjectDebt(collection.DebtFacts{ID: 2, Original: kr(1000),
-		CreatedAt: statusInstant("2026-04-01T08:00:00Z")}, heldNow)
-	paidHolding := collection.ProjectDebt(collection.DebtFacts{ID: 3, Original: kr(300), Paid: kr(300),
-		CreatedAt: statusInstant("2026-04-15T08:00:00Z")}, heldNow)
+	openHolding := collection.ProjectDebt(collection.DebtFacts{ID: 1, Charged: kr(1000), Paid: kr(200),
+		CreatedAt: statusInstant("2026-04-15T08:00:00Z"), DemandSentAt: statusInstant("2026-04-15T08:00:00Z")}, heldNow)
+	expiredHolding := collection.ProjectDebt(collection.DebtFacts{ID: 2, Charged: kr(1000),
+		CreatedAt: statusInstant("2026-04-01T08:00:00Z"), DemandSentAt: statusInstant("2026-04-01T08:00:00Z")}, heldNow)
+	paidHolding := collection.ProjectDebt(collection.DebtFacts{ID: 3, Charged: kr(300), Paid: kr(300),
+		CreatedAt: statusInstant("2026-04-15T08:00:00Z"), DemandSentAt: statusInstant("2026-04-15T08:00:00Z")}, heldNow)
 	for _, h := range []struct {
 		p           collection.DebtProjection
 		main        collection.CollectionStage
@@ -628,13 +628,13 @@ func TestProjectDebtor(t *testing.T) {
 	latest := statusInstant("2026-06-14T09:00:00Z")
 
 	open := func(id int, at time.Time, owed, paid collection.Money) collection.DebtFacts {
-		return collection.DebtFacts{ID: id, Original: owed, Paid: paid, CreatedAt: at}
+		return collection.DebtFacts{ID: id, Charged: owed, Paid: paid, CreatedAt: at, DemandSentAt: at}
 	}
 	paidDebt := func(id int, at time.Time, owed collection.Money) collection.DebtFacts {
-		return collection.DebtFacts{ID: id, Original: owed, Paid: owed, CreatedAt: at}
+		return collection.DebtFacts{ID: id, Charged: owed, Paid: owed, CreatedAt: at, DemandSentAt: at}
 	}
 	withdrawn := func(id int, at time.Time, owed, paid collection.Money) collection.DebtFacts {
-		return collection.DebtFacts{ID: id, Original: owed, Paid: paid, Withdrawn: true, CreatedAt: at}
+		return collection.DebtFacts{ID: id, Charged: owed, Paid: paid, Withdrawn: true, CreatedAt: at, DemandSentAt: at}
 	}
 	const (
 		none = 0 // nil
@@ -696,10 +696,10 @@ func TestProjectDebtor(t *testing.T) {
 		{"sums: withdrawn debt's amount does not count", []collection.DebtFacts{withdrawn(1, older, kr(1000), 0), paidDebt(2, recent, kr(500))},
 			clsd, pif, collection.Paid, true},
 		{"sums: overpaying one debt is not the whole", []collection.DebtFacts{paidDebt(1, older, kr(1000)), open(2, recent, kr(500), 0),
-			{ID: 3, Original: kr(100), Paid: kr(400), CreatedAt: oldest}}, coll, sent, collection.PartiallyPaid, false},
-		{"sums: overpaid over all", []collection.DebtFacts{{ID: 1, Original: kr(1000), Paid: kr(1200), CreatedAt: older}, open(2, recent, kr(500), kr(400))},
+			{ID: 3, Charged: kr(100), Paid: kr(400), CreatedAt: oldest, DemandSentAt: oldest}}, coll, sent, collection.PartiallyPaid, false},
+		{"sums: overpaid over all", []collection.DebtFacts{{ID: 1, Charged: kr(1000), Paid: kr(1200), CreatedAt: older, DemandSentAt: older}, open(2, recent, kr(500), kr(400))},
 			coll, sent, collection.Overpaid, false},
-		{"sums: paid exactly over all", []collection.DebtFacts{{ID: 1, Original: kr(1000), Paid: kr(1100), CreatedAt: older}, open(2, recent, kr(500), kr(400))},
+		{"sums: paid exactly over all", []collection.DebtFacts{{ID: 1, Charged: kr(1000), Paid: kr(1100), CreatedAt: older, DemandSentAt: older}, open(2, recent, kr(500), kr(400))},
 			coll, sent, collection.Paid, false},
 	}
 	for _, tt := range tests {
@@ -791,7 +791,7 @@ func gqlEnums() []gqlEnum {
 		},
 		{
 			name:  "CollectionStage",
-			codes: map[int]string{100: "INVOICING", 300: "COLLECTION", 900: "CLOSED"},
+			codes: map[int]string{100: "INVOICING", 300: "COLLECTION", 400: "LEGAL", 900: "CLOSED"},
 			marshal: func(c int) string {
 				var b strings.Builder
 				collection.CollectionStage(c).MarshalGQL(&b)
@@ -805,7 +805,7 @@ func gqlEnums() []gqlEnum {
 		},
 		{
 			name: "CollectionSubStatus",
-			codes: map[int]string{101: "NOT_DUE", 102: "OVERDUE", 103: "REMINDED", 301: "DEMAND_SENT", 302: "DEMAND_EXPIRED",
+			codes: map[int]string{101: "NOT_DUE", 102: "OVERDUE", 103: "REMINDED", 301: "DEMAND_SENT", 302: "DEMAND_EXPIRED", 401: "PAYMENT_ORDER_APPLIED",
 				901: "PAID_IN_FULL", 902: "WITHDRAWN"},
 			marshal: func(c int) string {
 				var b strings.Builder
@@ -998,6 +998,63 @@ func TestStatusCodesLiteral(t *testing.T) {
 		}
 		if got := tt.got.String(); got != tt.name {
 			t.Errorf("code %d reads %q, want %q", tt.want, got, tt.name)
+		}
+	}
+}
+
+// Part two: a debt is charged more than its items (fees, interest), and a
+// payment order moves it to LEGAL until it closes.
+func TestProjectDebtUnderPartTwo(t *testing.T) {
+	now := collection.Now{Today: cday("2026-03-10"), Location: time.UTC}
+	old := time.Date(2026, 2, 1, 8, 0, 0, 0, time.UTC)
+	recent := time.Date(2026, 3, 8, 8, 0, 0, 0, time.UTC)
+	for _, tt := range []struct {
+		name  string
+		f     collection.DebtFacts
+		pay   collection.PaymentStatus
+		main  collection.CollectionStage
+		under collection.CollectionSubStatus
+	}{
+		{"items paid, fees not", collection.DebtFacts{Charged: kr(1180), Paid: kr(1000), CreatedAt: recent, DemandSentAt: recent},
+			collection.PartiallyPaid, collection.StageCollection, collection.SubDemandSent},
+		{"everything charged paid", collection.DebtFacts{Charged: kr(1180), Paid: kr(1180), CreatedAt: recent, DemandSentAt: recent},
+			collection.Paid, collection.StageClosed, collection.SubPaidInFull},
+		{"a demand sent before the hand-over", collection.DebtFacts{Charged: kr(100), CreatedAt: recent, DemandSentAt: old},
+			collection.Unpaid, collection.StageCollection, collection.SubDemandExpired},
+		{"a payment order applied for", collection.DebtFacts{Charged: kr(1680), Paid: kr(1000), CreatedAt: old, DemandSentAt: old, PaymentOrder: true},
+			collection.PartiallyPaid, collection.StageLegal, collection.SubPaymentOrderApplied},
+		{"LEGAL, then paid in full", collection.DebtFacts{Charged: kr(1680), Paid: kr(1700), CreatedAt: old, DemandSentAt: old, PaymentOrder: true},
+			collection.Overpaid, collection.StageClosed, collection.SubPaidInFull},
+		{"LEGAL, then withdrawn", collection.DebtFacts{Charged: kr(1680), Withdrawn: true, CreatedAt: old, DemandSentAt: old, PaymentOrder: true},
+			collection.Unpaid, collection.StageClosed, collection.SubWithdrawn},
+	} {
+		p := collection.ProjectDebt(tt.f, now)
+		if p.Payment != tt.pay || p.Main != tt.main || p.Under != tt.under || p.IsCompleted != (tt.main == collection.StageClosed) {
+			t.Errorf("%s: %v %v %v, want %v %v %v", tt.name, p.Payment, p.Main, p.Under, tt.pay, tt.main, tt.under)
+		}
+		if p.Remaining != max(tt.f.Charged-tt.f.Paid, 0) || p.Overpaid != max(tt.f.Paid-tt.f.Charged, 0) {
+			t.Errorf("%s: remaining %v, overpaid %v", tt.name, p.Remaining, p.Overpaid)
+		}
+	}
+}
+
+// The selections the kept counts answer: each pair of mainStatus and
+// activeStatus values selects one of them.
+func TestSelectionAnd(t *testing.T) {
+	for _, tt := range []struct{ a, b, want collection.Selection }{
+		{collection.SelectAll, collection.SelectOpen, collection.SelectOpen},
+		{collection.SelectOpen, collection.SelectLegal, collection.SelectLegal},
+		{collection.SelectCollection, collection.SelectOpen, collection.SelectCollection},
+		{collection.SelectCollection, collection.SelectLegal, collection.SelectNone},
+		{collection.SelectClosed, collection.SelectOpen, collection.SelectNone},
+		{collection.SelectClosed, collection.SelectClosed, collection.SelectClosed},
+		{collection.SelectNone, collection.SelectAll, collection.SelectNone},
+	} {
+		if got := tt.a.And(tt.b); got != tt.want {
+			t.Errorf("%v AND %v = %v, want %v", tt.a, tt.b, got, tt.want)
+		}
+		if got := tt.b.And(tt.a); got != tt.want {
+			t.Errorf("%v AND %v = %v, want %v", tt.b, tt.a, got, tt.want)
 		}
 	}
 }

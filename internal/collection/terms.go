@@ -206,6 +206,25 @@ type PaymentOrderAmounts struct {
 	ApplicationFee Money // PAYMENT_ORDER_APPLICATION_FEE
 }
 
+// DefaultPaymentOrderAmounts are the amounts of today: Kronofogden's fee
+// of 300 kr and 380 kr for the agent's work on the application.
+var DefaultPaymentOrderAmounts = PaymentOrderAmounts{Fee: 300_00, ApplicationFee: 380_00}
+
+// Check checks that each amount is within 0.00–10,000.00; errors name the
+// field (fee, applicationFee).
+func (a PaymentOrderAmounts) Check() error {
+	var c fieldCheck
+	for _, f := range []struct {
+		name string
+		m    Money
+	}{{"fee", a.Fee}, {"applicationFee", a.ApplicationFee}} {
+		if f.m < 0 || f.m > 10_000_00 {
+			c.errs.Add(f.name, "must be from 0.00 to 10000.00")
+		}
+	}
+	return c.err()
+}
+
 // PaymentOrderFees returns the fees of the payment-order step taken on
 // day, the fee before the application fee; a fee of 0.00 is not charged.
 func PaymentOrderFees(a PaymentOrderAmounts, day scalar.Date) []Fee {
@@ -217,4 +236,21 @@ func PaymentOrderFees(a PaymentOrderAmounts, day scalar.Date) []Fee {
 		fees = append(fees, Fee{Kind: PaymentOrderApplicationFee, Amount: a.ApplicationFee, ChargedOn: day})
 	}
 	return fees
+}
+
+// InterestBearing reports whether interest can accrue on a debt under t
+// whose items have the agreed rates given (nil: none agreed): its rule is
+// STATUTORY, or an item has an agreed rate above 0. Only such a debt's
+// claim changes with the dates of its payments; every other debt's charged
+// amount is its principal and fees.
+func InterestBearing(t Terms, agreed []*Rate) bool {
+	if t.Interest == InterestStatutory {
+		return true
+	}
+	for _, r := range agreed {
+		if r != nil && *r > 0 {
+			return true
+		}
+	}
+	return false
 }

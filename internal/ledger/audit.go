@@ -8,6 +8,7 @@ import (
 	"github.com/debtql/debtql/ent"
 	"github.com/debtql/debtql/ent/auditevent"
 	"github.com/debtql/debtql/ent/auditeventrecord"
+	"github.com/debtql/debtql/ent/debt"
 	"github.com/debtql/debtql/internal/audit"
 	"github.com/debtql/debtql/internal/collection"
 	"github.com/debtql/debtql/internal/scalar"
@@ -29,6 +30,9 @@ const (
 	OpRevokeAPIKey       = "revokeApiKey"
 	OpSetReferenceRate   = "setReferenceRate"
 	OpSetCollectionTerms = "setCollectionTerms"
+	OpDisputeDebt        = "disputeDebt"
+	OpResolveDispute     = "resolveDispute"
+	OpPaymentOrder       = "applyForPaymentOrder"
 )
 
 // auditRecord is a record a use case touched, with its statuses before
@@ -120,16 +124,17 @@ func recorded[T any](s *Service, ctx context.Context, v T, e event, clientID *st
 // DebtFacts are the facts of a debt row that its statuses are computed
 // from.
 func DebtFacts(d *ent.Debt) *collection.DebtFacts {
-	return &collection.DebtFacts{
-		ID:        int(d.ID),
-		Original:  d.OriginalAmount,
-		Paid:      d.PaidAmount,
-		Withdrawn: d.WithdrawnAt != nil,
-		CreatedAt: d.CreatedAt,
-	}
+	// Reads DebtFactFields.
+	f := d.Facts()
+	return &f
 }
+
+// DebtFactFields are the columns of a debt that its statuses (Debt.Facts)
+// read: a query that selects columns for DebtFacts selects these.
+var DebtFactFields = []string{debt.FieldID, debt.FieldChargedAmount, debt.FieldPaidAmount, debt.FieldWithdrawnAt,
+	debt.FieldCreatedAt, debt.FieldDemandSentAt, debt.FieldPaymentOrderAppliedAt}
 
 // debtStatuses are a debt's statuses, as the API shows them now.
 func (s *Service) debtStatuses(d *ent.Debt) *audit.Statuses {
-	return audit.Debt(collection.ProjectDebt(*DebtFacts(d), s.clock.At()), d.PaidAmount)
+	return audit.Debt(collection.ProjectDebt(d.Facts(), s.clock.At()), d.PaidAmount, d.IsDisputed())
 }

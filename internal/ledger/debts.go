@@ -48,7 +48,8 @@ func (s *Service) CreateDebt(ctx context.Context, a Actor, clientID string, in c
 }
 
 func (s *Service) createDebt(ctx context.Context, a Actor, clientID string, in collection.DebtorWithDebtsRecord) (*ent.Debt, error) {
-	if err := in.Normalize(); err != nil {
+	at := s.clock.At()
+	if err := in.NormalizeAt(at.Today); err != nil {
 		return nil, apierr.Prefix(err, "input")
 	}
 	if err := s.lockClient(ctx, clientID); err != nil {
@@ -71,14 +72,36 @@ func (s *Service) createDebt(ctx context.Context, a Actor, clientID string, in c
 	if err != nil {
 		return nil, err
 	}
+	// The demand: sent at the hand-over's instant, today, or on the day
+	// given (from the start of that day).
+	created := time.Now().UTC().Truncate(time.Microsecond)
+	demandSentAt, demandDay := created, at.Today
+	if in.DemandSentOn != nil {
+		demandDay = *in.DemandSentOn
+		demandSentAt = demandDay.Start(at.Location).UTC()
+	}
+	fees := s.handoverFees(in, terms, demandDay)
+	facts, err := s.handoverFacts(ctx, in, terms, fees)
+	if err != nil {
+		return nil, err
+	}
+	charged, err := facts.Summary(at.Today)
+	if err != nil {
+		return nil, err
+	}
 	d, err := db.Debt.Create().
 		SetClientID(clientID).
 		SetDebtorID(debtorID).
+		SetCreatedAt(created).
+		SetUpdatedAt(created).
 		SetOriginalAmount(original).
 		SetPaidAmount(paid).
+		SetChargedAmount(charged).
 		SetInterestRule(debt.InterestRule(terms.Interest.String())).
 		SetCollectionFee(terms.CollectionFee).
 		SetLateCompensation(terms.LateCompensation).
+		SetInterestBearing(facts.InterestBearing()).
+		SetDemandSentAt(demandSentAt).
 		Save(ctx)
 	if err != nil {
 		return nil, err
@@ -127,7 +150,8 @@ func (s *Service) createDebt(ctx context.Context, a Actor, clientID string, in c
 				SetSource(payment.SourceBEFORE_HANDOVER))
 		}
 	}
-	if err := s.chargeHandoverFees(ctx, clientID, d, in, terms); err != nil {
+	feeIDs, err := s.chargeFees(ctx, clientID, d.ID, fees)
+	if err != nil {
 		return nil, err
 	}
 	// The event names the debtor, the debt, its items and its opening
@@ -139,6 +163,9 @@ func (s *Service) createDebt(ctx context.Context, a Actor, clientID string, in c
 	records = append(records, debtRecord)
 	for _, it := range saved {
 		records = append(records, touchedInt(auditeventrecord.RecordTypeDEBT_INVOICE, it.ID))
+	}
+	for _, id := range feeIDs {
+		records = append(records, touchedInt(auditeventrecord.RecordTypeFEE, id))
 	}
 	// Bulk inserts stay below the databases' parameter limits.
 	for start := 0; start < len(payments); start += 1000 {
@@ -280,7 +307,7 @@ func (s *Service) withdrawDebt(ctx context.Context, a Actor, clientID string, id
 	if err != nil {
 		return nil, err
 	}
-	switch p := collection.ProjectDebt(*DebtFacts(d), s.clock.At()); {
+	switch p := collection.ProjectDebt(d.Facts(), s.clock.At()); {
 	case d.WithdrawnAt != nil:
 		return nil, apierr.New(apierr.Conflict, "debt %d is already withdrawn", d.ID)
 	case p.Main == collection.StageClosed:
@@ -292,6 +319,13 @@ func (s *Service) withdrawDebt(ctx context.Context, a Actor, clientID string, id
 		Save(ctx)
 	if err != nil {
 		return nil, err
+	}
+	if withdrawn.InterestBearing {
+		// Interest stops on the day of withdrawal: the summary is the
+		// claim of that day.
+		if err := s.resummarize(ctx, withdrawn); err != nil {
+			return nil, err
+		}
 	}
 	debtRecord := touchedInt(auditeventrecord.RecordTypeDEBT, d.ID)
 	debtRecord.before, debtRecord.after = s.debtStatuses(d), s.debtStatuses(withdrawn)

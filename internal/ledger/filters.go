@@ -34,6 +34,8 @@ type DebtFilter struct {
 	UnderStatus *collection.CollectionSubStatus `json:"underStatus,omitempty"`
 	// Debts whose paymentStatus reads this.
 	PaymentStatus *collection.PaymentStatus `json:"paymentStatus,omitempty"`
+	// Debts whose isDisputed reads this.
+	IsDisputed *bool `json:"isDisputed,omitempty"`
 	// Which fields SearchTerm looks at (default ALL): the debtor's NAME, IDENTIFICATION_NUMBER and EMAIL, the items' INVOICE_NUMBER, or the DEBT_ID exactly.
 	SearchType *SearchType `json:"searchType,omitempty"`
 	// Case-insensitive substring to search for; blank means no search.
@@ -140,6 +142,9 @@ func debtFilter(f *DebtFilter, now collection.Now) ([]predicate.Debt, error) {
 	}
 	if v := f.PaymentStatus; v != nil {
 		is(func(q collection.DebtSQL) *sql.Predicate { return q.PaymentIs(*v) })
+	}
+	if v := f.IsDisputed; v != nil {
+		is(func(q collection.DebtSQL) *sql.Predicate { return q.DisputedIs(*v) })
 	}
 	s, err := newSearch(f.SearchType, f.SearchTerm)
 	if err != nil {

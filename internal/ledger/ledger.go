@@ -100,19 +100,35 @@ type Service struct {
 	// payments books together the payments on one debt that arrive while
 	// one is being booked (queuedBooker).
 	payments *paymentQueues
+	// accruing remembers the debts that bear interest, whose payments
+	// the engine books (bookAccruing).
+	accruing *accruingDebts
+	// paymentOrder is what the payment-order step charges.
+	paymentOrder collection.PaymentOrderAmounts
+	// factsQuery reads the claim facts of debts in one statement, in the
+	// database's SQL (claimFactsStatement).
+	factsQuery factsQuery
 }
 
 // New returns the service over the database. Its dialect picks the
 // payment booker, here and nowhere else.
 func New(db *store.DB, clock Clock) *Service {
-	s := &Service{orm: db.Ent, clock: clock, locker: db, payments: &paymentQueues{}}
+	s := &Service{orm: db.Ent, clock: clock, locker: db, payments: &paymentQueues{}, accruing: &accruingDebts{},
+		paymentOrder: collection.DefaultPaymentOrderAmounts}
 	if db.IsPostgres() {
 		s.booker = queuedBooker{pgBooker{s}}
+		s.factsQuery = pgFactsQuery
 	} else {
 		s.booker = plainBooker{s}
+		s.factsQuery = sqliteFactsQuery
 	}
 	return s
 }
+
+// SetPaymentOrderAmounts sets what the payment-order step charges (the
+// configuration's amounts; collection.DefaultPaymentOrderAmounts until
+// set). It is for set-up, before the service serves.
+func (s *Service) SetPaymentOrderAmounts(a collection.PaymentOrderAmounts) { s.paymentOrder = a }
 
 // Clock is the service's clock.
 func (s *Service) Clock() Clock { return s.clock }

@@ -207,38 +207,38 @@ var invoiceCursorValues = map[string]cursorValue{
 }
 
 // keptDebtTotal is the total of a client's debts that match filter as
-// debt_counts keeps it, for the filters those counts answer: none, or open
-// or closed debts by mainStatus or activeStatus (SelectsOpen), without a
-// search. Any other filter is counted (nil).
+// debt_counts keeps it, for the filters those counts answer: none, or the
+// selections of mainStatus and activeStatus (collection.Selection), without
+// a search. Any other filter is counted (nil).
 func keptDebtTotal(clientID string, f *DebtFilter) func(dialect string) *sql.Selector {
 	t := sql.Table(debtcount.Table)
-	column := t.C(debtcount.FieldDebts)
+	sel := collection.SelectAll
 	if f != nil {
-		if f.UnderStatus != nil || f.PaymentStatus != nil || !blankTerm(f.SearchTerm) {
+		if f.UnderStatus != nil || f.PaymentStatus != nil || f.IsDisputed != nil || !blankTerm(f.SearchTerm) {
 			return nil
 		}
-		var selects []func() (open, ok bool)
 		if f.MainStatus != nil {
-			selects = append(selects, f.MainStatus.SelectsOpen)
+			sel = sel.And(f.MainStatus.Selects())
 		}
 		if f.ActiveStatus != nil {
-			selects = append(selects, f.ActiveStatus.SelectsOpen)
+			sel = sel.And(f.ActiveStatus.Selects())
 		}
-		var want *bool
-		for _, sel := range selects {
-			open, ok := sel()
-			if !ok || (want != nil && *want != open) {
-				return nil // a value no debt reads, or open and closed at once: counted
-			}
-			want = &open
-		}
-		switch {
-		case want == nil:
-		case *want:
-			column = t.C(debtcount.FieldOpenDebts)
-		default:
-			column = t.C(debtcount.FieldDebts) + " - " + t.C(debtcount.FieldOpenDebts)
-		}
+	}
+	debts, open, legal := t.C(debtcount.FieldDebts), t.C(debtcount.FieldOpenDebts), t.C(debtcount.FieldLegalDebts)
+	var column string
+	switch sel {
+	case collection.SelectAll:
+		column = debts
+	case collection.SelectOpen:
+		column = open
+	case collection.SelectLegal:
+		column = legal
+	case collection.SelectCollection:
+		column = open + " - " + legal
+	case collection.SelectClosed:
+		column = debts + " - " + open
+	default:
+		return nil // a value no debt reads, or exclusive values at once: counted
 	}
 	return func(d string) *sql.Selector {
 		return sql.Dialect(d).Select(sql.As(column, "n")).From(t).

@@ -2,7 +2,9 @@ package ledger
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"entgo.io/ent/dialect/sql"
@@ -90,6 +92,9 @@ type pgBooker struct{ s *Service }
 func (b pgBooker) alone() bool { return true }
 
 func (b pgBooker) book(ctx context.Context, e event, clientID string, in collection.PaymentRecord) (*ent.Payment, error) {
+	if b.s.accruing.has(in.DebtID) {
+		return b.s.bookAccruing(ctx, e, clientID, in)
+	}
 	var q querier = b.s.orm
 	if tx := ent.TxFromContext(ctx); tx != nil {
 		q = tx
@@ -101,12 +106,58 @@ func (b pgBooker) book(ctx context.Context, e event, clientID string, in collect
 	return b.s.booked(ctx, clientID, m)
 }
 
-// booked is the payment booked for m, or why none was.
+// booked is the payment booked for m, or why none was; a payment on a debt
+// that bears interest, which the statement leaves alone, is booked here by
+// bookAccruing.
 func (s *Service) booked(ctx context.Context, clientID string, m *paymentMember) (*ent.Payment, error) {
 	if m.p != nil {
 		return m.p, nil
 	}
-	return nil, s.unpayable(ctx, clientID, m.in)
+	err := s.unpayable(ctx, clientID, m.in)
+	if errors.Is(err, errAccruing) {
+		s.accruing.add(m.in.DebtID)
+		return s.bookAccruing(ctx, m.event, clientID, m.in)
+	}
+	return nil, err
+}
+
+// errAccruing: the debt bears interest, so a payment changes what its claim
+// charged, which the collection engine computes (bookAccruing).
+var errAccruing = errors.New("ledger: the debt bears interest")
+
+// bookAccruing books a payment on a debt that bears interest: the plain
+// path, in a transaction (its caller's, or one of its own), recomputes the
+// debt's charged amount under its row lock.
+func (s *Service) bookAccruing(ctx context.Context, e event, clientID string, in collection.PaymentRecord) (*ent.Payment, error) {
+	return inTx(ctx, s, func(ctx context.Context) (*ent.Payment, error) {
+		return plainBooker{s}.book(ctx, e, clientID, in)
+	})
+}
+
+// accruingDebts remembers ids of debts that bear interest (which never
+// changes for a debt), so that their payments skip the statement that
+// would leave them alone. It forgets everything when full.
+type accruingDebts struct {
+	mu  sync.Mutex
+	ids map[scalar.IntID]struct{}
+}
+
+const maxAccruingDebts = 1 << 16
+
+func (a *accruingDebts) add(id scalar.IntID) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.ids == nil || len(a.ids) >= maxAccruingDebts {
+		a.ids = map[scalar.IntID]struct{}{}
+	}
+	a.ids[id] = struct{}{}
+}
+
+func (a *accruingDebts) has(id scalar.IntID) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	_, ok := a.ids[id]
+	return ok
 }
 
 // plainBooker books with ent's statements in a transaction: the path every
@@ -177,6 +228,16 @@ func (pb plainBooker) book(ctx context.Context, e event, clientID string, in col
 	debtRecord := touchedInt(auditeventrecord.RecordTypeDEBT, d.ID)
 	before := *d
 	before.PaidAmount = paid - in.Amount
+	if d.InterestBearing {
+		// Under the row lock every earlier payment has committed: the
+		// claim's facts are whole.
+		if before.ChargedAmount, err = s.lockedCharged(ctx, d.ID); err != nil {
+			return nil, err
+		}
+		if err := s.resummarize(ctx, d); err != nil {
+			return nil, err
+		}
+	}
 	debtRecord.before = s.debtStatuses(&before)
 	debtRecord.after = s.debtStatuses(d)
 	if err := s.record(ctx, e, &clientID, &d.ID,
@@ -220,9 +281,9 @@ func (s *Service) payableDebt(ctx context.Context, clientID string, in collectio
 }
 
 // unpayable says why a payment was not booked: the debt or its item is
-// not there, the debt is withdrawn, or the payment would take its paid
-// amount above the ceiling (as they are read now); else the debt changed
-// meanwhile.
+// not there, the debt is withdrawn, the payment would take its paid amount
+// above the ceiling (as they are read now), or the debt bears interest
+// (errAccruing); else the debt changed meanwhile.
 func (s *Service) unpayable(ctx context.Context, clientID string, in collection.PaymentRecord) error {
 	d, _, err := s.payableDebt(ctx, clientID, in)
 	if err != nil {
@@ -230,6 +291,9 @@ func (s *Service) unpayable(ctx context.Context, clientID string, in collection.
 	}
 	if !collection.PaidWithin(d.PaidAmount, in.Amount) {
 		return apierr.Prefix(collection.ErrPaidAboveCeiling(d.PaidAmount), "input")
+	}
+	if d.InterestBearing {
+		return errAccruing
 	}
 	return apierr.New(apierr.Conflict, "debt %d changed while the payment was being booked: retry", in.DebtID)
 }

@@ -53,8 +53,9 @@ type paymentMember struct {
 // (SingleStatement), its own commit only.
 //
 // A member whose item is not one of the debt's books nothing and the others
-// still book; when the debt is not the client's or is withdrawn, none
-// books; nor when the members' sum would take the debt's paid amount above
+// still book; when the debt is not the client's, is withdrawn, or bears
+// interest (a payment changes its claim's charges: bookAccruing books it),
+// none books; nor when the members' sum would take the debt's paid amount above
 // the money ceiling (collection.MaxAmount), a condition of the debt's
 // update, so that it holds under the row lock (the sum is numeric, which
 // cannot overflow; bookBatch then books the members one by one). All
@@ -104,7 +105,7 @@ func (s *Service) bookPayments(ctx context.Context, tx querier, clientID string,
 		" WITH ORDINALITY AS u(amount, invoice_id, transaction_date, key_id, key_name, role, operation, request_id, n)",
 		" WHERE EXISTS (SELECT 1 FROM debt_invoices WHERE id = u.invoice_id AND debt_id = $10)),\n")
 	w("d AS (UPDATE debts SET paid_amount = paid_amount + (SELECT sum(amount) FROM m), updated_at = $9",
-		" WHERE id = $10 AND client_id = $11::uuid AND withdrawn_at IS NULL AND EXISTS (SELECT 1 FROM m)",
+		" WHERE id = $10 AND client_id = $11::uuid AND withdrawn_at IS NULL AND NOT interest_bearing AND EXISTS (SELECT 1 FROM m)",
 		" AND paid_amount + (SELECT sum(amount) FROM m) <= ", maxAmountSQL,
 		" RETURNING ", cols("", debt.Columns), ", paid_amount - (SELECT sum(amount) FROM m) AS paid_before),\n")
 	// o: the members booked (none when the debt was not updated), with the
@@ -127,8 +128,8 @@ func (s *Service) bookPayments(ctx context.Context, tx querier, clientID string,
 		" SELECT $11::uuid, mm.event_id, x.record_type, x.record_id, x.before, x.after FROM mm, d, LATERAL (",
 		"SELECT 1 AS k, '", auditeventrecord.RecordTypePAYMENT.String(), "' AS record_type, mm.payment_id::text AS record_id, NULL::jsonb AS before, NULL::jsonb AS after",
 		" UNION ALL SELECT 2, '", auditeventrecord.RecordTypeDEBT.String(), "', d.id::text, ",
-		audit.DebtSQL("d.original_amount", "(mm.paid_after - mm.amount)", "d.withdrawn_at", "d.created_at", at), ", ",
-		audit.DebtSQL("d.original_amount", "mm.paid_after", "d.withdrawn_at", "d.created_at", at),
+		audit.DebtSQL("d.charged_amount", "(mm.paid_after - mm.amount)", "d", at), ", ",
+		audit.DebtSQL("d.charged_amount", "mm.paid_after", "d", at),
 		" UNION ALL SELECT 3, '", auditeventrecord.RecordTypeDEBT_INVOICE.String(), "', mm.invoice_id::text, NULL, NULL",
 		") x ORDER BY mm.n, x.k RETURNING id)\n")
 	// Per member: its number, the debt's and its item's paid amounts right

@@ -3,14 +3,13 @@ package ledger
 import (
 	"context"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/debtql/debtql/ent"
 	"github.com/debtql/debtql/ent/auditeventrecord"
 	"github.com/debtql/debtql/ent/creditor"
+	"github.com/debtql/debtql/ent/debt"
 	"github.com/debtql/debtql/ent/fee"
-	"github.com/debtql/debtql/ent/payment"
 	"github.com/debtql/debtql/internal/apierr"
 	"github.com/debtql/debtql/internal/auth"
 	"github.com/debtql/debtql/internal/collection"
@@ -62,79 +61,65 @@ func (s *Service) SetCollectionTerms(ctx context.Context, a Actor, clientID stri
 	})
 }
 
-// chargeHandoverFees charges a new debt's hand-over fees (api.md §10): the
-// items' reminder fees and the collection fee, or the late-payment
-// compensation for a corporate debtor, dated the demand's day: the day of
-// the hand-over.
-func (s *Service) chargeHandoverFees(ctx context.Context, clientID string, d *ent.Debt, in collection.DebtorWithDebtsRecord, terms collection.Terms) error {
+// handoverFees are a new debt's hand-over fees (api.md §10): the items'
+// reminder fees and the collection fee, or the late-payment compensation
+// for a corporate debtor, dated the day the demand was sent.
+func (s *Service) handoverFees(in collection.DebtorWithDebtsRecord, terms collection.Terms, demandDay scalar.Date) []collection.Fee {
 	reminders := make([]collection.Money, 0, len(in.Debts))
 	for _, it := range in.Debts {
 		if it.ReminderFee != nil {
 			reminders = append(reminders, *it.ReminderFee)
 		}
 	}
-	fees := collection.HandoverFees(terms, reminders, in.IsCorporation, s.clock.At().Today)
+	return collection.HandoverFees(terms, reminders, in.IsCorporation, demandDay)
+}
+
+// chargeFees writes fees charged on a debt and returns their ids.
+func (s *Service) chargeFees(ctx context.Context, clientID string, debtID scalar.IntID, fees []collection.Fee) ([]scalar.IntID, error) {
 	if len(fees) == 0 {
-		return nil
+		return nil, nil
 	}
 	db := s.db(ctx)
 	creates := make([]*ent.FeeCreate, len(fees))
 	for i, f := range fees {
-		creates[i] = db.Fee.Create().SetClientID(clientID).SetDebtID(d.ID).
+		creates[i] = db.Fee.Create().SetClientID(clientID).SetDebtID(debtID).
 			SetKind(fee.Kind(f.Kind.String())).SetAmount(f.Amount).SetChargedOn(f.ChargedOn)
 	}
-	return db.Fee.CreateBulk(creates...).Exec(ctx)
+	saved, err := db.Fee.CreateBulk(creates...).Save(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]scalar.IntID, len(saved))
+	for i, x := range saved {
+		ids[i] = x.ID
+	}
+	return ids, nil
 }
 
-// dayIn is the calendar day of t in the service's time zone.
-func (s *Service) dayIn(t time.Time) scalar.Date { return scalar.DateOf(t.In(s.clock.At().Location)) }
-
-// ClaimFacts gathers what a debt's claim is computed from: its items,
-// terms, payments and fees, and the reference rates.
-func (s *Service) ClaimFacts(ctx context.Context, d *ent.Debt) (collection.ClaimFacts, error) {
-	f := collection.ClaimFacts{Terms: DebtTerms(d)}
-	db := s.db(ctx)
-	items, err := db.Debt.QueryInvoices(d).All(ctx)
-	if err != nil {
-		return f, err
-	}
-	for _, it := range items {
-		due := s.dayIn(it.DueDate)
-		if it.DueOn != nil {
-			due = *it.DueOn
+// handoverFacts are the claim facts of a debt about to be created from in:
+// its items and opening payments numbered in the order they will be
+// inserted (their ids grow in that order, which is all the claim uses ids
+// for), its terms, fees and the reference rates.
+func (s *Service) handoverFacts(ctx context.Context, in collection.DebtorWithDebtsRecord, terms collection.Terms, fees []collection.Fee) (collection.ClaimFacts, error) {
+	f := collection.ClaimFacts{Terms: terms, Fees: fees}
+	for i, it := range in.Debts {
+		f.Items = append(f.Items, collection.ClaimItem{ID: i + 1, Due: scalar.DateOf(it.DueDate), Amount: it.Amount, InterestRate: it.InterestRate})
+		for _, p := range it.Payments {
+			f.Payments = append(f.Payments, collection.ClaimPayment{ID: len(f.Payments) + 1, Date: scalar.DateOf(p.TransactionDate),
+				Amount: p.Amount, Item: i + 1, Opening: true})
 		}
-		f.Items = append(f.Items, collection.ClaimItem{ID: int(it.ID), Due: due, Amount: it.Amount, InterestRate: it.InterestRate})
 	}
-	payments, err := db.Payment.Query().Where(payment.DebtID(d.ID)).All(ctx)
-	if err != nil {
-		return f, err
-	}
-	for _, p := range payments {
-		f.Payments = append(f.Payments, collection.ClaimPayment{ID: int(p.ID), Date: p.TransactionDate, Amount: p.Amount,
-			Item: int(p.DebtItemID), Opening: p.Source == payment.SourceBEFORE_HANDOVER})
-	}
-	fees, err := db.Fee.Query().Where(fee.DebtID(d.ID)).Order(ent.Asc(fee.FieldID)).All(ctx)
-	if err != nil {
-		return f, err
-	}
-	for _, x := range fees {
-		var k collection.FeeKind
-		if err := k.UnmarshalGQL(string(x.Kind)); err != nil {
-			return f, err
-		}
-		f.Fees = append(f.Fees, collection.Fee{Kind: k, Amount: x.Amount, ChargedOn: x.ChargedOn})
-	}
-	if f.Terms.Interest == collection.InterestStatutory {
+	if f.InterestBearing() && terms.Interest == collection.InterestStatutory {
+		var err error
 		if f.Rates, err = s.RatesInForce(ctx); err != nil {
 			return f, err
 		}
 	}
-	if d.WithdrawnAt != nil {
-		w := s.dayIn(*d.WithdrawnAt)
-		f.WithdrawnOn = &w
-	}
 	return f, nil
 }
+
+// dayIn is the calendar day of t in the service's time zone.
+func (s *Service) dayIn(t time.Time) scalar.Date { return scalar.DateOf(t.In(s.clock.At().Location)) }
 
 // Claim is what the debtor owes on d on asOf (today when nil): api.md §10.
 func (s *Service) Claim(ctx context.Context, d *ent.Debt, asOf *scalar.Date) (collection.Claim, error) {
@@ -142,7 +127,24 @@ func (s *Service) Claim(ctx context.Context, d *ent.Debt, asOf *scalar.Date) (co
 	if asOf != nil {
 		day = *asOf
 	}
-	return s.claimOf(ctx, d.ID, func() (*ent.Debt, error) { return d, nil }, day)
+	return s.claimOf(ctx, d.ID, func() (*ent.Debt, error) { return d, nil }, onDay(day))
+}
+
+// Outstanding is d's remainingAmount and overpaidAmount (api.md §10,
+// "Part-one fields under part two"): the claim's outstanding total and
+// credit on its summary day (collection.ClaimFacts.SummaryDay). Unless
+// interest accrues on d, its kept summary has them.
+func (s *Service) Outstanding(ctx context.Context, d *ent.Debt) (remaining, overpaid collection.Money, err error) {
+	if !d.InterestBearing {
+		return d.KeptRemaining(), d.KeptOverpaid(), nil
+	}
+	today := s.clock.At().Today
+	c, err := s.claimOf(ctx, d.ID, func() (*ent.Debt, error) { return d, nil },
+		claimDay{key: "summary", of: func(f collection.ClaimFacts) scalar.Date { return f.SummaryDay(today) }})
+	if err != nil {
+		return 0, 0, err
+	}
+	return c.Total.Outstanding, c.Overpaid, nil
 }
 
 // Allocation is how payment p was applied on its date.
@@ -151,7 +153,7 @@ func (s *Service) Allocation(ctx context.Context, p *ent.Payment) (collection.Al
 	if day.Before(p.TransactionDate) {
 		day = p.TransactionDate
 	}
-	c, err := s.claimOf(ctx, p.DebtID, func() (*ent.Debt, error) { return p.Debt(ctx) }, day)
+	c, err := s.claimOf(ctx, p.DebtID, func() (*ent.Debt, error) { return p.Debt(ctx) }, onDay(day))
 	if err != nil {
 		return collection.Allocation{}, err
 	}
@@ -170,7 +172,7 @@ func (s *Service) ItemClaim(ctx context.Context, it *ent.DebtItem, asOf *scalar.
 	if asOf != nil {
 		day = *asOf
 	}
-	c, err := s.claimOf(ctx, it.DebtID, func() (*ent.Debt, error) { return it.Debt(ctx) }, day)
+	c, err := s.claimOf(ctx, it.DebtID, func() (*ent.Debt, error) { return it.Debt(ctx) }, onDay(day))
 	if err != nil {
 		return nil, err
 	}
@@ -182,57 +184,46 @@ func (s *Service) ItemClaim(ctx context.Context, it *ent.DebtItem, asOf *scalar.
 	return nil, fmt.Errorf("ledger: item %d is not in its debt's claim", it.ID)
 }
 
-// claimOf computes a debt's claim on a day once per claim cache
-// (WithClaimCache): a debt's items and payments each ask for the same
-// claim, which reads the debt's facts with three statements.
-func (s *Service) claimOf(ctx context.Context, id scalar.IntID, debtOf func() (*ent.Debt, error), day scalar.Date) (collection.Claim, error) {
-	compute := func() (collection.Claim, error) {
-		d, err := debtOf()
-		if err != nil {
-			return collection.Claim{}, err
-		}
-		f, err := s.ClaimFacts(ctx, d)
-		if err != nil {
-			return collection.Claim{}, err
-		}
-		return f.Claim(day)
-	}
-	cache, ok := ctx.Value(claimCacheKey{}).(*claimCache)
-	if !ok {
-		return compute()
-	}
-	cache.mu.Lock()
-	k := claimKey{id, day.String()}
-	e := cache.m[k]
-	if e == nil {
-		e = &claimEntry{}
-		cache.m[k] = e
-	}
-	cache.mu.Unlock()
-	e.once.Do(func() { e.claim, e.err = compute() })
-	return e.claim, e.err
+// claimDay is the day a claim is read on, from the debt's facts; key
+// names it in the claim cache.
+type claimDay struct {
+	key string
+	of  func(collection.ClaimFacts) scalar.Date
 }
 
-type (
-	claimCacheKey struct{}
-	claimKey      struct {
-		debt scalar.IntID
-		day  string
-	}
-	claimEntry struct {
-		once  sync.Once
-		claim collection.Claim
-		err   error
-	}
-	claimCache struct {
-		mu sync.Mutex
-		m  map[claimKey]*claimEntry
-	}
-)
+// onDay is the claim day of a fixed date.
+func onDay(d scalar.Date) claimDay {
+	return claimDay{key: d.String(), of: func(collection.ClaimFacts) scalar.Date { return d }}
+}
 
-// WithClaimCache gives ctx a cache of the claims computed under it; the
-// caller's work must not change the debts it reads meanwhile (a query
-// operation, or one root field of a mutation).
-func WithClaimCache(ctx context.Context) context.Context {
-	return context.WithValue(ctx, claimCacheKey{}, &claimCache{m: map[claimKey]*claimEntry{}})
+// resummarize recomputes d's kept summary (its charged amount) from its
+// facts as they are now, after a payment or a charge, and writes it; the
+// caller holds d's row lock, so that the facts are whole.
+func (s *Service) resummarize(ctx context.Context, d *ent.Debt) error {
+	f, err := s.ClaimFacts(ctx, d)
+	if err != nil {
+		return err
+	}
+	charged, err := f.Summary(s.clock.At().Today)
+	if err != nil {
+		return err
+	}
+	if charged == d.ChargedAmount {
+		return nil
+	}
+	if err := s.db(ctx).Debt.UpdateOneID(d.ID).SetChargedAmount(charged).Exec(ctx); err != nil {
+		return err
+	}
+	d.ChargedAmount = charged
+	return nil
+}
+
+// lockedCharged reads the charged amount of a debt whose row lock the
+// caller holds.
+func (s *Service) lockedCharged(ctx context.Context, id scalar.IntID) (collection.Money, error) {
+	d, err := s.db(ctx).Debt.Query().Where(debt.ID(id)).Select(debt.FieldChargedAmount).Only(ctx)
+	if err != nil {
+		return 0, err
+	}
+	return d.ChargedAmount, nil
 }

@@ -27,13 +27,13 @@ import (
 // join new debts' timelines.
 var Tables = []string{
 	"audit_event_records", "audit_events",
-	"payments", "fees", "debt_invoices", "debt_counts", "debts", "invoice_articles", "invoices", "debtors",
+	"payments", "fees", "debt_steps", "debt_invoices", "debt_counts", "debts", "invoice_articles", "invoices", "debtors",
 	"idempotency_records", "api_keys", "clients",
 }
 
 // dataTables are the tables a reset empties whole: all but the API keys and
 // the clients, which follow them.
-var dataTables = Tables[:11]
+var dataTables = Tables[:len(Tables)-2]
 
 // sequences are the tables whose integer ids the seed sets explicitly.
 var sequences = []string{"invoice_articles", "debts", "debt_invoices", "payments"}
@@ -142,10 +142,11 @@ func Run(ctx context.Context, db *store.DB, cfg Config, opts Options) (*Summary,
 // tally counts a debts row (the columns of the debts table) by its state.
 func tally(o *Outcomes, row []any, now collection.Now) {
 	p := collection.ProjectDebt(collection.DebtFacts{
-		Original:  collection.Money(row[3].(int64)),
-		Paid:      collection.Money(row[4].(int64)),
-		Withdrawn: row[5] != nil,
-		CreatedAt: row[1].(time.Time),
+		Charged:      collection.Money(row[9].(int64)),
+		Paid:         collection.Money(row[4].(int64)),
+		Withdrawn:    row[5] != nil,
+		CreatedAt:    row[1].(time.Time),
+		DemandSentAt: row[10].(time.Time),
 	}, now)
 	switch p.Under {
 	case collection.SubWithdrawn:

@@ -158,15 +158,17 @@ func (g *generator) tables() []table {
 		},
 		{
 			name: "debts",
+			// Default terms: charged_amount is original_amount, and the
+			// demand was sent when the debt was created.
 			cols: cols("id", plain, "created_at", plain, "updated_at", plain, "original_amount", plain,
 				"paid_amount", plain, "withdrawn_at", plain, "withdraw_comment", plain, "client_id", uuidColumn,
-				"debtor_id", uuidColumn),
+				"debtor_id", uuidColumn, "charged_amount", plain, "demand_sent_at", plain),
 			rows: func(yield func([]any) bool) {
 				for i := 1; i <= c.Debts; i++ {
 					r := g.debt(i)
 					if !yield([]any{int64(r.id), ts(r.created), ts(r.updated), int64(r.original),
 						int64(r.paid), tsOrNil(r.withdrawnAt), strOrNil(r.withdrawComment), ClientID(r.client),
-						r.debtor}) {
+						r.debtor, int64(r.original), ts(r.created)}) {
 						return
 					}
 				}

@@ -26,6 +26,7 @@ import (
 	"github.com/debtql/debtql/graph/planned"
 	"github.com/debtql/debtql/internal/auth"
 	"github.com/debtql/debtql/internal/buildinfo"
+	"github.com/debtql/debtql/internal/collection"
 	"github.com/debtql/debtql/internal/ledger"
 	"github.com/debtql/debtql/internal/server/graphiql"
 	"github.com/debtql/debtql/internal/store"
@@ -64,6 +65,9 @@ type Options struct {
 	// SQL statement, and trace and span ids on the log lines. Nil is off:
 	// nothing is traced, not even through OpenTelemetry's global provider.
 	TracerProvider trace.TracerProvider
+	// PaymentOrder is what applyForPaymentOrder charges;
+	// collection.DefaultPaymentOrderAmounts when nil.
+	PaymentOrder *collection.PaymentOrderAmounts
 }
 
 // persistedQueries bounds the cache of automatic persisted queries.
@@ -124,6 +128,9 @@ func New(opts Options) *Server {
 	s.metrics = newMetrics(s, opts.DB.PoolCollector())
 
 	s.ledger = ledger.New(opts.DB, ledger.Clock{Now: opts.Now, Location: opts.Location})
+	if opts.PaymentOrder != nil {
+		s.ledger.SetPaymentOrderAmounts(*opts.PaymentOrder)
+	}
 	resolver := graph.NewResolver(opts.DB.Ent, s.ledger)
 	resolver.UseRequestIDs(RequestID)
 	schema := graph.NewExecutableSchema(graph.Config{Resolvers: resolver, Complexity: graph.Complexity()})

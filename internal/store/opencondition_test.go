@@ -16,12 +16,23 @@ import (
 // each place a migration compares a debt's paid and original amounts must
 // be the open condition, on one row, whole.
 func TestMigrationsRepeatTheOpenConditionExactly(t *testing.T) {
-	// The condition on a row (NEW, OLD, a table or none), quotes aside.
+	// The condition on a row (NEW, OLD, a table or none), quotes aside,
+	// comparing paid_amount with the column it compares with.
 	row := `(?:(\w+)\.)?`
-	open := regexp.MustCompile(row + `withdrawn_at IS NULL\)? AND \(?` + row + `paid_amount < ` + row + `original_amount`)
-	// A comparison of the amounts is the half of it that can drift
-	// (withdrawn_at IS NULL alone is the rule of an unwithdrawn debt).
-	piece := regexp.MustCompile(`(?i)paid_amount\s*[<>=!]+\s*(?:\w+\.)?original_amount|original_amount\s*[<>=!]+\s*(?:\w+\.)?paid_amount`)
+	condition := func(owed string) (open, piece *regexp.Regexp) {
+		open = regexp.MustCompile(row + `withdrawn_at IS NULL\)? AND \(?` + row + `paid_amount < ` + row + owed)
+		// A comparison of the amounts is the half of it that can drift
+		// (withdrawn_at IS NULL alone is the rule of an unwithdrawn debt).
+		piece = regexp.MustCompile(`(?i)paid_amount\s*[<>=!]+\s*(?:\w+\.)?` + owed + `|` + owed + `\s*[<>=!]+\s*(?:\w+\.)?paid_amount`)
+		return open, piece
+	}
+	// Up to the migration collection_process a debt was open while paid
+	// less than its original amount; from it on, less than its charged
+	// amount. Each file is held to the rule of its time, and neither
+	// comparison appears where the other rule holds.
+	const changed = "20261125164117_collection_process.sql"
+	formerOpen, formerPiece := condition("original_amount")
+	open, piece := condition("charged_amount")
 
 	// The Go definition is the one the pattern describes.
 	if !open.MatchString(collection.OpenCondition) || !open.MatchString(collection.OpenConditionOf("NEW")) {
@@ -35,9 +46,14 @@ func TestMigrationsRepeatTheOpenConditionExactly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	found := 0
+	found, foundChanged := 0, false
 	for _, f := range files {
 		path := f.Name()
+		fileOpen, filePiece, otherPiece := open, piece, formerPiece
+		if path < changed {
+			fileOpen, filePiece, otherPiece = formerOpen, formerPiece, piece
+		}
+		foundChanged = foundChanged || path == changed
 		text := strings.ReplaceAll(string(f.Bytes()), `"`, "")
 		// Comments may speak of the rule in words.
 		var code []string
@@ -48,7 +64,7 @@ func TestMigrationsRepeatTheOpenConditionExactly(t *testing.T) {
 			code = append(code, line)
 		}
 		text = strings.Join(code, "\n")
-		whole := open.FindAllStringSubmatchIndex(text, -1)
+		whole := fileOpen.FindAllStringSubmatchIndex(text, -1)
 		for _, m := range whole {
 			// One row throughout: NEW.withdrawn_at with OLD.paid_amount is
 			// not the condition.
@@ -65,7 +81,7 @@ func TestMigrationsRepeatTheOpenConditionExactly(t *testing.T) {
 			}
 			found++
 		}
-		for _, p := range piece.FindAllStringIndex(text, -1) {
+		for _, p := range filePiece.FindAllStringIndex(text, -1) {
 			inside := false
 			for _, m := range whole {
 				if p[0] >= m[0] && p[1] <= m[1] {
@@ -76,8 +92,11 @@ func TestMigrationsRepeatTheOpenConditionExactly(t *testing.T) {
 				t.Errorf("%s: %q tests a debt's openness other than as collection.OpenCondition", path, text[p[0]:p[1]])
 			}
 		}
+		if p := otherPiece.FindString(text); p != "" {
+			t.Errorf("%s: %q compares the amounts of the open condition of another time", path, p)
+		}
 	}
-	if found == 0 {
-		t.Fatal("no migration repeats the open condition: the test reads nothing")
+	if found == 0 || !foundChanged {
+		t.Fatal("no migration repeats the open condition, or the migration that changed it is gone: the test reads nothing")
 	}
 }

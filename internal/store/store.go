@@ -190,6 +190,9 @@ func (d *DB) MigrateUp(ctx context.Context, opts MigrateOptions) (*MigrationRepo
 	if opts.Baseline != "" {
 		return nil, errors.New("store: --baseline is for PostgreSQL; SQLite is migrated automatically")
 	}
+	if err := sqliteCollectionProcess(ctx, d.SQL); err != nil {
+		return nil, fmt.Errorf("store: adding the collection process's columns: %w", err)
+	}
 	if err := d.Ent.Schema.Create(ctx, migrate.WithForeignKeys(true)); err != nil {
 		return nil, fmt.Errorf("store: migrating the schema: %w", err)
 	}
@@ -202,30 +205,38 @@ func (d *DB) MigrateUp(ctx context.Context, opts MigrateOptions) (*MigrationRepo
 	return &MigrationReport{}, nil
 }
 
-// sqliteDebtCountTriggers keep debt_counts on SQLite as the migration
-// debt_count_triggers does on PostgreSQL (SQLite triggers are per row).
+// sqliteDebtCountTriggers keep debt_counts on SQLite as the migrations
+// debt_count_triggers and collection_process do on PostgreSQL (SQLite
+// triggers are per row).
 var sqliteDebtCountTriggers = []string{
 	`CREATE TRIGGER debts_count_insert AFTER INSERT ON debts BEGIN
-	  INSERT INTO debt_counts (client_id, debts, open_debts) VALUES (NEW.client_id, 1, ` + collection.OpenConditionOf("NEW") + `)
-	  ON CONFLICT (client_id) DO UPDATE SET debts = debts + 1, open_debts = open_debts + excluded.open_debts;
+	  INSERT INTO debt_counts (client_id, debts, open_debts, legal_debts)
+	  VALUES (NEW.client_id, 1, ` + collection.OpenConditionOf("NEW") + `, ` + collection.LegalConditionOf("NEW") + `)
+	  ON CONFLICT (client_id) DO UPDATE SET debts = debts + 1, open_debts = open_debts + excluded.open_debts,
+	    legal_debts = legal_debts + excluded.legal_debts;
 	END`,
 	`CREATE TRIGGER debts_count_delete AFTER DELETE ON debts BEGIN
-	  UPDATE debt_counts SET debts = debts - 1, open_debts = open_debts - ` + collection.OpenConditionOf("OLD") + `
+	  UPDATE debt_counts SET debts = debts - 1, open_debts = open_debts - ` + collection.OpenConditionOf("OLD") + `,
+	    legal_debts = legal_debts - ` + collection.LegalConditionOf("OLD") + `
 	   WHERE client_id = OLD.client_id;
 	END`,
-	`CREATE TRIGGER debts_count_update AFTER UPDATE OF client_id, original_amount, paid_amount, withdrawn_at ON debts
-	  WHEN OLD.client_id <> NEW.client_id OR ` + collection.OpenConditionOf("OLD") + ` <> ` + collection.OpenConditionOf("NEW") + ` BEGIN
-	  UPDATE debt_counts SET debts = debts - 1, open_debts = open_debts - ` + collection.OpenConditionOf("OLD") + `
+	`CREATE TRIGGER debts_count_update AFTER UPDATE OF client_id, charged_amount, paid_amount, withdrawn_at, payment_order_applied_at ON debts
+	  WHEN OLD.client_id <> NEW.client_id OR ` + collection.OpenConditionOf("OLD") + ` <> ` + collection.OpenConditionOf("NEW") + `
+	    OR ` + collection.LegalConditionOf("OLD") + ` <> ` + collection.LegalConditionOf("NEW") + ` BEGIN
+	  UPDATE debt_counts SET debts = debts - 1, open_debts = open_debts - ` + collection.OpenConditionOf("OLD") + `,
+	    legal_debts = legal_debts - ` + collection.LegalConditionOf("OLD") + `
 	   WHERE client_id = OLD.client_id;
-	  INSERT INTO debt_counts (client_id, debts, open_debts) VALUES (NEW.client_id, 1, ` + collection.OpenConditionOf("NEW") + `)
-	  ON CONFLICT (client_id) DO UPDATE SET debts = debts + 1, open_debts = open_debts + excluded.open_debts;
+	  INSERT INTO debt_counts (client_id, debts, open_debts, legal_debts)
+	  VALUES (NEW.client_id, 1, ` + collection.OpenConditionOf("NEW") + `, ` + collection.LegalConditionOf("NEW") + `)
+	  ON CONFLICT (client_id) DO UPDATE SET debts = debts + 1, open_debts = open_debts + excluded.open_debts,
+	    legal_debts = legal_debts + excluded.legal_debts;
 	END`,
 }
 
 // sqliteDebtCounts installs the debt_counts triggers on a SQLite database
-// that lacks them and counts the debts already there, in one transaction,
-// so that the counts start equal to the rows; with the triggers in place it
-// does nothing.
+// whose triggers are not these (none, or an earlier version's) and counts
+// the debts already there, in one transaction, so that the counts start
+// equal to the rows; with the triggers in place it does nothing.
 func sqliteDebtCounts(ctx context.Context, db *sql.DB) (err error) {
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
@@ -236,20 +247,71 @@ func sqliteDebtCounts(ctx context.Context, db *sql.DB) (err error) {
 			_ = tx.Rollback()
 		}
 	}()
-	var n int
-	if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'debts_count_%'").Scan(&n); err != nil {
+	installed := map[string]bool{}
+	rows, err := tx.QueryContext(ctx, "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'debts_count_%'")
+	if err != nil {
 		return err
 	}
-	if n == len(sqliteDebtCountTriggers) {
+	for rows.Next() {
+		var text string
+		if err := rows.Scan(&text); err != nil {
+			rows.Close()
+			return err
+		}
+		installed[text] = true
+	}
+	if err := rows.Close(); err != nil {
+		return err
+	}
+	current := len(installed) == len(sqliteDebtCountTriggers)
+	for _, t := range sqliteDebtCountTriggers {
+		current = current && installed[t]
+	}
+	if current {
 		return tx.Rollback()
 	}
 	stmts := []string{"DROP TRIGGER IF EXISTS debts_count_insert", "DROP TRIGGER IF EXISTS debts_count_delete",
 		"DROP TRIGGER IF EXISTS debts_count_update", "DELETE FROM debt_counts"}
 	stmts = append(stmts, sqliteDebtCountTriggers...)
-	stmts = append(stmts, `INSERT INTO debt_counts (client_id, debts, open_debts)
-	  SELECT client_id, count(*), sum(`+collection.OpenConditionOf("debts")+`) FROM debts GROUP BY client_id`)
+	stmts = append(stmts, `INSERT INTO debt_counts (client_id, debts, open_debts, legal_debts)
+	  SELECT client_id, count(*), sum(`+collection.OpenConditionOf("debts")+`), sum(`+collection.LegalConditionOf("debts")+`)
+	  FROM debts GROUP BY client_id`)
 	for _, s := range stmts {
 		if _, err := tx.ExecContext(ctx, s); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
+}
+
+// sqliteCollectionProcess adds the debts' columns of the collection
+// process to a SQLite database of an earlier version, filled as the
+// PostgreSQL migration collection_process fills them, before ent's
+// automatic migration (which cannot add a NOT NULL column without a
+// default to a table with rows). A new or current database is left alone.
+func sqliteCollectionProcess(ctx context.Context, db *sql.DB) error {
+	var debts, current int
+	if err := db.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'debts'),
+	  (SELECT count(*) FROM pragma_table_info('debts') WHERE name = 'charged_amount')`).Scan(&debts, &current); err != nil {
+		return err
+	}
+	if debts == 0 || current == 1 {
+		return nil
+	}
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	for _, s := range []string{
+		"ALTER TABLE debts ADD COLUMN charged_amount integer NOT NULL DEFAULT 0",
+		"ALTER TABLE debts ADD COLUMN demand_sent_at datetime NOT NULL DEFAULT '1900-01-01 00:00:00+00:00'",
+		"ALTER TABLE debts ADD COLUMN interest_bearing bool NOT NULL DEFAULT false",
+		`UPDATE debts SET charged_amount = original_amount + coalesce((SELECT sum(f.amount) FROM fees f WHERE f.debt_id = debts.id), 0),
+		   demand_sent_at = created_at,
+		   interest_bearing = interest_rule = 'STATUTORY' OR EXISTS (SELECT 1 FROM debt_invoices i WHERE i.debt_id = debts.id AND i.interest_rate > 0)`,
+	} {
+		if _, err := tx.ExecContext(ctx, s); err != nil {
+			_ = tx.Rollback()
 			return err
 		}
 	}

@@ -1,0 +1,308 @@
+package ledger
+
+import (
+	"context"
+	stdsql "database/sql"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/debtql/debtql/ent"
+	"github.com/debtql/debtql/ent/debtitem"
+	"github.com/debtql/debtql/ent/payment"
+	"github.com/debtql/debtql/internal/collection"
+	"github.com/debtql/debtql/internal/scalar"
+)
+
+// ClaimFacts gathers what a debt's claim is computed from: its items,
+// terms, payments and fees, and the reference rates.
+func (s *Service) ClaimFacts(ctx context.Context, d *ent.Debt) (collection.ClaimFacts, error) {
+	m, err := s.claimFactsMany(ctx, []*ent.Debt{d}, nil)
+	if err != nil {
+		return collection.ClaimFacts{}, err
+	}
+	return m[d.ID], nil
+}
+
+// claimFactsMany reads the claim facts of debts with one statement
+// whatever their number (their items, payments and fees:
+// claimFactsStatement), and the reference rates once when a debt's terms
+// need them (rates, when not nil, remembers them for the caller's next
+// call).
+func (s *Service) claimFactsMany(ctx context.Context, debts []*ent.Debt, rates *[]collection.ReferenceRate) (map[scalar.IntID]collection.ClaimFacts, error) {
+	out := make(map[scalar.IntID]collection.ClaimFacts, len(debts))
+	ids := make([]int64, 0, len(debts))
+	statutory := false
+	for _, d := range debts {
+		f := collection.ClaimFacts{Terms: DebtTerms(d)}
+		if d.WithdrawnAt != nil {
+			w := s.dayIn(*d.WithdrawnAt)
+			f.WithdrawnOn = &w
+		}
+		statutory = statutory || f.Terms.Interest == collection.InterestStatutory
+		out[d.ID] = f
+		ids = append(ids, int64(d.ID))
+	}
+	update := func(id int64, change func(*collection.ClaimFacts)) error {
+		f, ok := out[scalar.IntID(id)]
+		if !ok {
+			return fmt.Errorf("ledger: claim facts of debt %d, which was not asked for", id)
+		}
+		change(&f)
+		out[scalar.IntID(id)] = f
+		return nil
+	}
+	// Items handed over before due_on was kept: their due day from
+	// due_date, read apart.
+	undated := map[int64]int64{} // item id -> debt id
+	for start := 0; start < len(ids); start += maxFactsDebts {
+		query, args := s.factsQuery(ids[start:min(start+maxFactsDebts, len(ids))])
+		rows, err := s.db(ctx).QueryContext(ctx, query, args...)
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+			var (
+				kind, debtID, id int64
+				amount           collection.Money
+				day              stdsql.Null[scalar.Date]
+				num              stdsql.NullInt64
+				label            stdsql.NullString
+			)
+			if err := rows.Scan(&kind, &debtID, &id, &amount, &day, &num, &label); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			err = update(debtID, func(f *collection.ClaimFacts) {
+				switch kind {
+				case factItem:
+					it := collection.ClaimItem{ID: int(id), Due: day.V, Amount: amount}
+					if num.Valid {
+						r := collection.Rate(num.Int64)
+						it.InterestRate = &r
+					}
+					if !day.Valid {
+						undated[id] = debtID
+					}
+					f.Items = append(f.Items, it)
+				case factPayment:
+					f.Payments = append(f.Payments, collection.ClaimPayment{ID: int(id), Date: day.V, Amount: amount,
+						Item: int(num.Int64), Opening: label.String == payment.SourceBEFORE_HANDOVER.String()})
+				case factFee:
+					var k collection.FeeKind
+					if kerr := k.UnmarshalGQL(label.String); kerr != nil {
+						err = kerr
+						return
+					}
+					f.Fees = append(f.Fees, collection.Fee{Kind: k, Amount: amount, ChargedOn: day.V})
+				}
+			})
+			if err != nil {
+				rows.Close()
+				return nil, err
+			}
+		}
+		if err := rows.Close(); err != nil {
+			return nil, err
+		}
+	}
+	if len(undated) > 0 {
+		itemIDs := make([]scalar.IntID, 0, len(undated))
+		for id := range undated {
+			itemIDs = append(itemIDs, scalar.IntID(id))
+		}
+		items, err := s.db(ctx).DebtItem.Query().Where(debtitem.IDIn(itemIDs...)).Select(debtitem.FieldDueDate).All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, it := range items {
+			due := s.dayIn(it.DueDate)
+			_ = update(undated[int64(it.ID)], func(f *collection.ClaimFacts) {
+				for i := range f.Items {
+					if f.Items[i].ID == int(it.ID) {
+						f.Items[i].Due = due
+					}
+				}
+			})
+		}
+	}
+	if statutory {
+		var inForce []collection.ReferenceRate
+		var err error
+		if rates != nil && *rates != nil {
+			inForce = *rates
+		} else if inForce, err = s.RatesInForce(ctx); err != nil {
+			return nil, err
+		}
+		if rates != nil {
+			*rates = inForce
+		}
+		for _, d := range debts {
+			_ = update(int64(d.ID), func(f *collection.ClaimFacts) {
+				if f.Terms.Interest == collection.InterestStatutory {
+					f.Rates = inForce
+				}
+			})
+		}
+	}
+	return out, nil
+}
+
+// The kinds of row of claimFactsStatement.
+const (
+	factItem    = 0
+	factPayment = 1
+	factFee     = 2
+)
+
+// maxFactsDebts bounds the debts of one facts statement (SQLite's
+// parameters: three per debt).
+const maxFactsDebts = 1000
+
+// factsQuery is the statement that reads the claim facts of debts, with
+// its arguments.
+type factsQuery func(ids []int64) (string, []any)
+
+// claimFactsStatement reads the items, payments and fees of the debts that
+// where selects, each as a row (kind, debt id, id, amount, day, a number,
+// a label), in the order the claim takes them: by kind, then id. An item's
+// day is its due day and its number its agreed rate; a payment's, its
+// date and its item, its label its source; a fee's, the day charged and
+// its kind. The debts' ids come from debts the caller read under the
+// tenant filter, so the rows are the actor's client's.
+func claimFactsStatement(where func(n int) string) string {
+	return "SELECT " + strconv.Itoa(factItem) + " AS k, debt_id, id, amount, due_on, interest_rate, CAST(NULL AS TEXT) FROM debt_invoices WHERE " + where(0) +
+		" UNION ALL SELECT " + strconv.Itoa(factPayment) + ", debt_id, id, amount, transaction_date, debt_invoice_id, source FROM payments WHERE " + where(1) +
+		" UNION ALL SELECT " + strconv.Itoa(factFee) + ", debt_id, id, amount, charged_on, CAST(NULL AS BIGINT), kind FROM fees WHERE " + where(2) +
+		" ORDER BY 1, 3"
+}
+
+// pgFactsQuery is claimFactsStatement on PostgreSQL: the ids once, as an
+// array.
+func pgFactsQuery(ids []int64) (string, []any) {
+	return claimFactsStatement(func(int) string { return "debt_id = ANY($1::bigint[])" }), []any{ids}
+}
+
+// sqliteFactsQuery is claimFactsStatement on SQLite: the ids in each
+// branch.
+func sqliteFactsQuery(ids []int64) (string, []any) {
+	list := "debt_id IN (" + strings.TrimSuffix(strings.Repeat("?, ", len(ids)), ", ") + ")"
+	args := make([]any, 0, 3*len(ids))
+	for range 3 {
+		for _, id := range ids {
+			args = append(args, id)
+		}
+	}
+	return claimFactsStatement(func(int) string { return list }), args
+}
+
+// claimOf computes a debt's claim on a day once per claim cache
+// (WithClaimCache): a debt's items and payments each ask for the same
+// claim, and the debts of a page (PrimeClaims) have their facts read
+// together, with the same statements for a page of any size.
+func (s *Service) claimOf(ctx context.Context, id scalar.IntID, debtOf func() (*ent.Debt, error), day claimDay) (collection.Claim, error) {
+	cache, ok := ctx.Value(claimCacheKey{}).(*claimCache)
+	if !ok {
+		d, err := debtOf()
+		if err != nil {
+			return collection.Claim{}, err
+		}
+		f, err := s.ClaimFacts(ctx, d)
+		if err != nil {
+			return collection.Claim{}, err
+		}
+		return f.Claim(day.of(f))
+	}
+	cache.mu.Lock()
+	k := claimKey{id, day.key}
+	e := cache.claims[k]
+	if e == nil {
+		e = &claimEntry{}
+		cache.claims[k] = e
+	}
+	cache.mu.Unlock()
+	e.once.Do(func() {
+		var f collection.ClaimFacts
+		if f, e.err = s.cachedFacts(ctx, cache, id, debtOf); e.err == nil {
+			e.claim, e.err = f.Claim(day.of(f))
+		}
+	})
+	return e.claim, e.err
+}
+
+// cachedFacts are the claim facts of debt id, read once per cache: with
+// the other debts primed with it (PrimeClaims) when it is one of them.
+func (s *Service) cachedFacts(ctx context.Context, cache *claimCache, id scalar.IntID, debtOf func() (*ent.Debt, error)) (collection.ClaimFacts, error) {
+	cache.mu.Lock()
+	e := cache.facts[id]
+	if e == nil {
+		// Not primed: read alone.
+		d, err := debtOf()
+		if err != nil {
+			cache.mu.Unlock()
+			return collection.ClaimFacts{}, err
+		}
+		e = &factsBatch{debts: []*ent.Debt{d}}
+		cache.facts[id] = e
+	}
+	cache.mu.Unlock()
+	e.once.Do(func() { e.facts, e.err = s.claimFactsMany(ctx, e.debts, &cache.rates) })
+	if e.err != nil {
+		return collection.ClaimFacts{}, e.err
+	}
+	return e.facts[id], nil
+}
+
+type (
+	claimCacheKey struct{}
+	claimKey      struct {
+		debt scalar.IntID
+		day  string
+	}
+	claimEntry struct {
+		once  sync.Once
+		claim collection.Claim
+		err   error
+	}
+	// factsBatch is the facts of debts read together.
+	factsBatch struct {
+		debts []*ent.Debt
+		once  sync.Once
+		facts map[scalar.IntID]collection.ClaimFacts
+		err   error
+	}
+	claimCache struct {
+		mu     sync.Mutex
+		claims map[claimKey]*claimEntry
+		facts  map[scalar.IntID]*factsBatch
+		// rates are the reference rates once a batch read them.
+		rates []collection.ReferenceRate
+	}
+)
+
+// WithClaimCache gives ctx a cache of the claims computed under it; the
+// caller's work must not change the debts it reads meanwhile (a query
+// operation, or one root field of a mutation).
+func WithClaimCache(ctx context.Context) context.Context {
+	return context.WithValue(ctx, claimCacheKey{}, &claimCache{claims: map[claimKey]*claimEntry{}, facts: map[scalar.IntID]*factsBatch{}})
+}
+
+// PrimeClaims registers the debts of a page with the claim cache of ctx:
+// the first claim asked of any of them reads the facts of all those not
+// yet read, together.
+func PrimeClaims(ctx context.Context, debts []*ent.Debt) {
+	cache, ok := ctx.Value(claimCacheKey{}).(*claimCache)
+	if !ok || len(debts) == 0 {
+		return
+	}
+	cache.mu.Lock()
+	defer cache.mu.Unlock()
+	b := &factsBatch{}
+	for _, d := range debts {
+		if cache.facts[d.ID] == nil {
+			b.debts = append(b.debts, d)
+			cache.facts[d.ID] = b
+		}
+	}
+}
