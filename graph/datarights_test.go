@@ -190,6 +190,13 @@ func TestDataRightsAnonymizeErasesEverywhere(t *testing.T) {
 			"amount": "100.00", "description": "Consulting for " + p.Name + ", " + p.Address1},
 		apitest.Vars{"invoiceNumber": "DR-2", "invoiceDate": "2026-09-01T10:00:00+02:00", "dueDate": "2026-10-01T10:00:00+02:00", "amount": "50.00"},
 	)}
+	// The client's own invoice of an item's number names the debtor in an
+	// article.
+	invoice := debtCaseInvoiceInput("DR-1", "100.00", "2026-09-01", "2026-10-01")
+	invoice["articles"].([]apitest.Vars)[0]["name"] = "Consulting for " + p.Name
+	invoice["articles"].([]apitest.Vars)[0]["description"] = p.Name
+	own.Do(t, `mutation($c: UUID!, $i: InvoiceInput!) { createInvoice(clientId: $c, input: $i) { id } }`,
+		apitest.Vars{"c": clientID, "i": invoice}).OK(t, nil)
 	created := own.Do(t, dataRightsCreateDebt, createVars, "Idempotency-Key", "handover-1")
 	var first dataRightsDebt
 	created.Field(t, "createDebt", &first)
@@ -247,7 +254,8 @@ func TestDataRightsAnonymizeErasesEverywhere(t *testing.T) {
 	// finding none afterwards means something.
 	placesBefore := dataRightsPlaces(t, env, dataRightsValues())
 	for _, want := range []string{"debtors.name: " + p.Name, "debtors.email: " + p.Email, "debt_invoices.description: " + p.Name,
-		"debts.withdraw_comment: " + p.Name, "idempotency_records.body: " + p.Name, "idempotency_records.body: " + p.Ident} {
+		"debts.withdraw_comment: " + p.Name, "idempotency_records.body: " + p.Name,
+		"invoice_articles.name: " + p.Name, "invoice_articles.name_key: " + strings.ToLower(p.Name), "invoice_articles.description: " + p.Name, "idempotency_records.body: " + p.Ident} {
 		if !containsString(placesBefore, want) {
 			t.Errorf("before anonymisation the search does not find %q; it found %v", want, placesBefore)
 		}
@@ -345,6 +353,12 @@ func TestDataRightsAnonymizeErasesEverywhere(t *testing.T) {
 				t.Errorf("search %s %q still finds %d debtors and %d debts", term.typ, term.term, debtors.Debtors.TotalCount, debts.Debts.TotalCount)
 			}
 		}
+		var invoices struct{ Invoices struct{ TotalCount int } }
+		own.Do(t, `query($c: UUID!, $f: InvoiceFilter) { invoices(clientId: $c, filter: $f) { totalCount } }`,
+			apitest.Vars{"c": clientID, "f": apitest.Vars{"searchType": "NAME", "searchTerm": p.Surname}}).OK(t, &invoices)
+		if invoices.Invoices.TotalCount != 0 {
+			t.Errorf("an article name search still finds %d invoices", invoices.Invoices.TotalCount)
+		}
 		// The control debtor is still found by its name.
 		var debtors struct{ Debtors struct{ TotalCount int } }
 		own.Do(t, `query($c: UUID!, $f: DebtorFilter) { debtors(clientId: $c, filter: $f) { totalCount } }`,
@@ -374,10 +388,13 @@ func TestDataRightsAnonymizeErasesEverywhere(t *testing.T) {
 		}
 	})
 
-	t.Run("anonymising again is CONFLICT", func(t *testing.T) {
+	t.Run("anonymising again or updating is CONFLICT", func(t *testing.T) {
 		before := events()
 		anonymize(own, clientID, debtorID).Refused(t, http.StatusConflict, "CONFLICT", "")
 		anonymize(admin, clientID, debtorID).Refused(t, http.StatusConflict, "CONFLICT", "")
+		// Its record cannot be filled in again either.
+		own.Do(t, debtorUpdateMutation, apitest.Vars{"clientId": clientID, "id": debtorID, "input": debtorInput(p.Name, p.Ident)}).
+			Refused(t, http.StatusConflict, "CONFLICT", "")
 		if got := events(); got != before {
 			t.Errorf("a refusal wrote %d audit events", got-before)
 		}

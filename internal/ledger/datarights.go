@@ -13,6 +13,8 @@ import (
 	"github.com/debtql/debtql/ent/debtitem"
 	"github.com/debtql/debtql/ent/debtor"
 	"github.com/debtql/debtql/ent/idempotencyrecord"
+	"github.com/debtql/debtql/ent/invoice"
+	"github.com/debtql/debtql/ent/invoicearticle"
 	"github.com/debtql/debtql/ent/predicate"
 	"github.com/debtql/debtql/internal/apierr"
 	"github.com/debtql/debtql/internal/auth"
@@ -51,10 +53,10 @@ func (s *Service) openDebt() predicate.Debt {
 
 // AnonymizeDebtor replaces a debtor's personal data wherever DebtQL holds
 // it with collection.Anonymized (api.md §14): the debtor's row (and so the
-// search keys and the name suffixes the database keeps from it), the
-// free text of its debts and items that repeats it, and the stored
-// idempotent answers that hold it. Amounts, dates, statuses, payments and
-// the audit trail stay. CONFLICT while the debtor has an open debt or when
+// search keys and the name suffixes the database keeps from it), the free
+// text that repeats it (of its debts and items, and of the client's
+// invoices of the same numbers), and the stored idempotent answers that
+// hold it. Amounts, dates, statuses, payments and the audit trail stay. CONFLICT while the debtor has an open debt or when
 // it is anonymised already. Its event names the debtor, not the values.
 func (s *Service) AnonymizeDebtor(ctx context.Context, a Actor, clientID, id string) (*ent.Debtor, error) {
 	ctx = a.scope(ctx)
@@ -80,8 +82,8 @@ func (s *Service) anonymizeDebtor(ctx context.Context, a Actor, clientID, id str
 	if err != nil {
 		return nil, err
 	}
-	if d.AnonymizedAt != nil {
-		return nil, apierr.New(apierr.Conflict, "debtor %s was anonymized already", id)
+	if err := notAnonymized(d); err != nil {
+		return nil, err
 	}
 	open, err := db.Debt.Query().Where(debt.DebtorID(id), s.openDebt()).Count(ctx)
 	if err != nil {
@@ -111,13 +113,23 @@ func (s *Service) anonymizeDebtor(ctx context.Context, a Actor, clientID, id str
 	if err != nil {
 		return nil, err
 	}
-	if err := s.eraseDebtText(ctx, id, erase); err != nil {
+	if err := s.eraseDebtText(ctx, clientID, id, erase); err != nil {
 		return nil, err
 	}
 	if err := s.eraseStoredAnswers(ctx, clientID, erase); err != nil {
 		return nil, err
 	}
 	return recorded(s, ctx, updated, event{a, OpAnonymizeDebtor}, &clientID, nil, touched(auditeventrecord.RecordTypeDEBTOR, id))
+}
+
+// notAnonymized refuses to change an anonymised debtor (updateDebtor,
+// anonymizeDebtor): its personal data is gone for good, and a new
+// hand-over with its former number makes a new debtor.
+func notAnonymized(d *ent.Debtor) error {
+	if d.AnonymizedAt != nil {
+		return apierr.New(apierr.Conflict, "debtor %s is anonymized: its record cannot be changed", d.ID)
+	}
+	return nil
 }
 
 // formerValues is the eraser of a debtor's personal values: every field
@@ -134,9 +146,11 @@ func formerValues(d *ent.Debtor) collection.Eraser {
 }
 
 // eraseDebtText erases the values from the free text of the debtor's debts
-// (withdrawal comments) and items (descriptions), which callers write and
-// which may name the debtor.
-func (s *Service) eraseDebtText(ctx context.Context, debtorID string, erase collection.Eraser) error {
+// (withdrawal comments) and items (descriptions), and of the client's
+// registered invoices of the same numbers (withdrawal comments, article
+// names and descriptions), which callers write and which may name the
+// debtor.
+func (s *Service) eraseDebtText(ctx context.Context, clientID, debtorID string, erase collection.Eraser) error {
 	db := s.db(ctx)
 	debts, err := db.Debt.Query().Where(debt.DebtorID(debtorID), debt.WithdrawCommentNotNil()).
 		Select(debt.FieldID, debt.FieldWithdrawComment).All(ctx)
@@ -165,6 +179,62 @@ func (s *Service) eraseDebtText(ctx context.Context, debtorID string, erase coll
 			Modify(func(u *sql.UpdateBuilder) { u.Set(debtitem.FieldDescription, text) }).
 			Save(ctx); err != nil {
 			return err
+		}
+	}
+	numbers, err := db.DebtItem.Query().Where(debtitem.HasDebtWith(debt.DebtorID(debtorID))).
+		Unique(true).Select(debtitem.FieldInvoiceNumber).Strings(ctx)
+	if err != nil {
+		return err
+	}
+	for start := 0; start < len(numbers); start += eraseBatch {
+		if err := s.eraseInvoiceText(ctx, clientID, numbers[start:min(start+eraseBatch, len(numbers))], erase); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// eraseInvoiceText erases the values from the client's invoices of the
+// given numbers: their withdrawal comments, and their articles' names
+// (with the names' search keys) and descriptions.
+func (s *Service) eraseInvoiceText(ctx context.Context, clientID string, numbers []string, erase collection.Eraser) error {
+	db := s.db(ctx)
+	invoices, err := db.Invoice.Query().Where(invoice.ClientID(clientID), invoice.InvoiceNumberIn(numbers...)).
+		WithArticles().All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, inv := range invoices {
+		if inv.WithdrawComment != nil {
+			if text, ok := erase.Text(*inv.WithdrawComment); ok {
+				if err := db.Invoice.UpdateOneID(inv.ID).SetWithdrawComment(text).Exec(ctx); err != nil {
+					return err
+				}
+			}
+		}
+		for _, a := range inv.Edges.Articles {
+			name, renamed := erase.Text(a.Name)
+			var description string
+			redescribed := false
+			if a.Description != nil {
+				description, redescribed = erase.Text(*a.Description)
+			}
+			if !renamed && !redescribed {
+				continue
+			}
+			// An article is immutable to every other use case.
+			if _, err := db.InvoiceArticle.Update().Where(invoicearticle.ID(a.ID)).
+				Modify(func(u *sql.UpdateBuilder) {
+					if renamed {
+						u.Set(invoicearticle.FieldName, name).Set(invoicearticle.FieldNameKey, collection.SearchKey(name))
+					}
+					if redescribed {
+						u.Set(invoicearticle.FieldDescription, description)
+					}
+				}).
+				Save(ctx); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
