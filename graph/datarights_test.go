@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/debtql/debtql/internal/apitest"
+	"github.com/debtql/debtql/internal/collection"
 )
 
 // API tests of data rights (api.md §14): anonymizeDebtor and
@@ -786,4 +787,57 @@ func TestDataRightsExportThousandDebts(t *testing.T) {
 	t.Logf("exported %d debts (%d bytes) in %v; heap peak %.1f MB above the %.1f MB before, %.1f MB allocated in all (the test client's reading included)",
 		n, len(raw), took.Round(time.Millisecond), float64(heapPeak-min(heapPeak, before.HeapAlloc))/1e6, float64(before.HeapAlloc)/1e6,
 		float64(after.TotalAlloc-before.TotalAlloc)/1e6)
+}
+
+// TestDataRightsAnonymizeRacesHandover anonymises a debtor while a
+// hand-over with its number arrives: either the anonymisation wins (and
+// the hand-over makes a new debtor) or the hand-over does (and the
+// anonymisation is CONFLICT); an anonymised debtor never has an open debt.
+func TestDataRightsAnonymizeRacesHandover(t *testing.T) {
+	env := apitest.New(t)
+	clientID, own := env.ClientCaller(t, "Own AB")
+	wins := map[string]int{}
+	for round := 0; round < 10; round++ {
+		first := debtCaseMustCreate(t, own, clientID, debtCaseInput(apitest.Personnr, "Anna Ek", debtCaseItemInput(fmt.Sprintf("R-%d-1", round), "10.00")))
+		debtCasePay(t, own, clientID, first.ID, first.Invoices[0].ID, "10.00", "2026-11-01").OK(t, nil)
+		debtorID := first.Debtor.ID
+		var anonymized, handover *apitest.Response
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			handover = own.Do(t, debtCaseCreateMutation, apitest.Vars{"clientId": clientID,
+				"input": debtCaseInput(apitest.Personnr, "Anna Ek", debtCaseItemInput(fmt.Sprintf("R-%d-2", round), "10.00"))})
+		}()
+		anonymized = own.Do(t, dataRightsAnonymize, apitest.Vars{"c": clientID, "id": debtorID})
+		<-done
+		var second debtCaseDebt
+		handover.Field(t, "createDebt", &second)
+		switch {
+		case anonymized.Status == http.StatusOK:
+			wins["anonymisation"]++
+			if second.Debtor.ID == debtorID {
+				t.Fatalf("round %d: the hand-over reused the debtor that was anonymised", round)
+			}
+			// The new debtor holds the data now: close and erase it too.
+			debtCasePay(t, own, clientID, second.ID, second.Invoices[0].ID, "10.00", "2026-11-01").OK(t, nil)
+			own.Do(t, dataRightsAnonymize, apitest.Vars{"c": clientID, "id": second.Debtor.ID}).OK(t, nil)
+		default:
+			anonymized.Refused(t, http.StatusConflict, "CONFLICT", "")
+			wins["hand-over"]++
+			if second.Debtor.ID != debtorID {
+				t.Fatalf("round %d: the hand-over made a new debtor though the anonymisation was refused", round)
+			}
+			debtCasePay(t, own, clientID, second.ID, second.Invoices[0].ID, "10.00", "2026-11-01").OK(t, nil)
+			own.Do(t, dataRightsAnonymize, apitest.Vars{"c": clientID, "id": debtorID}).OK(t, nil)
+		}
+	}
+	var open int
+	if err := env.DB.SQL.QueryRowContext(context.Background(), `SELECT count(*) FROM debts d JOIN debtors r ON r.id = d.debtor_id
+  WHERE r.anonymized_at IS NOT NULL AND `+collection.OpenConditionOf("d")).Scan(&open); err != nil {
+		t.Fatal(err)
+	}
+	if open != 0 {
+		t.Errorf("%d open debts belong to anonymised debtors", open)
+	}
+	t.Logf("who came first in 10 rounds: %v", wins)
 }
