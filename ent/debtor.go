@@ -52,6 +52,8 @@ type Debtor struct {
 	EmailKey *string `json:"email_key,omitempty"`
 	// Phone holds the value of the "phone" field.
 	Phone *string `json:"phone,omitempty"`
+	// AnonymizedAt holds the value of the "anonymized_at" field.
+	AnonymizedAt *time.Time `json:"anonymized_at,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the DebtorQuery when eager-loading is set.
 	Edges        DebtorEdges `json:"edges"`
@@ -102,7 +104,7 @@ func (*Debtor) scanValues(columns []string) ([]any, error) {
 			values[i] = new(sql.NullBool)
 		case debtor.FieldID, debtor.FieldClientID, debtor.FieldIdentificationNumber, debtor.FieldIdentificationKey, debtor.FieldName, debtor.FieldNameKey, debtor.FieldAddress1, debtor.FieldAddress2, debtor.FieldCareOf, debtor.FieldZipCode, debtor.FieldCity, debtor.FieldCountryCode, debtor.FieldEmail, debtor.FieldEmailKey, debtor.FieldPhone:
 			values[i] = new(sql.NullString)
-		case debtor.FieldCreatedAt, debtor.FieldUpdatedAt:
+		case debtor.FieldCreatedAt, debtor.FieldUpdatedAt, debtor.FieldAnonymizedAt:
 			values[i] = new(sql.NullTime)
 		case "page_total_count":
 			values[i] = new(sql.NullInt64)
@@ -234,6 +236,13 @@ func (_m *Debtor) assignValues(columns []string, values []any) error {
 				_m.Phone = new(string)
 				*_m.Phone = value.String
 			}
+		case debtor.FieldAnonymizedAt:
+			if value, ok := values[i].(*sql.NullTime); !ok {
+				return fmt.Errorf("unexpected type %T for field anonymized_at", values[i])
+			} else if value.Valid {
+				_m.AnonymizedAt = new(time.Time)
+				*_m.AnonymizedAt = value.Time
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -339,6 +348,11 @@ func (_m *Debtor) String() string {
 	if v := _m.Phone; v != nil {
 		builder.WriteString("phone=")
 		builder.WriteString(*v)
+	}
+	builder.WriteString(", ")
+	if v := _m.AnonymizedAt; v != nil {
+		builder.WriteString("anonymized_at=")
+		builder.WriteString(v.Format(time.ANSIC))
 	}
 	builder.WriteByte(')')
 	return builder.String()

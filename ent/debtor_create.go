@@ -184,6 +184,20 @@ func (_c *DebtorCreate) SetNillablePhone(v *string) *DebtorCreate {
 	return _c
 }
 
+// SetAnonymizedAt sets the "anonymized_at" field.
+func (_c *DebtorCreate) SetAnonymizedAt(v time.Time) *DebtorCreate {
+	_c.mutation.SetAnonymizedAt(v)
+	return _c
+}
+
+// SetNillableAnonymizedAt sets the "anonymized_at" field if the given value is not nil.
+func (_c *DebtorCreate) SetNillableAnonymizedAt(v *time.Time) *DebtorCreate {
+	if v != nil {
+		_c.SetAnonymizedAt(*v)
+	}
+	return _c
+}
+
 // SetID sets the "id" field.
 func (_c *DebtorCreate) SetID(v string) *DebtorCreate {
 	_c.mutation.SetID(v)
@@ -469,6 +483,10 @@ func (_c *DebtorCreate) createSpec() (*Debtor, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.Phone(); ok {
 		_spec.SetField(debtor.FieldPhone, field.TypeString, value)
 		_node.Phone = &value
+	}
+	if value, ok := _c.mutation.AnonymizedAt(); ok {
+		_spec.SetField(debtor.FieldAnonymizedAt, field.TypeTime, value)
+		_node.AnonymizedAt = &value
 	}
 	if nodes := _c.mutation.ClientIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
@@ -762,6 +780,24 @@ func (u *DebtorUpsert) UpdatePhone() *DebtorUpsert {
 // ClearPhone clears the value of the "phone" field.
 func (u *DebtorUpsert) ClearPhone() *DebtorUpsert {
 	u.SetNull(debtor.FieldPhone)
+	return u
+}
+
+// SetAnonymizedAt sets the "anonymized_at" field.
+func (u *DebtorUpsert) SetAnonymizedAt(v time.Time) *DebtorUpsert {
+	u.Set(debtor.FieldAnonymizedAt, v)
+	return u
+}
+
+// UpdateAnonymizedAt sets the "anonymized_at" field to the value that was provided on create.
+func (u *DebtorUpsert) UpdateAnonymizedAt() *DebtorUpsert {
+	u.SetExcluded(debtor.FieldAnonymizedAt)
+	return u
+}
+
+// ClearAnonymizedAt clears the value of the "anonymized_at" field.
+func (u *DebtorUpsert) ClearAnonymizedAt() *DebtorUpsert {
+	u.SetNull(debtor.FieldAnonymizedAt)
 	return u
 }
 
@@ -1061,6 +1097,27 @@ func (u *DebtorUpsertOne) UpdatePhone() *DebtorUpsertOne {
 func (u *DebtorUpsertOne) ClearPhone() *DebtorUpsertOne {
 	return u.Update(func(s *DebtorUpsert) {
 		s.ClearPhone()
+	})
+}
+
+// SetAnonymizedAt sets the "anonymized_at" field.
+func (u *DebtorUpsertOne) SetAnonymizedAt(v time.Time) *DebtorUpsertOne {
+	return u.Update(func(s *DebtorUpsert) {
+		s.SetAnonymizedAt(v)
+	})
+}
+
+// UpdateAnonymizedAt sets the "anonymized_at" field to the value that was provided on create.
+func (u *DebtorUpsertOne) UpdateAnonymizedAt() *DebtorUpsertOne {
+	return u.Update(func(s *DebtorUpsert) {
+		s.UpdateAnonymizedAt()
+	})
+}
+
+// ClearAnonymizedAt clears the value of the "anonymized_at" field.
+func (u *DebtorUpsertOne) ClearAnonymizedAt() *DebtorUpsertOne {
+	return u.Update(func(s *DebtorUpsert) {
+		s.ClearAnonymizedAt()
 	})
 }
 
@@ -1527,6 +1584,27 @@ func (u *DebtorUpsertBulk) UpdatePhone() *DebtorUpsertBulk {
 func (u *DebtorUpsertBulk) ClearPhone() *DebtorUpsertBulk {
 	return u.Update(func(s *DebtorUpsert) {
 		s.ClearPhone()
+	})
+}
+
+// SetAnonymizedAt sets the "anonymized_at" field.
+func (u *DebtorUpsertBulk) SetAnonymizedAt(v time.Time) *DebtorUpsertBulk {
+	return u.Update(func(s *DebtorUpsert) {
+		s.SetAnonymizedAt(v)
+	})
+}
+
+// UpdateAnonymizedAt sets the "anonymized_at" field to the value that was provided on create.
+func (u *DebtorUpsertBulk) UpdateAnonymizedAt() *DebtorUpsertBulk {
+	return u.Update(func(s *DebtorUpsert) {
+		s.UpdateAnonymizedAt()
+	})
+}
+
+// ClearAnonymizedAt clears the value of the "anonymized_at" field.
+func (u *DebtorUpsertBulk) ClearAnonymizedAt() *DebtorUpsertBulk {
+	return u.Update(func(s *DebtorUpsert) {
+		s.ClearAnonymizedAt()
 	})
 }
 

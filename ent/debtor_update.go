@@ -263,6 +263,26 @@ func (_u *DebtorUpdate) ClearPhone() *DebtorUpdate {
 	return _u
 }
 
+// SetAnonymizedAt sets the "anonymized_at" field.
+func (_u *DebtorUpdate) SetAnonymizedAt(v time.Time) *DebtorUpdate {
+	_u.mutation.SetAnonymizedAt(v)
+	return _u
+}
+
+// SetNillableAnonymizedAt sets the "anonymized_at" field if the given value is not nil.
+func (_u *DebtorUpdate) SetNillableAnonymizedAt(v *time.Time) *DebtorUpdate {
+	if v != nil {
+		_u.SetAnonymizedAt(*v)
+	}
+	return _u
+}
+
+// ClearAnonymizedAt clears the value of the "anonymized_at" field.
+func (_u *DebtorUpdate) ClearAnonymizedAt() *DebtorUpdate {
+	_u.mutation.ClearAnonymizedAt()
+	return _u
+}
+
 // AddDebtIDs adds the "debts" edge to the Debt entity by IDs.
 func (_u *DebtorUpdate) AddDebtIDs(ids ...scalar.IntID) *DebtorUpdate {
 	_u.mutation.AddDebtIDs(ids...)
@@ -481,6 +501,12 @@ func (_u *DebtorUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if _u.mutation.PhoneCleared() {
 		_spec.ClearField(debtor.FieldPhone, field.TypeString)
+	}
+	if value, ok := _u.mutation.AnonymizedAt(); ok {
+		_spec.SetField(debtor.FieldAnonymizedAt, field.TypeTime, value)
+	}
+	if _u.mutation.AnonymizedAtCleared() {
+		_spec.ClearField(debtor.FieldAnonymizedAt, field.TypeTime)
 	}
 	if _u.mutation.DebtsCleared() {
 		edge := &sqlgraph.EdgeSpec{
@@ -781,6 +807,26 @@ func (_u *DebtorUpdateOne) ClearPhone() *DebtorUpdateOne {
 	return _u
 }
 
+// SetAnonymizedAt sets the "anonymized_at" field.
+func (_u *DebtorUpdateOne) SetAnonymizedAt(v time.Time) *DebtorUpdateOne {
+	_u.mutation.SetAnonymizedAt(v)
+	return _u
+}
+
+// SetNillableAnonymizedAt sets the "anonymized_at" field if the given value is not nil.
+func (_u *DebtorUpdateOne) SetNillableAnonymizedAt(v *time.Time) *DebtorUpdateOne {
+	if v != nil {
+		_u.SetAnonymizedAt(*v)
+	}
+	return _u
+}
+
+// ClearAnonymizedAt clears the value of the "anonymized_at" field.
+func (_u *DebtorUpdateOne) ClearAnonymizedAt() *DebtorUpdateOne {
+	_u.mutation.ClearAnonymizedAt()
+	return _u
+}
+
 // AddDebtIDs adds the "debts" edge to the Debt entity by IDs.
 func (_u *DebtorUpdateOne) AddDebtIDs(ids ...scalar.IntID) *DebtorUpdateOne {
 	_u.mutation.AddDebtIDs(ids...)
@@ -1029,6 +1075,12 @@ func (_u *DebtorUpdateOne) sqlSave(ctx context.Context) (_node *Debtor, err erro
 	}
 	if _u.mutation.PhoneCleared() {
 		_spec.ClearField(debtor.FieldPhone, field.TypeString)
+	}
+	if value, ok := _u.mutation.AnonymizedAt(); ok {
+		_spec.SetField(debtor.FieldAnonymizedAt, field.TypeTime, value)
+	}
+	if _u.mutation.AnonymizedAtCleared() {
+		_spec.ClearField(debtor.FieldAnonymizedAt, field.TypeTime)
 	}
 	if _u.mutation.DebtsCleared() {
 		edge := &sqlgraph.EdgeSpec{

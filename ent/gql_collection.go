@@ -1121,6 +1121,11 @@ func (_q *DebtorQuery) collectField(ctx context.Context, oneNode bool, opCtx *gr
 				selectedFields = append(selectedFields, debtor.FieldPhone)
 				fieldSeen[debtor.FieldPhone] = struct{}{}
 			}
+		case "anonymizedAt":
+			if _, ok := fieldSeen[debtor.FieldAnonymizedAt]; !ok {
+				selectedFields = append(selectedFields, debtor.FieldAnonymizedAt)
+				fieldSeen[debtor.FieldAnonymizedAt] = struct{}{}
+			}
 		case "id":
 		case "__typename":
 		default:

@@ -8914,6 +8914,7 @@ type DebtorMutation struct {
 	email                 *string
 	email_key             *string
 	phone                 *string
+	anonymized_at         *time.Time
 	clearedFields         map[string]struct{}
 	client                *string
 	clearedclient         bool
@@ -9706,6 +9707,55 @@ func (m *DebtorMutation) ResetPhone() {
 	delete(m.clearedFields, debtor.FieldPhone)
 }
 
+// SetAnonymizedAt sets the "anonymized_at" field.
+func (m *DebtorMutation) SetAnonymizedAt(t time.Time) {
+	m.anonymized_at = &t
+}
+
+// AnonymizedAt returns the value of the "anonymized_at" field in the mutation.
+func (m *DebtorMutation) AnonymizedAt() (r time.Time, exists bool) {
+	v := m.anonymized_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAnonymizedAt returns the old "anonymized_at" field's value of the Debtor entity.
+// If the Debtor object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DebtorMutation) OldAnonymizedAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAnonymizedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAnonymizedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAnonymizedAt: %w", err)
+	}
+	return oldValue.AnonymizedAt, nil
+}
+
+// ClearAnonymizedAt clears the value of the "anonymized_at" field.
+func (m *DebtorMutation) ClearAnonymizedAt() {
+	m.anonymized_at = nil
+	m.clearedFields[debtor.FieldAnonymizedAt] = struct{}{}
+}
+
+// AnonymizedAtCleared returns if the "anonymized_at" field was cleared in this mutation.
+func (m *DebtorMutation) AnonymizedAtCleared() bool {
+	_, ok := m.clearedFields[debtor.FieldAnonymizedAt]
+	return ok
+}
+
+// ResetAnonymizedAt resets all changes to the "anonymized_at" field.
+func (m *DebtorMutation) ResetAnonymizedAt() {
+	m.anonymized_at = nil
+	delete(m.clearedFields, debtor.FieldAnonymizedAt)
+}
+
 // ClearClient clears the "client" edge to the Creditor entity.
 func (m *DebtorMutation) ClearClient() {
 	m.clearedclient = true
@@ -9821,7 +9871,7 @@ func (m *DebtorMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *DebtorMutation) Fields() []string {
-	fields := make([]string, 0, 17)
+	fields := make([]string, 0, 18)
 	if m.created_at != nil {
 		fields = append(fields, debtor.FieldCreatedAt)
 	}
@@ -9873,6 +9923,9 @@ func (m *DebtorMutation) Fields() []string {
 	if m.phone != nil {
 		fields = append(fields, debtor.FieldPhone)
 	}
+	if m.anonymized_at != nil {
+		fields = append(fields, debtor.FieldAnonymizedAt)
+	}
 	return fields
 }
 
@@ -9915,6 +9968,8 @@ func (m *DebtorMutation) Field(name string) (ent.Value, bool) {
 		return m.EmailKey()
 	case debtor.FieldPhone:
 		return m.Phone()
+	case debtor.FieldAnonymizedAt:
+		return m.AnonymizedAt()
 	}
 	return nil, false
 }
@@ -9958,6 +10013,8 @@ func (m *DebtorMutation) OldField(ctx context.Context, name string) (ent.Value, 
 		return m.OldEmailKey(ctx)
 	case debtor.FieldPhone:
 		return m.OldPhone(ctx)
+	case debtor.FieldAnonymizedAt:
+		return m.OldAnonymizedAt(ctx)
 	}
 	return nil, fmt.Errorf("unknown Debtor field %s", name)
 }
@@ -10086,6 +10143,13 @@ func (m *DebtorMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetPhone(v)
 		return nil
+	case debtor.FieldAnonymizedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAnonymizedAt(v)
+		return nil
 	}
 	return fmt.Errorf("unknown Debtor field %s", name)
 }
@@ -10131,6 +10195,9 @@ func (m *DebtorMutation) ClearedFields() []string {
 	if m.FieldCleared(debtor.FieldPhone) {
 		fields = append(fields, debtor.FieldPhone)
 	}
+	if m.FieldCleared(debtor.FieldAnonymizedAt) {
+		fields = append(fields, debtor.FieldAnonymizedAt)
+	}
 	return fields
 }
 
@@ -10159,6 +10226,9 @@ func (m *DebtorMutation) ClearField(name string) error {
 		return nil
 	case debtor.FieldPhone:
 		m.ClearPhone()
+		return nil
+	case debtor.FieldAnonymizedAt:
+		m.ClearAnonymizedAt()
 		return nil
 	}
 	return fmt.Errorf("unknown Debtor nullable field %s", name)
@@ -10218,6 +10288,9 @@ func (m *DebtorMutation) ResetField(name string) error {
 		return nil
 	case debtor.FieldPhone:
 		m.ResetPhone()
+		return nil
+	case debtor.FieldAnonymizedAt:
+		m.ResetAnonymizedAt()
 		return nil
 	}
 	return fmt.Errorf("unknown Debtor field %s", name)

@@ -7,7 +7,6 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 
 	"github.com/debtql/debtql/ent"
-	"github.com/debtql/debtql/ent/auditevent"
 	"github.com/debtql/debtql/internal/auth"
 	"github.com/debtql/debtql/internal/ledger"
 )
@@ -35,10 +34,12 @@ func (r *Resolver) auditEvents(ctx context.Context, filter *ledger.AuditEventFil
 	return conn, nil
 }
 
-// isMutation reports whether name is a field of the Mutation type.
+// isMutation reports whether name is an operation the trail records: a
+// field of the Mutation type, or debtorDataExport (an access to personal
+// data, recorded like a change).
 func isMutation(name string) bool {
 	m := parsedSchema.Mutation
-	return m != nil && m.Fields.ForName(name) != nil
+	return m != nil && m.Fields.ForName(name) != nil || name == ledger.OpDebtorDataExport
 }
 
 // debtEvents are a debt's events: eager-loaded with the debt when ent
@@ -87,5 +88,5 @@ func sortRecords(records []*ent.AuditEventRecord) []*ent.AuditEventRecord {
 // own), not the agency's ADMIN keys.
 func showsKey(ctx context.Context, e *ent.AuditEvent) bool {
 	v := auth.ViewerFrom(ctx)
-	return v != nil && (v.IsAdmin() || e.Role != auditevent.RoleADMIN)
+	return v != nil && ledger.ShowsAPIKey(v.Role(), e)
 }

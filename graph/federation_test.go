@@ -29,13 +29,15 @@ func repoFile(t *testing.T, name string) string {
 	return string(b)
 }
 
-// _service { sdl } is the subgraph's schema: schema.graphqls and the keys
-// of federation.graphqls, for every key; the schema download stays the API
-// alone.
+// _service { sdl } is the subgraph's schema: schema.graphqls, the keys of
+// federation.graphqls and datarights.graphqls (gqlgen.yml's order), for
+// every key; the schema download stays the API alone (schema.graphqls and
+// datarights.graphqls).
 func TestFederationServiceSDL(t *testing.T) {
 	env := apitest.New(t)
 	_, client := env.ClientCaller(t, "Federation AB")
-	want := repoFile(t, "schema.graphqls") + "\n" + repoFile(t, "federation.graphqls")
+	want := repoFile(t, "schema.graphqls") + "\n" + repoFile(t, "federation.graphqls") + "\n" + repoFile(t, "datarights.graphqls")
+	api := repoFile(t, "schema.graphqls") + repoFile(t, "datarights.graphqls")
 	for name, c := range map[string]*apitest.Caller{"ADMIN": env.Admin(), "CLIENT": client} {
 		t.Run(name, func(t *testing.T) {
 			var out struct {
@@ -44,7 +46,7 @@ func TestFederationServiceSDL(t *testing.T) {
 			c.Do(t, `{ _service { sdl } }`, nil).OK(t, &out)
 			sdl := out.Service.SDL
 			if sdl != want {
-				t.Errorf("_service.sdl (%d bytes) is not schema.graphqls and federation.graphqls (%d bytes)", len(sdl), len(want))
+				t.Errorf("_service.sdl (%d bytes) is not schema.graphqls, federation.graphqls and datarights.graphqls (%d bytes)", len(sdl), len(want))
 			}
 			if !strings.Contains(sdl, `@link(url: "https://specs.apollo.dev/federation/v2.3", import: ["@key"])`) {
 				t.Error("_service.sdl does not link Federation v2.3")
@@ -57,11 +59,11 @@ func TestFederationServiceSDL(t *testing.T) {
 		})
 	}
 	r := env.Admin().Send(t, apitest.Request{Method: http.MethodGet, RawPath: "/graphql/schema.graphql"})
-	if r.Status != http.StatusOK || string(r.Body) != repoFile(t, "schema.graphqls") || strings.Contains(string(r.Body), "@key") {
-		t.Errorf("GET /graphql/schema.graphql: %d, %d bytes: want schema.graphqls alone, without @key", r.Status, len(r.Body))
+	if r.Status != http.StatusOK || string(r.Body) != api || strings.Contains(string(r.Body), "@key") {
+		t.Errorf("GET /graphql/schema.graphql: %d, %d bytes: want schema.graphqls and datarights.graphqls, without @key", r.Status, len(r.Body))
 	}
-	if server.SDL() != repoFile(t, "schema.graphqls") {
-		t.Error("server.SDL() (debtql schema) is not schema.graphqls alone")
+	if server.SDL() != api {
+		t.Error("server.SDL() (debtql schema) is not schema.graphqls and datarights.graphqls")
 	}
 }
 

@@ -265,6 +265,7 @@ type ComplexityRoot struct {
 
 	Debtor struct {
 		Address              func(childComplexity int) int
+		AnonymizedAt         func(childComplexity int) int
 		Client               func(childComplexity int) int
 		ContactInformation   func(childComplexity int) int
 		CreatedAt            func(childComplexity int) int
@@ -354,6 +355,7 @@ type ComplexityRoot struct {
 
 	Mutation struct {
 		AddDebtPayment       func(childComplexity int, clientID string, input collection.PaymentRecord) int
+		AnonymizeDebtor      func(childComplexity int, clientID string, id string) int
 		ApplyForPaymentOrder func(childComplexity int, clientID string, input PaymentOrderInput) int
 		CreateAPIKey         func(childComplexity int, input CreateAPIKeyInput) int
 		CreateClient         func(childComplexity int, input collection.ClientRecord) int
@@ -404,6 +406,7 @@ type ComplexityRoot struct {
 		Clients            func(childComplexity int, search *string, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) int
 		Debt               func(childComplexity int, clientID string, id int) int
 		Debtor             func(childComplexity int, clientID string, id string) int
+		DebtorDataExport   func(childComplexity int, clientID string, id string) int
 		Debtors            func(childComplexity int, clientID string, filter *ledger.DebtorFilter, orderBy *ent.DebtorOrder, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) int
 		Debts              func(childComplexity int, clientID string, filter *ledger.DebtFilter, orderBy *ent.DebtOrder, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) int
 		Invoice            func(childComplexity int, clientID string, id string) int
@@ -527,6 +530,7 @@ type MutationResolver interface {
 	DisputeDebt(ctx context.Context, clientID string, input DisputeDebtInput) (*ent.Debt, error)
 	ResolveDispute(ctx context.Context, clientID string, input ResolveDisputeInput) (*ent.Debt, error)
 	ApplyForPaymentOrder(ctx context.Context, clientID string, input PaymentOrderInput) (*ent.Debt, error)
+	AnonymizeDebtor(ctx context.Context, clientID string, id string) (*ent.Debtor, error)
 }
 type PaymentResolver interface {
 	Allocation(ctx context.Context, obj *ent.Payment) (*collection.Allocation, error)
@@ -544,6 +548,7 @@ type QueryResolver interface {
 	APIKeys(ctx context.Context, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) (*ent.APIKeyConnection, error)
 	AuditEvents(ctx context.Context, filter *ledger.AuditEventFilter, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) (*ent.AuditEventConnection, error)
 	ReferenceRates(ctx context.Context) ([]*ent.ReferenceRate, error)
+	DebtorDataExport(ctx context.Context, clientID string, id string) (scalar.JSON, error)
 }
 
 // endregion ************************** generated!.gotpl **************************
@@ -1469,6 +1474,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Debtor.Address(childComplexity), true
+	case "Debtor.anonymizedAt":
+		if e.ComplexityRoot.Debtor.AnonymizedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Debtor.AnonymizedAt(childComplexity), true
 	case "Debtor.client":
 		if e.ComplexityRoot.Debtor.Client == nil {
 			break
@@ -1880,6 +1891,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.AddDebtPayment(childComplexity, args["clientId"].(string), args["input"].(collection.PaymentRecord)), true
+	case "Mutation.anonymizeDebtor":
+		if e.ComplexityRoot.Mutation.AnonymizeDebtor == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_anonymizeDebtor_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.AnonymizeDebtor(childComplexity, args["clientId"].(string), args["id"].(string)), true
 	case "Mutation.applyForPaymentOrder":
 		if e.ComplexityRoot.Mutation.ApplyForPaymentOrder == nil {
 			break
@@ -2217,6 +2239,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Debtor(childComplexity, args["clientId"].(string), args["id"].(string)), true
+	case "Query.debtorDataExport":
+		if e.ComplexityRoot.Query.DebtorDataExport == nil {
+			break
+		}
+
+		args, err := ec.field_Query_debtorDataExport_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.DebtorDataExport(childComplexity, args["clientId"].(string), args["id"].(string)), true
 	case "Query.debtors":
 		if e.ComplexityRoot.Query.Debtors == nil {
 			break
@@ -4222,6 +4255,54 @@ extend type Invoice @key(fields: "id")
 
 extend type Debt @key(fields: "id")
 `, BuiltIn: false},
+	{Name: "../datarights.graphqls", Input: `# Data rights (api.md §14): the GDPR's erasure and access, within the
+# bookkeeping law's seven years. Kept apart from schema.graphqls; gqlgen
+# merges the extensions below into the types they extend.
+
+"""
+A JSON document, written as JSON (an object, here): debtorDataExport's answer.
+"""
+scalar JSON
+
+extend type Debtor {
+  "When the debtor's personal data was replaced by [anonymized] (anonymizeDebtor); null while it is held."
+  anonymizedAt: DateTime
+}
+
+extend type Query {
+  """
+  Everything DebtQL holds about one debtor, for a subject access request: one
+  JSON object with the keys ` + "`" + `debtor` + "`" + ` (the record), ` + "`" + `debts` + "`" + ` (each debt with its
+  items, payments, terms and claim today) and ` + "`" + `auditEvents` + "`" + ` (the events that
+  name the debtor or one of its debts, oldest first). The export is recorded in the audit trail (operation debtorDataExport). A CLIENT
+  key may export its own client's debtors; an unknown debtor is NOT_FOUND.
+  """
+  debtorDataExport(
+    "The client the debtor owes."
+    clientId: UUID!
+    "The debtor's id."
+    id: UUID!
+  ): JSON!
+}
+
+extend type Mutation {
+  """
+  Erases a debtor's personal data: its name, identification number and address
+  lines read [anonymized], its optional address fields and contact details
+  become null, wherever DebtQL holds them (search tables, free-text comments of
+  its debts, stored idempotent answers), and anonymizedAt is set. Amounts,
+  dates, statuses, payments and the audit trail stay, as bookkeeping requires.
+  CONFLICT while the debtor has an open debt, and when it is anonymized
+  already. The audit event names the debtor and the time, not what was erased.
+  """
+  anonymizeDebtor(
+    "The client the debtor owes."
+    clientId: UUID!
+    "The debtor's id."
+    id: UUID!
+  ): Debtor!
+}
+`, BuiltIn: false},
 	{Name: "../federation/directives.graphql", Input: `
 	directive @authenticated on FIELD_DEFINITION | OBJECT | INTERFACE | SCALAR | ENUM
 	directive @composeDirective(name: String!) repeatable on SCHEMA
@@ -4764,6 +4845,8 @@ func (ec *executionContext) childFields_Debtor(ctx context.Context, field graphq
 		return ec.fieldContext_Debtor_createdAt(ctx, field)
 	case "updatedAt":
 		return ec.fieldContext_Debtor_updatedAt(ctx, field)
+	case "anonymizedAt":
+		return ec.fieldContext_Debtor_anonymizedAt(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Debtor", field.Name)
 }
@@ -5504,6 +5587,28 @@ func (ec *executionContext) field_Mutation_addDebtPayment_args(ctx context.Conte
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_anonymizeDebtor_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "clientId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNUUID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["clientId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNUUID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_applyForPaymentOrder_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -6052,6 +6157,28 @@ func (ec *executionContext) field_Query_debt_args(ctx context.Context, rawArgs m
 	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "id",
 		func(ctx context.Context, v any) (int, error) {
 			return ec.unmarshalNInt2int(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_debtorDataExport_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "clientId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNUUID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["clientId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNUUID2string(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -10463,6 +10590,29 @@ func (ec *executionContext) fieldContext_Debtor_updatedAt(_ context.Context, fie
 	return graphql.NewScalarFieldContext("Debtor", field, false, false, errors.New("field of type DateTime does not have child fields"))
 }
 
+func (ec *executionContext) _Debtor_anonymizedAt(ctx context.Context, field graphql.CollectedField, obj *ent.Debtor) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Debtor_anonymizedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AnonymizedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalODateTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Debtor_anonymizedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Debtor", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
 func (ec *executionContext) _DebtorConnection_edges(ctx context.Context, field graphql.CollectedField, obj *ent.DebtorConnection) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -12472,6 +12622,50 @@ func (ec *executionContext) fieldContext_Mutation_applyForPaymentOrder(ctx conte
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_anonymizeDebtor(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_anonymizeDebtor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().AnonymizeDebtor(ctx, fc.Args["clientId"].(string), fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Debtor) graphql.Marshaler {
+			return ec.marshalNDebtor2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐDebtor(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_anonymizeDebtor(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Debtor(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_anonymizeDebtor_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _PageInfo_hasNextPage(ctx context.Context, field graphql.CollectedField, obj *entgql.PageInfo[string]) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -13390,6 +13584,50 @@ func (ec *executionContext) fieldContext_Query_referenceRates(_ context.Context,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_ReferenceRate(ctx, field)
 		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_debtorDataExport(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_debtorDataExport(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().DebtorDataExport(ctx, fc.Args["clientId"].(string), fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v scalar.JSON) graphql.Marshaler {
+			return ec.marshalNJSON2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋscalarᚐJSON(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_debtorDataExport(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type JSON does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_debtorDataExport_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }
@@ -19215,6 +19453,11 @@ func (ec *executionContext) _Debtor(ctx context.Context, sel ast.SelectionSet, o
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "anonymizedAt":
+			out.Values[i] = ec._Debtor_anonymizedAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -20344,6 +20587,13 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "anonymizeDebtor":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_anonymizeDebtor(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -20920,6 +21170,28 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 					}
 				}()
 				res = ec._Query_referenceRates(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "debtorDataExport":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_debtorDataExport(ctx, field)
 				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
@@ -22385,6 +22657,22 @@ func (ec *executionContext) marshalNItemClaim2ᚖgithubᚗcomᚋdebtqlᚋdebtql�
 		return graphql.Null
 	}
 	return ec._ItemClaim(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNJSON2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋscalarᚐJSON(ctx context.Context, v any) (scalar.JSON, error) {
+	var res scalar.JSON
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNJSON2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋscalarᚐJSON(ctx context.Context, sel ast.SelectionSet, v scalar.JSON) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return v
 }
 
 func (ec *executionContext) marshalNPageInfo2entgoᚗioᚋcontribᚋentgqlᚐPageInfo(ctx context.Context, sel ast.SelectionSet, v entgql.PageInfo[string]) graphql.Marshaler {

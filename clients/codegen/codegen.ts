@@ -7,7 +7,8 @@
 import type { CodegenConfig } from '@graphql-codegen/cli';
 
 const config: CodegenConfig = {
-  schema: '../../schema.graphqls',
+  // The API's schema: its types, and the files that extend them.
+  schema: ['../../schema.graphqls', '../../datarights.graphqls'],
   documents: ['../../docs/examples/*.graphql'],
   // A document that does not validate against the schema fails the run.
   ignoreNoDocuments: false,
@@ -26,6 +27,8 @@ const config: CodegenConfig = {
           // Exact decimals: the server also accepts JSON numbers, but a
           // JavaScript number is a binary float, so send strings.
           Decimal: 'string',
+          // debtorDataExport's document (api.md §14).
+          JSON: 'Record<string, unknown>',
         },
         // Enums as string unions: nothing to import at run time.
         enumsAsTypes: true,

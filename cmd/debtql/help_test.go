@@ -21,6 +21,7 @@ var helpCommands = [][]string{
 	{"apikey", "--help"}, {"apikey", "create", "--help"}, {"apikey", "list", "--help"}, {"apikey", "revoke", "--help"},
 	{"seed", "--help"}, {"help", "seed"},
 	{"migrate", "--help"}, {"migrate", "up", "--help"}, {"migrate", "status", "-h"},
+	{"retention", "--help"}, {"help", "retention"},
 	{"schema", "--help"},
 	{"version", "--help"},
 }

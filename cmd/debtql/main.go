@@ -7,6 +7,7 @@
 //	debtql apikey revoke ID
 //	debtql seed [--scale small|bench] [--reset] [flags]
 //	debtql migrate status|up [--baseline VERSION]
+//	debtql retention --before YEAR [--apply]
 //	debtql schema
 //	debtql version
 //
@@ -55,11 +56,12 @@ Usage:
   debtql apikey revoke ID
   debtql seed [--scale small|bench] [--reset] [flags]   fill the database with generated data
   debtql migrate status|up [--baseline VERSION]          PostgreSQL's versioned schema migrations
+  debtql retention --before YEAR [--apply]               the yearly anonymisation of debtors closed before YEAR's end
   debtql schema               print the API's schema (SDL), as GET /graphql/schema.graphql serves it
   debtql version              print the version and the commit this binary was built from
 
 Run "debtql serve --help" (every setting and its environment variable), "debtql apikey --help",
-"debtql seed --help" or "debtql migrate --help" for the flags; "debtql help COMMAND" does the same.
+"debtql seed --help", "debtql migrate --help" or "debtql retention --help" for the flags; "debtql help COMMAND" does the same.
 `
 
 // run dispatches the subcommands. Help asked for (-h, --help, help) is
@@ -98,6 +100,8 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return seedCommand(ctx, args, stdout, stderr)
 	case "migrate":
 		return migrateCommand(ctx, args, stdout, stderr)
+	case "retention":
+		return retentionCommand(ctx, args, stdout, stderr)
 	case "schema":
 		return schemaCommand(args, stdout, stderr)
 	case "version":

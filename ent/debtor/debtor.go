@@ -49,6 +49,8 @@ const (
 	FieldEmailKey = "email_key"
 	// FieldPhone holds the string denoting the phone field in the database.
 	FieldPhone = "phone"
+	// FieldAnonymizedAt holds the string denoting the anonymized_at field in the database.
+	FieldAnonymizedAt = "anonymized_at"
 	// EdgeClient holds the string denoting the client edge name in mutations.
 	EdgeClient = "client"
 	// EdgeDebts holds the string denoting the debts edge name in mutations.
@@ -91,6 +93,7 @@ var Columns = []string{
 	FieldEmail,
 	FieldEmailKey,
 	FieldPhone,
+	FieldAnonymizedAt,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -231,6 +234,11 @@ func ByEmailKey(opts ...sql.OrderTermOption) OrderOption {
 // ByPhone orders the results by the phone field.
 func ByPhone(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldPhone, opts...).ToFunc()
+}
+
+// ByAnonymizedAt orders the results by the anonymized_at field.
+func ByAnonymizedAt(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldAnonymizedAt, opts...).ToFunc()
 }
 
 // ByClientField orders the results by client field.

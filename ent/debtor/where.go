@@ -150,6 +150,11 @@ func Phone(v string) predicate.Debtor {
 	return predicate.Debtor(sql.FieldEQ(FieldPhone, v))
 }
 
+// AnonymizedAt applies equality check predicate on the "anonymized_at" field. It's identical to AnonymizedAtEQ.
+func AnonymizedAt(v time.Time) predicate.Debtor {
+	return predicate.Debtor(sql.FieldEQ(FieldAnonymizedAt, v))
+}
+
 // CreatedAtEQ applies the EQ predicate on the "created_at" field.
 func CreatedAtEQ(v time.Time) predicate.Debtor {
 	return predicate.Debtor(sql.FieldEQ(FieldCreatedAt, v))
@@ -1198,6 +1203,56 @@ func PhoneEqualFold(v string) predicate.Debtor {
 // PhoneContainsFold applies the ContainsFold predicate on the "phone" field.
 func PhoneContainsFold(v string) predicate.Debtor {
 	return predicate.Debtor(sql.FieldContainsFold(FieldPhone, v))
+}
+
+// AnonymizedAtEQ applies the EQ predicate on the "anonymized_at" field.
+func AnonymizedAtEQ(v time.Time) predicate.Debtor {
+	return predicate.Debtor(sql.FieldEQ(FieldAnonymizedAt, v))
+}
+
+// AnonymizedAtNEQ applies the NEQ predicate on the "anonymized_at" field.
+func AnonymizedAtNEQ(v time.Time) predicate.Debtor {
+	return predicate.Debtor(sql.FieldNEQ(FieldAnonymizedAt, v))
+}
+
+// AnonymizedAtIn applies the In predicate on the "anonymized_at" field.
+func AnonymizedAtIn(vs ...time.Time) predicate.Debtor {
+	return predicate.Debtor(sql.FieldIn(FieldAnonymizedAt, vs...))
+}
+
+// AnonymizedAtNotIn applies the NotIn predicate on the "anonymized_at" field.
+func AnonymizedAtNotIn(vs ...time.Time) predicate.Debtor {
+	return predicate.Debtor(sql.FieldNotIn(FieldAnonymizedAt, vs...))
+}
+
+// AnonymizedAtGT applies the GT predicate on the "anonymized_at" field.
+func AnonymizedAtGT(v time.Time) predicate.Debtor {
+	return predicate.Debtor(sql.FieldGT(FieldAnonymizedAt, v))
+}
+
+// AnonymizedAtGTE applies the GTE predicate on the "anonymized_at" field.
+func AnonymizedAtGTE(v time.Time) predicate.Debtor {
+	return predicate.Debtor(sql.FieldGTE(FieldAnonymizedAt, v))
+}
+
+// AnonymizedAtLT applies the LT predicate on the "anonymized_at" field.
+func AnonymizedAtLT(v time.Time) predicate.Debtor {
+	return predicate.Debtor(sql.FieldLT(FieldAnonymizedAt, v))
+}
+
+// AnonymizedAtLTE applies the LTE predicate on the "anonymized_at" field.
+func AnonymizedAtLTE(v time.Time) predicate.Debtor {
+	return predicate.Debtor(sql.FieldLTE(FieldAnonymizedAt, v))
+}
+
+// AnonymizedAtIsNil applies the IsNil predicate on the "anonymized_at" field.
+func AnonymizedAtIsNil() predicate.Debtor {
+	return predicate.Debtor(sql.FieldIsNull(FieldAnonymizedAt))
+}
+
+// AnonymizedAtNotNil applies the NotNil predicate on the "anonymized_at" field.
+func AnonymizedAtNotNil() predicate.Debtor {
+	return predicate.Debtor(sql.FieldNotNull(FieldAnonymizedAt))
 }
 
 // HasClient applies the HasEdge predicate on the "client" edge.

@@ -349,6 +349,7 @@ var (
 		{Name: "email", Type: field.TypeString, Nullable: true, Size: 255},
 		{Name: "email_key", Type: field.TypeString, Nullable: true},
 		{Name: "phone", Type: field.TypeString, Nullable: true, Size: 255},
+		{Name: "anonymized_at", Type: field.TypeTime, Nullable: true},
 		{Name: "client_id", Type: field.TypeString, SchemaType: map[string]string{"postgres": "uuid", "sqlite3": "text"}},
 	}
 	// DebtorsTable holds the schema information for the "debtors" table.
@@ -359,7 +360,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "debtors_clients_debtors",
-				Columns:    []*schema.Column{DebtorsColumns[17]},
+				Columns:    []*schema.Column{DebtorsColumns[18]},
 				RefColumns: []*schema.Column{ClientsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -368,22 +369,22 @@ var (
 			{
 				Name:    "debtor_client_id_identification_key",
 				Unique:  true,
-				Columns: []*schema.Column{DebtorsColumns[17], DebtorsColumns[5]},
+				Columns: []*schema.Column{DebtorsColumns[18], DebtorsColumns[5]},
 			},
 			{
 				Name:    "debtor_client_id_created_at_id",
 				Unique:  false,
-				Columns: []*schema.Column{DebtorsColumns[17], DebtorsColumns[1], DebtorsColumns[0]},
+				Columns: []*schema.Column{DebtorsColumns[18], DebtorsColumns[1], DebtorsColumns[0]},
 			},
 			{
 				Name:    "debtor_client_id_name_id",
 				Unique:  false,
-				Columns: []*schema.Column{DebtorsColumns[17], DebtorsColumns[6], DebtorsColumns[0]},
+				Columns: []*schema.Column{DebtorsColumns[18], DebtorsColumns[6], DebtorsColumns[0]},
 			},
 			{
 				Name:    "debtor_name_trgm",
 				Unique:  false,
-				Columns: []*schema.Column{DebtorsColumns[17], DebtorsColumns[7]},
+				Columns: []*schema.Column{DebtorsColumns[18], DebtorsColumns[7]},
 				Annotation: &entsql.IndexAnnotation{
 					OpClassColumns: map[string]string{
 						DebtorsColumns[7].Name: "gin_trgm_ops",
@@ -396,7 +397,7 @@ var (
 			{
 				Name:    "debtor_identification_trgm",
 				Unique:  false,
-				Columns: []*schema.Column{DebtorsColumns[17], DebtorsColumns[5]},
+				Columns: []*schema.Column{DebtorsColumns[18], DebtorsColumns[5]},
 				Annotation: &entsql.IndexAnnotation{
 					OpClassColumns: map[string]string{
 						DebtorsColumns[5].Name: "gin_trgm_ops",
@@ -409,7 +410,7 @@ var (
 			{
 				Name:    "debtor_email_trgm",
 				Unique:  false,
-				Columns: []*schema.Column{DebtorsColumns[17], DebtorsColumns[15]},
+				Columns: []*schema.Column{DebtorsColumns[18], DebtorsColumns[15]},
 				Annotation: &entsql.IndexAnnotation{
 					OpClassColumns: map[string]string{
 						DebtorsColumns[15].Name: "gin_trgm_ops",

@@ -46,6 +46,9 @@ func (Debtor) Fields() []ent.Field {
 		field.String("email").MaxRuneLen(collection.MaxStringLength).Optional().Nillable(),
 		field.String("email_key").Optional().Nillable().Comment("e-mail in lower case, for search"),
 		field.String("phone").MaxRuneLen(collection.MaxStringLength).Optional().Nillable(),
+		// Set when anonymizeDebtor replaced the personal fields above
+		// (api.md §14); the debtor's debts and payments stay.
+		field.Time("anonymized_at").Optional().Nillable(),
 	}
 }
 

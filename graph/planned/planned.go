@@ -79,7 +79,7 @@ var plannedTypes = map[string]map[string]string{
 		"id": "", "isCorporation": "", "identificationNumber": "", "name": "",
 		"address": "Address", "contactInformation": "ContactInformation",
 		"paymentStatus": "", "errandStatus": "", "errandProcessStatus": "", "isCompleted": "",
-		"createdAt": "", "updatedAt": "",
+		"createdAt": "", "updatedAt": "", "anonymizedAt": "",
 	},
 	"InvoiceConnection": {
 		"totalCount": "", "pageInfo": "PageInfo", "edges": "InvoiceEdge", "nodes": "Invoice",
@@ -613,6 +613,8 @@ func (w *writer) debtor(ctx context.Context, plans []plan, d *ent.Debtor) {
 			w.dateTime(d.CreatedAt)
 		case "updatedAt":
 			w.dateTime(d.UpdatedAt)
+		case "anonymizedAt":
+			w.optDateTime(d.AnonymizedAt)
 		}
 	})
 }

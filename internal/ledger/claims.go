@@ -63,41 +63,15 @@ func (s *Service) claimFactsMany(ctx context.Context, debts []*ent.Debt, rates *
 			return nil, err
 		}
 		for rows.Next() {
-			var (
-				kind, debtID, id int64
-				amount           collection.Money
-				day              stdsql.Null[scalar.Date]
-				num              stdsql.NullInt64
-				label            stdsql.NullString
-			)
-			if err := rows.Scan(&kind, &debtID, &id, &amount, &day, &num, &label); err != nil {
-				rows.Close()
-				return nil, err
+			r, err := scanFactRow(rows)
+			if err == nil {
+				err = update(r.debtID, func(f *collection.ClaimFacts) {
+					var dated bool
+					if dated, err = r.applyTo(f); err == nil && !dated {
+						undated[r.id] = r.debtID
+					}
+				})
 			}
-			err = update(debtID, func(f *collection.ClaimFacts) {
-				switch kind {
-				case factItem:
-					it := collection.ClaimItem{ID: int(id), Due: day.V, Amount: amount}
-					if num.Valid {
-						r := collection.Rate(num.Int64)
-						it.InterestRate = &r
-					}
-					if !day.Valid {
-						undated[id] = debtID
-					}
-					f.Items = append(f.Items, it)
-				case factPayment:
-					f.Payments = append(f.Payments, collection.ClaimPayment{ID: int(id), Date: day.V, Amount: amount,
-						Item: int(num.Int64), Opening: label.String == payment.SourceBEFORE_HANDOVER.String()})
-				case factFee:
-					var k collection.FeeKind
-					if kerr := k.UnmarshalGQL(label.String); kerr != nil {
-						err = kerr
-						return
-					}
-					f.Fees = append(f.Fees, collection.Fee{Kind: k, Amount: amount, ChargedOn: day.V})
-				}
-			})
 			if err != nil {
 				rows.Close()
 				return nil, err
@@ -149,12 +123,57 @@ func (s *Service) claimFactsMany(ctx context.Context, debts []*ent.Debt, rates *
 	return out, nil
 }
 
-// The kinds of row of claimFactsStatement.
+// The kinds of row of claimFactsStatement (and of the statement that
+// books a payment on a debt that bears interest: bookAccruingFast).
 const (
 	factItem    = 0
 	factPayment = 1
 	factFee     = 2
+	factRate    = 3
+	factDebt    = 4
 )
+
+// factRow is a row of claimFactsStatement.
+type factRow struct {
+	kind, debtID, id int64
+	amount           collection.Money
+	day              stdsql.Null[scalar.Date]
+	num              stdsql.NullInt64
+	label            stdsql.NullString
+}
+
+func scanFactRow(rows *stdsql.Rows) (factRow, error) {
+	var r factRow
+	err := rows.Scan(&r.kind, &r.debtID, &r.id, &r.amount, &r.day, &r.num, &r.label)
+	return r, err
+}
+
+// applyTo adds an item, a payment or a fee to f; dated is false for an
+// item without its due day (handed over before it was kept).
+func (r factRow) applyTo(f *collection.ClaimFacts) (dated bool, err error) {
+	switch r.kind {
+	case factItem:
+		it := collection.ClaimItem{ID: int(r.id), Due: r.day.V, Amount: r.amount}
+		if r.num.Valid {
+			rate := collection.Rate(r.num.Int64)
+			it.InterestRate = &rate
+		}
+		f.Items = append(f.Items, it)
+		return r.day.Valid, nil
+	case factPayment:
+		f.Payments = append(f.Payments, collection.ClaimPayment{ID: int(r.id), Date: r.day.V, Amount: r.amount,
+			Item: int(r.num.Int64), Opening: r.label.String == payment.SourceBEFORE_HANDOVER.String()})
+	case factFee:
+		var k collection.FeeKind
+		if err := k.UnmarshalGQL(r.label.String); err != nil {
+			return true, err
+		}
+		f.Fees = append(f.Fees, collection.Fee{Kind: k, Amount: r.amount, ChargedOn: r.day.V})
+	default:
+		return true, fmt.Errorf("ledger: a claim fact of kind %d", r.kind)
+	}
+	return true, nil
+}
 
 // maxFactsDebts bounds the debts of one facts statement (SQLite's
 // parameters: three per debt).
@@ -172,10 +191,14 @@ type factsQuery func(ids []int64) (string, []any)
 // its kind. The debts' ids come from debts the caller read under the
 // tenant filter, so the rows are the actor's client's.
 func claimFactsStatement(where func(n int) string) string {
+	return claimFactsUnion(where) + " ORDER BY 1, 3"
+}
+
+// claimFactsUnion is claimFactsStatement without its order.
+func claimFactsUnion(where func(n int) string) string {
 	return "SELECT " + strconv.Itoa(factItem) + " AS k, debt_id, id, amount, due_on, interest_rate, CAST(NULL AS TEXT) FROM debt_invoices WHERE " + where(0) +
 		" UNION ALL SELECT " + strconv.Itoa(factPayment) + ", debt_id, id, amount, transaction_date, debt_invoice_id, source FROM payments WHERE " + where(1) +
-		" UNION ALL SELECT " + strconv.Itoa(factFee) + ", debt_id, id, amount, charged_on, CAST(NULL AS BIGINT), kind FROM fees WHERE " + where(2) +
-		" ORDER BY 1, 3"
+		" UNION ALL SELECT " + strconv.Itoa(factFee) + ", debt_id, id, amount, charged_on, CAST(NULL AS BIGINT), kind FROM fees WHERE " + where(2)
 }
 
 // pgFactsQuery is claimFactsStatement on PostgreSQL: the ids once, as an

@@ -48,12 +48,16 @@ func (s *Service) UpdateDebtor(ctx context.Context, a Actor, clientID, id string
 		if err := in.Normalize(); err != nil {
 			return nil, apierr.Prefix(err, "input")
 		}
-		exists, err := s.db(ctx).Debtor.Query().Where(debtor.ClientID(clientID), debtor.ID(id)).Exist(ctx)
+		current, err := s.db(ctx).Debtor.Query().Where(debtor.ClientID(clientID), debtor.ID(id)).
+			Select(debtor.FieldAnonymizedAt).Only(ctx)
+		if ent.IsNotFound(err) {
+			return nil, apierr.New(apierr.NotFound, "debtor %s does not exist", id)
+		}
 		if err != nil {
 			return nil, err
 		}
-		if !exists {
-			return nil, apierr.New(apierr.NotFound, "debtor %s does not exist", id)
+		if err := notAnonymized(current); err != nil {
+			return nil, err
 		}
 		if err := s.checkDebtorNumberFree(ctx, clientID, in.IdentificationNumber, id); err != nil {
 			return nil, err

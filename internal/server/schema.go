@@ -1,7 +1,9 @@
 package server
 
 import (
+	"cmp"
 	"net/http"
+	"path"
 	"slices"
 	"strconv"
 	"strings"
@@ -20,6 +22,10 @@ var apiSchema = graph.NewExecutableSchema(graph.Config{}).Schema()
 // sdl is the text apiSchema was parsed from.
 var sdl = schemaText(apiSchema)
 
+// mainSchemaFile is the file of the API's types; the other files of the
+// API extend them.
+const mainSchemaFile = "schema.graphqls"
+
 // SDL returns the API's schema in GraphQL's schema definition language: the
 // text of schema.graphqls as gqlgen compiled it into the server, not a copy
 // read from disk, so that GET /graphql/schema.graphql, `debtql schema` and
@@ -31,7 +37,8 @@ func SDL() string { return sdl }
 // types or directives count: gqlparser's and gqlgen's built-in ones
 // (String, __Schema, federation's _Any...) are not the API's text, and a
 // file that only extends types (federation.graphqls, the subgraph's keys)
-// adds no definition, so the download stays schema.graphqls alone.
+// adds no definition, so the download is schema.graphqls and the API's
+// other files (datarights.graphqls), without the federation keys.
 func schemaText(s *ast.Schema) string {
 	var sources []*ast.Source
 	add := func(p *ast.Position) {
@@ -45,8 +52,11 @@ func schemaText(s *ast.Schema) string {
 	for _, d := range s.Directives {
 		add(d.Position)
 	}
-	// Maps have no order; the sources' names give one (gqlgen's order).
-	slices.SortFunc(sources, func(a, b *ast.Source) int { return strings.Compare(a.Name, b.Name) })
+	// Maps have no order: schema.graphqls (the contract's types) first,
+	// then the files that add to it (datarights.graphqls), by name.
+	slices.SortFunc(sources, func(a, b *ast.Source) int {
+		return cmp.Or(cmp.Compare(fileRank(a), fileRank(b)), strings.Compare(a.Name, b.Name))
+	})
 	var b strings.Builder
 	for _, src := range sources {
 		if b.Len() > 0 && !strings.HasSuffix(b.String(), "\n") {
@@ -55,6 +65,14 @@ func schemaText(s *ast.Schema) string {
 		b.WriteString(src.Input)
 	}
 	return b.String()
+}
+
+// fileRank puts schema.graphqls before the files that extend it.
+func fileRank(src *ast.Source) int {
+	if path.Base(src.Name) == mainSchemaFile {
+		return 0
+	}
+	return 1
 }
 
 // schemaHandler serves GET /graphql/schema.graphql: the SDL as text, for
