@@ -387,3 +387,68 @@ func TestProcessStepsRacePayments(t *testing.T) {
 		t.Fatalf("after the race the disputed debt reads %+v", r)
 	}
 }
+
+// Payments racing on a debt that bears interest: each is booked once, and
+// the debt's kept charged amount stays its claim's, so that paying what
+// remains closes it exactly.
+func TestInterestPaymentsRace(t *testing.T) {
+	env := apitest.New(t)
+	clientID, c := env.ClientCaller(t, "Ränta AB")
+	item := debtCaseItemInput("F-1", "10000.00")
+	item["invoiceDate"] = time.Now().In(apitest.Stockholm).AddDate(0, 0, -130).Format(time.RFC3339)
+	item["dueDate"] = time.Now().In(apitest.Stockholm).AddDate(0, 0, -100).Format(time.RFC3339)
+	in := debtCaseInput("198112189876", "Anna Andersson", item)
+	in["terms"] = apitest.Vars{"interest": "STATUTORY", "collectionFee": "180.00", "lateCompensation": false}
+	var out struct{ CreateDebt processDebt }
+	c.Do(t, `mutation($c: UUID!, $in: DebtorWithDebtsInput!) { createDebt(clientId: $c, input: $in) { `+processSelection+` } }`,
+		apitest.Vars{"c": clientID, "in": in}).OK(t, &out)
+	d := out.CreateDebt
+	var wg sync.WaitGroup
+	statuses := make([]int, 20)
+	for i := range statuses {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			// Dates spread over the last 20 days: later payments re-apply.
+			statuses[i] = debtCasePay(t, c, clientID, d.ID, d.Invoices[0].ID, "100.00", daysAgo(i)).Status
+		}(i)
+	}
+	wg.Wait()
+	for i, s := range statuses {
+		if s != http.StatusOK {
+			t.Fatalf("payment %d answered %d", i, s)
+		}
+	}
+	r := processRead(t, c, clientID, d.ID)
+	if r.PaidAmount != "2000.00" || r.RemainingAmount != r.Claim.Total.Outstanding || r.PaymentStatus != "PARTIALLY_PAID" {
+		t.Fatalf("after 20 racing payments the debt reads %+v", r)
+	}
+	termsPay(t, c, clientID, d.ID, d.Invoices[0].ID, r.RemainingAmount, daysAgo(0))
+	r = processRead(t, c, clientID, d.ID)
+	if r.MainStatus != "CLOSED" || r.PaymentStatus != "PAID" || r.RemainingAmount != "0.00" {
+		t.Fatalf("after paying what remained the debt reads %+v", r)
+	}
+	if ids, _ := debtsWith(t, c, clientID, apitest.Vars{"paymentStatus": "PAID", "mainStatus": "CLOSED"}); len(ids) != 1 {
+		t.Fatalf("the filters do not find the paid debt: %v", ids)
+	}
+}
+
+// A payment on a debt that bears interest is booked with two statements
+// when nothing races it: one reads the claim's facts, one books.
+func TestInterestPaymentStatements(t *testing.T) {
+	env := apitest.New(t)
+	if !env.Postgres {
+		t.Skip("SQLite books every payment in a transaction of ent's statements")
+	}
+	clientID, c := env.ClientCaller(t, "Ränta AB")
+	item := debtCaseItemInput("F-1", "10000.00")
+	in := debtCaseInput("198112189876", "Anna Andersson", item)
+	in["terms"] = apitest.Vars{"interest": "STATUTORY", "collectionFee": "0.00", "lateCompensation": false}
+	d := termsMustCreate(t, c, clientID, in)
+	termsPay(t, c, clientID, d.ID, d.Invoices[0].ID, "10.00", daysAgo(0)) // the service learns that it bears interest
+	env.Statements.Reset()
+	termsPay(t, c, clientID, d.ID, d.Invoices[0].ID, "10.00", daysAgo(0))
+	if n := env.Statements.Count(); n != 2 {
+		t.Errorf("a payment on a debt that bears interest took %d statements, want 2", n)
+	}
+}

@@ -10,10 +10,10 @@ import (
 // hand: the numbers there are these.
 func TestClaimWorkedExample(t *testing.T) {
 	f := collection.ClaimFacts{
-		Items: []collection.ClaimItem{{ID: 1, Due: cday("2026-03-31"), Amount: 10_000_00}},
-		Terms: collection.Terms{Interest: collection.InterestStatutory, CollectionFee: 180_00},
-		Rates: []collection.ReferenceRate{{ValidFrom: cday("2025-07-01"), Rate: *pct("2.00")}, {ValidFrom: cday("2026-01-01"), Rate: *pct("2.00")}},
-		Fees:  collection.HandoverFees(collection.Terms{CollectionFee: 180_00}, nil, false, cday("2026-04-15")),
+		Items:    []collection.ClaimItem{{ID: 1, Due: cday("2026-03-31"), Amount: 10_000_00}},
+		Terms:    collection.Terms{Interest: collection.InterestStatutory, CollectionFee: 180_00},
+		Rates:    []collection.ReferenceRate{{ValidFrom: cday("2025-07-01"), Rate: *pct("2.00")}, {ValidFrom: cday("2026-01-01"), Rate: *pct("2.00")}},
+		Fees:     collection.HandoverFees(collection.Terms{CollectionFee: 180_00}, nil, false, cday("2026-04-15")),
 		Payments: []collection.ClaimPayment{{ID: 1, Date: cday("2026-05-15"), Amount: 5_000_00, Item: 1}},
 	}
 	c, err := f.Claim(cday("2026-06-30"))

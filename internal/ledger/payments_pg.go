@@ -4,6 +4,8 @@ import (
 	"context"
 	stdsql "database/sql"
 	"fmt"
+	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -64,6 +66,22 @@ type paymentMember struct {
 // are checked on them, since PostgreSQL re-reads a row that changed while
 // it waited (READ COMMITTED).
 func (s *Service) bookPayments(ctx context.Context, tx querier, clientID string, debtID scalar.IntID, members []*paymentMember) error {
+	return s.bookPaymentsAs(ctx, tx, clientID, debtID, members, nil)
+}
+
+// accrual is what a payment on a debt that bears interest books beyond
+// the others: the debt's new charged amount, computed from the facts seen
+// with the paid and charged amounts they had (bookAccruingFast). The
+// statement books only if the debt still has those amounts: both only
+// grow (payments add to one, fees and interest to the other), so any
+// change of the facts meanwhile changes one of them.
+type accrual struct {
+	seenPaid, seenCharged, charged collection.Money
+}
+
+// bookPaymentsAs is bookPayments; with acc, one payment on a debt that
+// bears interest, as acc says.
+func (s *Service) bookPaymentsAs(ctx context.Context, tx querier, clientID string, debtID scalar.IntID, members []*paymentMember, acc *accrual) error {
 	now := time.Now().UTC().Truncate(time.Microsecond)
 	at := s.clock.At()
 	n := len(members)
@@ -77,8 +95,19 @@ func (s *Service) bookPayments(ctx context.Context, tx querier, clientID string,
 		keyIDs[i], keyNames[i], roles[i], operations[i], requestIDs[i] = m.event.KeyID, m.event.KeyName, m.event.Role.String(), m.event.operation, m.event.RequestID
 		m.p = nil
 	}
-	// The arguments, each once ($1 … $11), then the statuses' (DebtSQL).
+	// The arguments, each once ($1 … $11, with an accrual $12 … $14), then
+	// the statuses' (DebtSQL).
 	args := []any{amounts, items, dates, keyIDs, keyNames, roles, operations, requestIDs, now, int64(debtID), clientID}
+	// Which debts the update books on, what it sets their charged amount
+	// to, and what the statuses before compare with.
+	which, setCharged, chargedBefore := " AND NOT interest_bearing", "", "d.charged_amount"
+	if acc != nil {
+		if n != 1 {
+			return fmt.Errorf("ledger: %d payments in one booking on a debt that bears interest", n)
+		}
+		args = append(args, int64(acc.charged), int64(acc.seenPaid), int64(acc.seenCharged))
+		which, setCharged, chargedBefore = " AND paid_amount = $13 AND charged_amount = $14", ", charged_amount = $12", "$14::bigint"
+	}
 	b := &sql.Builder{}
 	b.SetDialect(dialect.Postgres)
 	b.SetTotal(len(args))
@@ -104,8 +133,8 @@ func (s *Service) bookPayments(ctx context.Context, tx querier, clientID string,
 	w("WITH m AS (SELECT u.* FROM unnest($1::bigint[], $2::bigint[], $3::date[], $4::uuid[], $5::text[], $6::text[], $7::text[], $8::text[])",
 		" WITH ORDINALITY AS u(amount, invoice_id, transaction_date, key_id, key_name, role, operation, request_id, n)",
 		" WHERE EXISTS (SELECT 1 FROM debt_invoices WHERE id = u.invoice_id AND debt_id = $10)),\n")
-	w("d AS (UPDATE debts SET paid_amount = paid_amount + (SELECT sum(amount) FROM m), updated_at = $9",
-		" WHERE id = $10 AND client_id = $11::uuid AND withdrawn_at IS NULL AND NOT interest_bearing AND EXISTS (SELECT 1 FROM m)",
+	w("d AS (UPDATE debts SET paid_amount = paid_amount + (SELECT sum(amount) FROM m), updated_at = $9", setCharged,
+		" WHERE id = $10 AND client_id = $11::uuid AND withdrawn_at IS NULL", which, " AND EXISTS (SELECT 1 FROM m)",
 		" AND paid_amount + (SELECT sum(amount) FROM m) <= ", maxAmountSQL,
 		" RETURNING ", cols("", debt.Columns), ", paid_amount - (SELECT sum(amount) FROM m) AS paid_before),\n")
 	// o: the members booked (none when the debt was not updated), with the
@@ -128,7 +157,7 @@ func (s *Service) bookPayments(ctx context.Context, tx querier, clientID string,
 		" SELECT $11::uuid, mm.event_id, x.record_type, x.record_id, x.before, x.after FROM mm, d, LATERAL (",
 		"SELECT 1 AS k, '", auditeventrecord.RecordTypePAYMENT.String(), "' AS record_type, mm.payment_id::text AS record_id, NULL::jsonb AS before, NULL::jsonb AS after",
 		" UNION ALL SELECT 2, '", auditeventrecord.RecordTypeDEBT.String(), "', d.id::text, ",
-		audit.DebtSQL("d.charged_amount", "(mm.paid_after - mm.amount)", "d", at), ", ",
+		audit.DebtSQL(chargedBefore, "(mm.paid_after - mm.amount)", "d", at), ", ",
 		audit.DebtSQL("d.charged_amount", "mm.paid_after", "d", at),
 		" UNION ALL SELECT 3, '", auditeventrecord.RecordTypeDEBT_INVOICE.String(), "', mm.invoice_id::text, NULL, NULL",
 		") x ORDER BY mm.n, x.k RETURNING id)\n")
@@ -188,4 +217,81 @@ var maxAmountSQL = strconv.FormatInt(int64(collection.MaxAmount), 10)
 // client outside one (SingleStatement).
 type querier interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*stdsql.Rows, error)
+}
+
+// bookAccruingFast books a payment on a debt that bears interest on
+// PostgreSQL without holding the debt's lock while the claim is computed:
+// one statement reads the debt's paid and charged amounts with the claim's
+// facts (accrualFacts), the engine computes the charged amount with the
+// payment, and the booking statement writes it only if the debt's amounts
+// are still those seen. It answers false when the amounts changed
+// meanwhile, or when the debt cannot be booked this way (not the client's,
+// withdrawn, an item without its due day): the caller then books it under
+// the lock (bookAccruing), which also says why it cannot.
+func (s *Service) bookAccruingFast(ctx context.Context, q querier, e event, clientID string, in collection.PaymentRecord) (*ent.Payment, bool, error) {
+	f, paid, charged, ok, err := s.accrualFacts(ctx, q, clientID, in.DebtID)
+	if err != nil || !ok {
+		return nil, false, err
+	}
+	if !slices.ContainsFunc(f.Items, func(it collection.ClaimItem) bool { return it.ID == int(in.InvoiceID) }) ||
+		!collection.PaidWithin(paid, in.Amount) {
+		return nil, false, nil // refused: the locked path says why
+	}
+	// The payment's id is drawn by the booking; it is the debt's newest.
+	f.Payments = append(f.Payments, collection.ClaimPayment{ID: math.MaxInt, Date: in.TransactionDate, Amount: in.Amount,
+		Item: int(in.InvoiceID)})
+	after, err := f.Summary(s.clock.At().Today)
+	if err != nil {
+		return nil, false, err
+	}
+	m := &paymentMember{in: in, event: e}
+	if err := s.bookPaymentsAs(ctx, q, clientID, in.DebtID, []*paymentMember{m}, &accrual{seenPaid: paid, seenCharged: charged, charged: after}); err != nil {
+		return nil, false, err
+	}
+	return m.p, m.p != nil, nil
+}
+
+// accrualFacts reads, in one statement, the claim facts of a debt of the
+// client that bears interest (its items, payments and fees, the reference
+// rates), and its paid and charged amounts; ok is false when the debt is
+// not the client's, is withdrawn, or has an item without its due day.
+func (s *Service) accrualFacts(ctx context.Context, q querier, clientID string, id scalar.IntID) (f collection.ClaimFacts, paid, charged collection.Money, ok bool, err error) {
+	query := claimFactsUnion(func(int) string { return "debt_id = $1 AND client_id = $2::uuid" }) +
+		" UNION ALL SELECT " + strconv.Itoa(factRate) + ", 0, 0, rate, valid_from, CAST(NULL AS BIGINT), CAST(NULL AS TEXT) FROM reference_rates" +
+		" UNION ALL SELECT " + strconv.Itoa(factDebt) + ", id, 0, paid_amount, CAST(NULL AS DATE), charged_amount, interest_rule FROM debts" +
+		" WHERE id = $1 AND client_id = $2::uuid AND withdrawn_at IS NULL AND interest_bearing" +
+		" ORDER BY 1, 3"
+	rows, err := q.QueryContext(ctx, query, int64(id), clientID)
+	if err != nil {
+		return f, 0, 0, false, err
+	}
+	defer rows.Close()
+	var rates []collection.ReferenceRate
+	dated, found := true, false
+	for rows.Next() {
+		r, err := scanFactRow(rows)
+		if err != nil {
+			return f, 0, 0, false, err
+		}
+		switch r.kind {
+		case factRate:
+			rates = append(rates, collection.ReferenceRate{ValidFrom: r.day.V, Rate: collection.Rate(r.amount)})
+		case factDebt:
+			found, paid, charged = true, r.amount, collection.Money(r.num.Int64)
+			f.Terms = storedTerms(r.label.String, 0, false)
+		default:
+			d, err := r.applyTo(&f)
+			if err != nil {
+				return f, 0, 0, false, err
+			}
+			dated = dated && d
+		}
+	}
+	if err := rows.Close(); err != nil {
+		return f, 0, 0, false, err
+	}
+	if f.Terms.Interest == collection.InterestStatutory {
+		f.Rates = rates
+	}
+	return f, paid, charged, found && dated, nil
 }

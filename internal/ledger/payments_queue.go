@@ -175,7 +175,7 @@ func (s *Service) bookBatch(k paymentQueueKey, batch []*queuedPayment) {
 type queuedBooker struct{ pgBooker }
 
 func (b queuedBooker) book(ctx context.Context, e event, clientID string, in collection.PaymentRecord) (*ent.Payment, error) {
-	if ent.TxFromContext(ctx) != nil {
+	if ent.TxFromContext(ctx) != nil || b.s.accruing.has(in.DebtID) {
 		return b.pgBooker.book(ctx, e, clientID, in)
 	}
 	m := &paymentMember{in: in, event: e}
