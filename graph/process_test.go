@@ -3,6 +3,7 @@ package graph_test
 import (
 	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -111,6 +112,9 @@ func TestProcessDisputeResolveAndPaymentOrder(t *testing.T) {
 	// Refusals write nothing: no step, no fee, no event.
 	applyPaymentOrder(t, c, clientID, fresh.ID).Refused(t, http.StatusConflict, "CONFLICT", "")
 	dispute(t, c, clientID, d.ID, "  ").Refused(t, http.StatusBadRequest, "BAD_USER_INPUT", "input.comment")
+	dispute(t, c, clientID, d.ID, strings.Repeat("x", 2001)).Refused(t, http.StatusBadRequest, "BAD_USER_INPUT", "input.comment")
+	processStep(t, c, clientID, "applyForPaymentOrder", "PaymentOrderInput", apitest.Vars{"id": d.ID, "comment": strings.Repeat("x", 2001)}).
+		Refused(t, http.StatusBadRequest, "BAD_USER_INPUT", "input.comment")
 	resolve(t, c, clientID, d.ID, "löst").Refused(t, http.StatusConflict, "CONFLICT", "")
 	dispute(t, c, clientID, 999999, "nej").Refused(t, http.StatusNotFound, "NOT_FOUND", "")
 	if got := processRead(t, c, clientID, fresh.ID); len(got.Claim.Charges) != 0 || len(got.Steps) != 0 {

@@ -390,3 +390,60 @@ func addPart(p, q collection.Part) collection.Part {
 }
 
 func sameDay(a, b scalar.Date) bool { return !a.Before(b) && !a.After(b) }
+
+// TestSummaryIsAFact: the kept summary (Summary, computed when the last
+// fact is recorded) decides the statuses for every later day without a new
+// fact: paid in full exactly when the payments reach it, and the payment
+// status against it is the claim's. This is what lets a status filter
+// compare two columns (api.md §10, "Part-one fields under part two").
+func TestSummaryIsAFact(t *testing.T) {
+	r := rand.New(rand.NewPCG(20261125, 17))
+	for n := range 3000 {
+		f, _ := propFacts(r)
+		f.WithdrawnOn = nil // payments after a withdrawal are refused
+		// Today is on or after every fee's day and the day before the
+		// latest payment's at most (a payment may be dated tomorrow).
+		today := propBase
+		var paid collection.Money
+		for _, fee := range f.Fees {
+			if fee.ChargedOn.After(today) {
+				today = fee.ChargedOn
+			}
+		}
+		for _, p := range f.Payments {
+			paid += p.Amount
+			if d := p.Date.AddDays(-1); d.After(today) {
+				today = d
+			}
+		}
+		// Half the time a last payment pays exactly what is outstanding,
+		// or that and 0.01 more: the boundaries of PAID.
+		if r.IntN(2) == 0 && len(f.Items) > 0 {
+			c, err := f.Claim(f.SummaryDay(today))
+			if err != nil {
+				t.Fatalf("case %d: Claim: %v", n, err)
+			}
+			if c.Total.Outstanding > 0 {
+				last := collection.ClaimPayment{ID: 100, Date: f.SummaryDay(today), Amount: c.Total.Outstanding + collection.Money(r.IntN(2)),
+					Item: f.Items[0].ID}
+				f.Payments = append(f.Payments, last)
+				paid += last.Amount
+			}
+		}
+		summary, err := f.Summary(today)
+		if err != nil {
+			t.Fatalf("case %d: Summary: %v", n, err)
+		}
+		for _, later := range []int{0, 1, 2, 40, 400, 4000} {
+			day := f.SummaryDay(today).AddDays(later)
+			c, err := f.Claim(day)
+			if err != nil {
+				t.Fatalf("case %d: Claim(%s): %v", n, day, err)
+			}
+			if c.PaidInFull() != (paid >= summary) || c.PaymentStatus() != collection.PaymentOf(summary, paid) {
+				t.Fatalf("case %d, %s: the claim reads paid in full %v, %v; the summary %s against %s paid reads %v, %v\n%s",
+					n, day, c.PaidInFull(), c.PaymentStatus(), summary, paid, paid >= summary, collection.PaymentOf(summary, paid), factsString(f))
+			}
+		}
+	}
+}
