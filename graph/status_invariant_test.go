@@ -437,6 +437,29 @@ func TestStatusInvariantThroughTheAPI(t *testing.T) {
 	again := debt("P-1", "Open Partial", "X3") // the same debtor: two open debts
 	_ = again
 	debt("P-5", "Untouched", "C")
+	// Part two, through its mutations: a case taken over with an expired
+	// demand and statutory interest escalated to a payment order and
+	// partly paid; another disputed; a third with a collection fee whose
+	// items alone are paid.
+	handOver := func(ident, name, number, demand string, terms apitest.Vars) created {
+		var out created
+		admin.Do(t, `mutation($c: UUID!, $i: DebtorWithDebtsInput!) { createDebt(clientId: $c, input: $i) { id invoices { id } } }`, apitest.Vars{"c": clientID, "i": apitest.Vars{
+			"isCorporation": false, "identificationNumber": ident, "name": name, "demandSentOn": demand, "terms": terms,
+			"address": apitest.Vars{"address1": "Gate 1", "zipCode": "0150", "city": "Oslo", "countryCode": "NO"},
+			"debts":   []apitest.Vars{{"invoiceNumber": number, "invoiceDate": instant(-40), "dueDate": instant(-30), "amount": "500"}},
+		}}).OK(t, &out)
+		return out
+	}
+	statutory := apitest.Vars{"interest": "STATUTORY", "collectionFee": "180.00", "lateCompensation": false}
+	legal := handOver("P-6", "Legal", "L1", date(-20), statutory)
+	admin.Do(t, `mutation($c: UUID!, $i: PaymentOrderInput!) { applyForPaymentOrder(clientId: $c, input: $i) { id } }`,
+		apitest.Vars{"c": clientID, "i": apitest.Vars{"id": legal.CreateDebt.ID}}).OK(t, nil)
+	pay(legal, 0, "600.00")
+	disputed := handOver("P-7", "Disputed", "D1", date(-3), nil)
+	admin.Do(t, `mutation($c: UUID!, $i: DisputeDebtInput!) { disputeDebt(clientId: $c, input: $i) { id } }`,
+		apitest.Vars{"c": clientID, "i": apitest.Vars{"id": disputed.CreateDebt.ID, "comment": "bestrids"}}).OK(t, nil)
+	fees := handOver("P-8", "Fees", "F1", date(0), apitest.Vars{"interest": "NONE", "collectionFee": "180.00", "lateCompensation": false})
+	pay(fees, 0, "500.00")
 
 	for _, offset := range []int{0, 1, 8, 9, 10, 40} {
 		env.Clock.Set(today.AddDate(0, 0, offset))
