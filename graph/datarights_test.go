@@ -236,6 +236,7 @@ func TestDataRightsAnonymizeErasesEverywhere(t *testing.T) {
 			t.Errorf("after a refusal the debtor reads %q", d.Debtor.Name)
 		}
 	})
+	dispute(t, own, clientID, second.ID, p.Name+" says the invoice was paid").OK(t, nil)
 	debtCaseWithdraw(t, own, clientID, apitest.Vars{"id": second.ID, "comment": "Creditor settled directly with " + p.Name + " (" + p.Email + ")"}).OK(t, nil)
 
 	t.Run("authorization", func(t *testing.T) {
@@ -256,7 +257,7 @@ func TestDataRightsAnonymizeErasesEverywhere(t *testing.T) {
 	// finding none afterwards means something.
 	placesBefore := dataRightsPlaces(t, env, dataRightsValues())
 	for _, want := range []string{"debtors.name: " + p.Name, "debtors.email: " + p.Email, "debt_invoices.description: " + p.Name,
-		"debts.withdraw_comment: " + p.Name, "idempotency_records.body: " + p.Name,
+		"debts.withdraw_comment: " + p.Name, "debts.dispute_comment: " + p.Name, "debt_steps.comment: " + p.Name, "idempotency_records.body: " + p.Name,
 		"invoice_articles.name: " + p.Name, "invoice_articles.name_key: " + strings.ToLower(p.Name), "invoice_articles.description: " + p.Name, "idempotency_records.body: " + p.Ident} {
 		if !containsString(placesBefore, want) {
 			t.Errorf("before anonymisation the search does not find %q; it found %v", want, placesBefore)

@@ -11,6 +11,7 @@ import (
 	"github.com/debtql/debtql/ent/auditeventrecord"
 	"github.com/debtql/debtql/ent/debt"
 	"github.com/debtql/debtql/ent/debtitem"
+	"github.com/debtql/debtql/ent/debtstep"
 	"github.com/debtql/debtql/ent/debtor"
 	"github.com/debtql/debtql/ent/idempotencyrecord"
 	"github.com/debtql/debtql/ent/invoice"
@@ -146,22 +147,52 @@ func formerValues(d *ent.Debtor) collection.Eraser {
 }
 
 // eraseDebtText erases the values from the free text of the debtor's debts
-// (withdrawal comments) and items (descriptions), and of the client's
+// (withdrawal and dispute comments), their steps' comments and items
+// (descriptions), and of the client's
 // registered invoices of the same numbers (withdrawal comments, article
 // names and descriptions), which callers write and which may name the
 // debtor.
 func (s *Service) eraseDebtText(ctx context.Context, clientID, debtorID string, erase collection.Eraser) error {
 	db := s.db(ctx)
-	debts, err := db.Debt.Query().Where(debt.DebtorID(debtorID), debt.WithdrawCommentNotNil()).
-		Select(debt.FieldID, debt.FieldWithdrawComment).All(ctx)
+	debts, err := db.Debt.Query().Where(debt.DebtorID(debtorID), debt.Or(debt.WithdrawCommentNotNil(), debt.DisputeCommentNotNil())).
+		Select(debt.FieldID, debt.FieldWithdrawComment, debt.FieldDisputeComment).All(ctx)
 	if err != nil {
 		return err
 	}
 	for _, x := range debts {
-		if text, ok := erase.Text(*x.WithdrawComment); ok {
-			if err := db.Debt.UpdateOneID(x.ID).SetWithdrawComment(text).Exec(ctx); err != nil {
+		u, changed := db.Debt.UpdateOneID(x.ID), false
+		if x.WithdrawComment != nil {
+			if text, ok := erase.Text(*x.WithdrawComment); ok {
+				u, changed = u.SetWithdrawComment(text), true
+			}
+		}
+		if x.DisputeComment != nil {
+			if text, ok := erase.Text(*x.DisputeComment); ok {
+				u, changed = u.SetDisputeComment(text), true
+			}
+		}
+		if changed {
+			if err := u.Exec(ctx); err != nil {
 				return err
 			}
+		}
+	}
+	// The comments of the process's steps.
+	steps, err := db.DebtStep.Query().Where(debtstep.HasDebtWith(debt.DebtorID(debtorID)), debtstep.CommentNotNil()).
+		Select(debtstep.FieldID, debtstep.FieldComment).All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, st := range steps {
+		text, ok := erase.Text(*st.Comment)
+		if !ok {
+			continue
+		}
+		// A step is immutable to every other use case.
+		if _, err := db.DebtStep.Update().Where(debtstep.ID(st.ID)).
+			Modify(func(u *sql.UpdateBuilder) { u.Set(debtstep.FieldComment, text) }).
+			Save(ctx); err != nil {
+			return err
 		}
 	}
 	items, err := db.DebtItem.Query().Where(debtitem.HasDebtWith(debt.DebtorID(debtorID)), debtitem.DescriptionNotNil()).
