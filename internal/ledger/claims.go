@@ -16,9 +16,10 @@ import (
 )
 
 // ClaimFacts gathers what a debt's claim is computed from: its items,
-// terms, payments and fees, and the reference rates.
+// terms, payments and fees, and the reference rates, as they are now,
+// whatever d's amounts say (its facts may have changed since it was read).
 func (s *Service) ClaimFacts(ctx context.Context, d *ent.Debt) (collection.ClaimFacts, error) {
-	m, err := s.claimFactsMany(ctx, []*ent.Debt{d}, nil)
+	m, err := s.claimFactsMany(ctx, []*ent.Debt{d}, nil, false)
 	if err != nil {
 		return collection.ClaimFacts{}, err
 	}
@@ -29,10 +30,12 @@ func (s *Service) ClaimFacts(ctx context.Context, d *ent.Debt) (collection.Claim
 // whatever their number (their items, payments and fees:
 // claimFactsStatement), and the reference rates once when a debt's terms
 // need them (rates, when not nil, remembers them for the caller's next
-// call).
-func (s *Service) claimFactsMany(ctx context.Context, debts []*ent.Debt, rates *[]collection.ReferenceRate) (map[scalar.IntID]collection.ClaimFacts, error) {
+// call). With byAmounts, it reads the facts the debts' amounts as read
+// say they have: no payment of a debt paid 0.00, no fee of one charged
+// its items' amount that bears no interest (the debts were read in the
+// same operation: the claim is that of the debt as it was read).
+func (s *Service) claimFactsMany(ctx context.Context, debts []*ent.Debt, rates *[]collection.ReferenceRate, byAmounts bool) (map[scalar.IntID]collection.ClaimFacts, error) {
 	out := make(map[scalar.IntID]collection.ClaimFacts, len(debts))
-	ids := make([]int64, 0, len(debts))
 	statutory := false
 	for _, d := range debts {
 		f := collection.ClaimFacts{Terms: DebtTerms(d)}
@@ -42,7 +45,6 @@ func (s *Service) claimFactsMany(ctx context.Context, debts []*ent.Debt, rates *
 		}
 		statutory = statutory || f.Terms.Interest == collection.InterestStatutory
 		out[d.ID] = f
-		ids = append(ids, int64(d.ID))
 	}
 	update := func(id int64, change func(*collection.ClaimFacts)) error {
 		f, ok := out[scalar.IntID(id)]
@@ -56,8 +58,20 @@ func (s *Service) claimFactsMany(ctx context.Context, debts []*ent.Debt, rates *
 	// Items handed over before due_on was kept: their due day from
 	// due_date, read apart.
 	undated := map[int64]int64{} // item id -> debt id
-	for start := 0; start < len(ids); start += maxFactsDebts {
-		query, args := s.factsQuery(ids[start:min(start+maxFactsDebts, len(ids))])
+	for start := 0; start < len(debts); start += maxFactsDebts {
+		// byAmounts: each branch of the statement asks only for the debts
+		// that can have its rows.
+		var ids, paying, charging []int64
+		for _, d := range debts[start:min(start+maxFactsDebts, len(debts))] {
+			ids = append(ids, int64(d.ID))
+			if !byAmounts || d.PaidAmount != 0 {
+				paying = append(paying, int64(d.ID))
+			}
+			if !byAmounts || d.InterestBearing || d.ChargedAmount != d.OriginalAmount {
+				charging = append(charging, int64(d.ID))
+			}
+		}
+		query, args := s.factsQuery(ids, paying, charging)
 		rows, err := s.db(ctx).QueryContext(ctx, query, args...)
 		if err != nil {
 			return nil, err
@@ -179,12 +193,14 @@ func (r factRow) applyTo(f *collection.ClaimFacts) (dated bool, err error) {
 // parameters: three per debt).
 const maxFactsDebts = 1000
 
-// factsQuery is the statement that reads the claim facts of debts, with
-// its arguments.
-type factsQuery func(ids []int64) (string, []any)
+// factsQuery is the statement that reads the claim facts of debts (the
+// items of those of items, the payments of those of payments, the fees of
+// those of fees), with its arguments.
+type factsQuery func(items, payments, fees []int64) (string, []any)
 
 // claimFactsStatement reads the items, payments and fees of the debts that
-// where selects, each as a row (kind, debt id, id, amount, day, a number,
+// where selects (where(0) for items, where(1) payments, where(2) fees),
+// each as a row (kind, debt id, id, amount, day, a number,
 // a label), in the order the claim takes them: by kind, then id. An item's
 // day is its due day and its number its agreed rate; a payment's, its
 // date and its item, its label its source; a fee's, the day charged and
@@ -201,23 +217,37 @@ func claimFactsUnion(where func(n int) string) string {
 		" UNION ALL SELECT " + strconv.Itoa(factFee) + ", debt_id, id, amount, charged_on, CAST(NULL AS BIGINT), kind FROM fees WHERE " + where(2)
 }
 
-// pgFactsQuery is claimFactsStatement on PostgreSQL: the ids once, as an
-// array.
-func pgFactsQuery(ids []int64) (string, []any) {
-	return claimFactsStatement(func(int) string { return "debt_id = ANY($1::bigint[])" }), []any{ids}
+// pgFactsQuery is claimFactsStatement on PostgreSQL: each branch's ids as
+// an array.
+func pgFactsQuery(items, payments, fees []int64) (string, []any) {
+	return claimFactsStatement(func(n int) string { return "debt_id = ANY($" + strconv.Itoa(n+1) + "::bigint[])" }),
+		[]any{items, orEmpty(payments), orEmpty(fees)}
 }
 
-// sqliteFactsQuery is claimFactsStatement on SQLite: the ids in each
-// branch.
-func sqliteFactsQuery(ids []int64) (string, []any) {
-	list := "debt_id IN (" + strings.TrimSuffix(strings.Repeat("?, ", len(ids)), ", ") + ")"
-	args := make([]any, 0, 3*len(ids))
-	for range 3 {
-		for _, id := range ids {
+// orEmpty is ids, or an empty list for none (an array, not NULL).
+func orEmpty(ids []int64) []int64 {
+	if ids == nil {
+		return []int64{}
+	}
+	return ids
+}
+
+// sqliteFactsQuery is claimFactsStatement on SQLite: each branch's ids as a
+// list of parameters.
+func sqliteFactsQuery(items, payments, fees []int64) (string, []any) {
+	lists := [][]int64{items, payments, fees}
+	var args []any
+	for _, l := range lists {
+		for _, id := range l {
 			args = append(args, id)
 		}
 	}
-	return claimFactsStatement(func(int) string { return list }), args
+	return claimFactsStatement(func(n int) string {
+		if len(lists[n]) == 0 {
+			return "1 = 0"
+		}
+		return "debt_id IN (" + strings.TrimSuffix(strings.Repeat("?, ", len(lists[n])), ", ") + ")"
+	}), args
 }
 
 // claimOf computes a debt's claim on a day once per claim cache
@@ -270,7 +300,7 @@ func (s *Service) cachedFacts(ctx context.Context, cache *claimCache, id scalar.
 		cache.facts[id] = e
 	}
 	cache.mu.Unlock()
-	e.once.Do(func() { e.facts, e.err = s.claimFactsMany(ctx, e.debts, &cache.rates) })
+	e.once.Do(func() { e.facts, e.err = s.claimFactsMany(ctx, e.debts, &cache.rates, true) })
 	if e.err != nil {
 		return collection.ClaimFacts{}, e.err
 	}
