@@ -35,24 +35,25 @@ func (s *Service) ClaimFacts(ctx context.Context, d *ent.Debt) (collection.Claim
 // its items' amount that bears no interest (the debts were read in the
 // same operation: the claim is that of the debt as it was read).
 func (s *Service) claimFactsMany(ctx context.Context, debts []*ent.Debt, rates *[]collection.ReferenceRate, byAmounts bool) (map[scalar.IntID]collection.ClaimFacts, error) {
-	out := make(map[scalar.IntID]collection.ClaimFacts, len(debts))
+	facts := make([]collection.ClaimFacts, len(debts))
+	byID := make(map[scalar.IntID]*collection.ClaimFacts, len(debts))
 	statutory := false
-	for _, d := range debts {
-		f := collection.ClaimFacts{Terms: DebtTerms(d)}
+	for i, d := range debts {
+		f := &facts[i]
+		f.Terms = DebtTerms(d)
 		if d.WithdrawnAt != nil {
 			w := s.dayIn(*d.WithdrawnAt)
 			f.WithdrawnOn = &w
 		}
 		statutory = statutory || f.Terms.Interest == collection.InterestStatutory
-		out[d.ID] = f
+		byID[d.ID] = f
 	}
 	update := func(id int64, change func(*collection.ClaimFacts)) error {
-		f, ok := out[scalar.IntID(id)]
+		f, ok := byID[scalar.IntID(id)]
 		if !ok {
 			return fmt.Errorf("ledger: claim facts of debt %d, which was not asked for", id)
 		}
-		change(&f)
-		out[scalar.IntID(id)] = f
+		change(f)
 		return nil
 	}
 	// Items handed over before due_on was kept: their due day from
@@ -133,6 +134,10 @@ func (s *Service) claimFactsMany(ctx context.Context, debts []*ent.Debt, rates *
 				}
 			})
 		}
+	}
+	out := make(map[scalar.IntID]collection.ClaimFacts, len(debts))
+	for id, f := range byID {
+		out[id] = *f
 	}
 	return out, nil
 }

@@ -462,6 +462,7 @@ type itemRow struct {
 	number               string
 	description          *string
 	invoiceDate, dueDate time.Time
+	dueOn                scalar.Date // the due day, as createDebt keeps it
 	reminderDate         *time.Time
 	amount, paid         collection.Money
 }
@@ -631,7 +632,7 @@ func (g *generator) debt(i int) debtRow {
 				it.reminderDate = ptr(startOf(invDate.AddDays(days + 14)))
 			}
 		}
-		it.invoiceDate, it.dueDate = startOf(invDate), startOf(invDate.AddDays(days))
+		it.invoiceDate, it.dueDate, it.dueOn = startOf(invDate), startOf(invDate.AddDays(days)), invDate.AddDays(days)
 		if g.percent(it.id, saltItemDesc, itemDescriptionPercent) {
 			it.description = ptr(itemDescriptions[g.pick(it.id, saltItemDesc+100, len(itemDescriptions))])
 		}

@@ -515,7 +515,7 @@ func fingerprint(t *testing.T, db *sql.DB) string {
 	t.Helper()
 	h := sha256.New()
 	dates := map[string]bool{"invoices.invoice_date": true, "invoices.due_date": true, "invoices.reminder_date": true,
-		"payments.transaction_date": true, "payments.booked_date": true}
+		"payments.transaction_date": true, "payments.booked_date": true, "debt_invoices.due_on": true}
 	for _, table := range []string{"clients", "debtors", "invoices", "invoice_articles", "debts", "debt_invoices", "payments"} {
 		rows := query(t, db, "SELECT * FROM "+table+" ORDER BY id")
 		cols, err := rows.Columns()

@@ -179,7 +179,7 @@ func (g *generator) tables() []table {
 			cols: cols("id", plain, "created_at", plain, "client_id", uuidColumn, "position", plain,
 				"invoice_number", plain, "invoice_number_key", plain, "description", plain,
 				"invoice_date", plain, "due_date", plain, "reminder_date", plain, "amount", plain,
-				"paid_amount", plain, "debt_id", plain),
+				"paid_amount", plain, "debt_id", plain, "due_on", dateColumn),
 			rows: func(yield func([]any) bool) {
 				for i := 1; i <= c.Debts; i++ {
 					r := g.debt(i)
@@ -188,7 +188,7 @@ func (g *generator) tables() []table {
 						if !yield([]any{int64(it.id), ts(r.created), client, int64(n),
 							it.number, collection.NumberKey(it.number), strOrNil(it.description),
 							ts(it.invoiceDate), ts(it.dueDate), tsOrNil(it.reminderDate), int64(it.amount),
-							int64(it.paid), int64(r.id)}) {
+							int64(it.paid), int64(r.id), it.dueOn}) {
 							return
 						}
 					}
