@@ -73,6 +73,26 @@ func applyPaymentOrder(t *testing.T, c *apitest.Caller, clientID string, id int,
 	return processStep(t, c, clientID, "applyForPaymentOrder", "PaymentOrderInput", apitest.Vars{"id": id, "comment": "ansökan"}, header...)
 }
 
+// processCreate hands in over and answers the debt with processSelection.
+func processCreate(t *testing.T, c *apitest.Caller, clientID string, in apitest.Vars) processDebt {
+	t.Helper()
+	var out struct{ CreateDebt processDebt }
+	c.Do(t, `mutation($c: UUID!, $in: DebtorWithDebtsInput!) { createDebt(clientId: $c, input: $in) { `+processSelection+` } }`,
+		apitest.Vars{"c": clientID, "in": in}).OK(t, &out)
+	return out.CreateDebt
+}
+
+// statutoryDebtInput is a debt of one item of amount, due 100 days ago,
+// under statutory interest and the collection fee given.
+func statutoryDebtInput(amount, collectionFee string) apitest.Vars {
+	item := debtCaseItemInput("F-1", amount)
+	item["invoiceDate"] = time.Now().In(apitest.Stockholm).AddDate(0, 0, -130).Format(time.RFC3339)
+	item["dueDate"] = time.Now().In(apitest.Stockholm).AddDate(0, 0, -100).Format(time.RFC3339)
+	in := debtCaseInput("198112189876", "Anna Andersson", item)
+	in["terms"] = apitest.Vars{"interest": "STATUTORY", "collectionFee": collectionFee, "lateCompensation": false}
+	return in
+}
+
 // daysAgo is the date n days before today in the service's time zone.
 func daysAgo(n int) string {
 	return scalar.DateOf(time.Now().In(apitest.Stockholm).AddDate(0, 0, -n)).String()
@@ -100,10 +120,7 @@ func TestProcessDisputeResolveAndPaymentOrder(t *testing.T) {
 	clientID, c := env.ClientCaller(t, "Process AB")
 	in := debtCaseInput("198112189876", "Anna Andersson", debtCaseItemInput("F-1", "1000.00"))
 	in["demandSentOn"] = daysAgo(20)
-	var created struct{ CreateDebt processDebt }
-	c.Do(t, `mutation($c: UUID!, $in: DebtorWithDebtsInput!) { createDebt(clientId: $c, input: $in) { `+processSelection+` } }`,
-		apitest.Vars{"c": clientID, "in": in}).OK(t, &created)
-	d := created.CreateDebt
+	d := processCreate(t, c, clientID, in)
 	if d.DemandSentOn != daysAgo(20) || d.UnderStatus != "DEMAND_EXPIRED" || d.MainStatus != "COLLECTION" || d.IsDisputed || len(d.Steps) != 0 {
 		t.Fatalf("a debt taken over with an expired demand reads %+v", d)
 	}
@@ -295,15 +312,7 @@ func TestDemandSentOn(t *testing.T) {
 func TestPartOneFieldsFollowTheClaim(t *testing.T) {
 	env := apitest.New(t)
 	clientID, c := env.ClientCaller(t, "Ränta AB")
-	item := debtCaseItemInput("F-1", "10000.00")
-	item["invoiceDate"] = time.Now().In(apitest.Stockholm).AddDate(0, 0, -130).Format(time.RFC3339)
-	item["dueDate"] = time.Now().In(apitest.Stockholm).AddDate(0, 0, -100).Format(time.RFC3339)
-	in := debtCaseInput("198112189876", "Anna Andersson", item)
-	in["terms"] = apitest.Vars{"interest": "STATUTORY", "collectionFee": "0.00", "lateCompensation": false}
-	var out struct{ CreateDebt processDebt }
-	c.Do(t, `mutation($c: UUID!, $in: DebtorWithDebtsInput!) { createDebt(clientId: $c, input: $in) { `+processSelection+` } }`,
-		apitest.Vars{"c": clientID, "in": in}).OK(t, &out)
-	d := out.CreateDebt
+	d := processCreate(t, c, clientID, statutoryDebtInput("10000.00", "0.00"))
 	if d.RemainingAmount != d.Claim.Total.Outstanding || d.RemainingAmount == "10000.00" || d.PaymentStatus != "UNPAID" {
 		t.Fatalf("a debt with 100 days of interest reads remaining %s, claim %+v, %s", d.RemainingAmount, d.Claim.Total, d.PaymentStatus)
 	}
@@ -340,14 +349,8 @@ func TestProcessStepsRacePayments(t *testing.T) {
 	clientID, c := env.ClientCaller(t, "Kapplöpning AB")
 	in := debtCaseInput("198112189876", "Anna Andersson", debtCaseItemInput("F-1", "1000.00"))
 	in["demandSentOn"] = daysAgo(30)
-	var out struct{ CreateDebt processDebt }
-	c.Do(t, `mutation($c: UUID!, $in: DebtorWithDebtsInput!) { createDebt(clientId: $c, input: $in) { `+processSelection+` } }`,
-		apitest.Vars{"c": clientID, "in": in}).OK(t, &out)
-	d := out.CreateDebt
-	var second struct{ CreateDebt processDebt }
-	c.Do(t, `mutation($c: UUID!, $in: DebtorWithDebtsInput!) { createDebt(clientId: $c, input: $in) { `+processSelection+` } }`,
-		apitest.Vars{"c": clientID, "in": debtCaseInput("198112189876", "Anna Andersson", debtCaseItemInput("F-2", "1000.00"))}).OK(t, &second)
-	other := second.CreateDebt
+	d := processCreate(t, c, clientID, in)
+	other := processCreate(t, c, clientID, debtCaseInput("198112189876", "Anna Andersson", debtCaseItemInput("F-2", "1000.00")))
 	today := daysAgo(0)
 	race := func(target processDebt, step func() *apitest.Response) map[string]int {
 		var wg sync.WaitGroup
@@ -398,15 +401,7 @@ func TestProcessStepsRacePayments(t *testing.T) {
 func TestInterestPaymentsRace(t *testing.T) {
 	env := apitest.New(t)
 	clientID, c := env.ClientCaller(t, "Ränta AB")
-	item := debtCaseItemInput("F-1", "10000.00")
-	item["invoiceDate"] = time.Now().In(apitest.Stockholm).AddDate(0, 0, -130).Format(time.RFC3339)
-	item["dueDate"] = time.Now().In(apitest.Stockholm).AddDate(0, 0, -100).Format(time.RFC3339)
-	in := debtCaseInput("198112189876", "Anna Andersson", item)
-	in["terms"] = apitest.Vars{"interest": "STATUTORY", "collectionFee": "180.00", "lateCompensation": false}
-	var out struct{ CreateDebt processDebt }
-	c.Do(t, `mutation($c: UUID!, $in: DebtorWithDebtsInput!) { createDebt(clientId: $c, input: $in) { `+processSelection+` } }`,
-		apitest.Vars{"c": clientID, "in": in}).OK(t, &out)
-	d := out.CreateDebt
+	d := processCreate(t, c, clientID, statutoryDebtInput("10000.00", "180.00"))
 	var wg sync.WaitGroup
 	statuses := make([]int, 20)
 	for i := range statuses {
