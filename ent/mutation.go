@@ -839,6 +839,8 @@ type AuditEventMutation struct {
 	role           *auditevent.Role
 	operation      *string
 	request_id     *string
+	xact           *int64
+	addxact        *int64
 	clearedFields  map[string]struct{}
 	debt           *scalar.IntID
 	cleareddebt    bool
@@ -1268,6 +1270,76 @@ func (m *AuditEventMutation) ResetDebtID() {
 	delete(m.clearedFields, auditevent.FieldDebtID)
 }
 
+// SetXact sets the "xact" field.
+func (m *AuditEventMutation) SetXact(i int64) {
+	m.xact = &i
+	m.addxact = nil
+}
+
+// Xact returns the value of the "xact" field in the mutation.
+func (m *AuditEventMutation) Xact() (r int64, exists bool) {
+	v := m.xact
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldXact returns the old "xact" field's value of the AuditEvent entity.
+// If the AuditEvent object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AuditEventMutation) OldXact(ctx context.Context) (v *int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldXact is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldXact requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldXact: %w", err)
+	}
+	return oldValue.Xact, nil
+}
+
+// AddXact adds i to the "xact" field.
+func (m *AuditEventMutation) AddXact(i int64) {
+	if m.addxact != nil {
+		*m.addxact += i
+	} else {
+		m.addxact = &i
+	}
+}
+
+// AddedXact returns the value that was added to the "xact" field in this mutation.
+func (m *AuditEventMutation) AddedXact() (r int64, exists bool) {
+	v := m.addxact
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearXact clears the value of the "xact" field.
+func (m *AuditEventMutation) ClearXact() {
+	m.xact = nil
+	m.addxact = nil
+	m.clearedFields[auditevent.FieldXact] = struct{}{}
+}
+
+// XactCleared returns if the "xact" field was cleared in this mutation.
+func (m *AuditEventMutation) XactCleared() bool {
+	_, ok := m.clearedFields[auditevent.FieldXact]
+	return ok
+}
+
+// ResetXact resets all changes to the "xact" field.
+func (m *AuditEventMutation) ResetXact() {
+	m.xact = nil
+	m.addxact = nil
+	delete(m.clearedFields, auditevent.FieldXact)
+}
+
 // ClearDebt clears the "debt" edge to the Debt entity.
 func (m *AuditEventMutation) ClearDebt() {
 	m.cleareddebt = true
@@ -1383,7 +1455,7 @@ func (m *AuditEventMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *AuditEventMutation) Fields() []string {
-	fields := make([]string, 0, 8)
+	fields := make([]string, 0, 9)
 	if m.created_at != nil {
 		fields = append(fields, auditevent.FieldCreatedAt)
 	}
@@ -1407,6 +1479,9 @@ func (m *AuditEventMutation) Fields() []string {
 	}
 	if m.debt != nil {
 		fields = append(fields, auditevent.FieldDebtID)
+	}
+	if m.xact != nil {
+		fields = append(fields, auditevent.FieldXact)
 	}
 	return fields
 }
@@ -1432,6 +1507,8 @@ func (m *AuditEventMutation) Field(name string) (ent.Value, bool) {
 		return m.RequestID()
 	case auditevent.FieldDebtID:
 		return m.DebtID()
+	case auditevent.FieldXact:
+		return m.Xact()
 	}
 	return nil, false
 }
@@ -1457,6 +1534,8 @@ func (m *AuditEventMutation) OldField(ctx context.Context, name string) (ent.Val
 		return m.OldRequestID(ctx)
 	case auditevent.FieldDebtID:
 		return m.OldDebtID(ctx)
+	case auditevent.FieldXact:
+		return m.OldXact(ctx)
 	}
 	return nil, fmt.Errorf("unknown AuditEvent field %s", name)
 }
@@ -1522,6 +1601,13 @@ func (m *AuditEventMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetDebtID(v)
 		return nil
+	case auditevent.FieldXact:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetXact(v)
+		return nil
 	}
 	return fmt.Errorf("unknown AuditEvent field %s", name)
 }
@@ -1530,6 +1616,9 @@ func (m *AuditEventMutation) SetField(name string, value ent.Value) error {
 // this mutation.
 func (m *AuditEventMutation) AddedFields() []string {
 	var fields []string
+	if m.addxact != nil {
+		fields = append(fields, auditevent.FieldXact)
+	}
 	return fields
 }
 
@@ -1538,6 +1627,8 @@ func (m *AuditEventMutation) AddedFields() []string {
 // was not set, or was not defined in the schema.
 func (m *AuditEventMutation) AddedField(name string) (ent.Value, bool) {
 	switch name {
+	case auditevent.FieldXact:
+		return m.AddedXact()
 	}
 	return nil, false
 }
@@ -1547,6 +1638,13 @@ func (m *AuditEventMutation) AddedField(name string) (ent.Value, bool) {
 // type.
 func (m *AuditEventMutation) AddField(name string, value ent.Value) error {
 	switch name {
+	case auditevent.FieldXact:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddXact(v)
+		return nil
 	}
 	return fmt.Errorf("unknown AuditEvent numeric field %s", name)
 }
@@ -1560,6 +1658,9 @@ func (m *AuditEventMutation) ClearedFields() []string {
 	}
 	if m.FieldCleared(auditevent.FieldDebtID) {
 		fields = append(fields, auditevent.FieldDebtID)
+	}
+	if m.FieldCleared(auditevent.FieldXact) {
+		fields = append(fields, auditevent.FieldXact)
 	}
 	return fields
 }
@@ -1580,6 +1681,9 @@ func (m *AuditEventMutation) ClearField(name string) error {
 		return nil
 	case auditevent.FieldDebtID:
 		m.ClearDebtID()
+		return nil
+	case auditevent.FieldXact:
+		m.ClearXact()
 		return nil
 	}
 	return fmt.Errorf("unknown AuditEvent nullable field %s", name)
@@ -1612,6 +1716,9 @@ func (m *AuditEventMutation) ResetField(name string) error {
 		return nil
 	case auditevent.FieldDebtID:
 		m.ResetDebtID()
+		return nil
+	case auditevent.FieldXact:
+		m.ResetXact()
 		return nil
 	}
 	return fmt.Errorf("unknown AuditEvent field %s", name)

@@ -48,6 +48,7 @@ type ResolverRoot interface {
 	Mutation() MutationResolver
 	Payment() PaymentResolver
 	Query() QueryResolver
+	Subscription() SubscriptionResolver
 }
 
 type DirectiveRoot struct {
@@ -413,6 +414,11 @@ type ComplexityRoot struct {
 		ValidFrom func(childComplexity int) int
 	}
 
+	Subscription struct {
+		AuditEvents func(childComplexity int, clientID *string, after *int) int
+		DebtChanged func(childComplexity int, clientID string, id int) int
+	}
+
 	Viewer struct {
 		APIKey func(childComplexity int) int
 		Client func(childComplexity int) int
@@ -518,6 +524,10 @@ type QueryResolver interface {
 	APIKeys(ctx context.Context, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) (*ent.APIKeyConnection, error)
 	AuditEvents(ctx context.Context, filter *ledger.AuditEventFilter, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) (*ent.AuditEventConnection, error)
 	ReferenceRates(ctx context.Context) ([]*ent.ReferenceRate, error)
+}
+type SubscriptionResolver interface {
+	AuditEvents(ctx context.Context, clientID *string, after *int) (<-chan *ent.AuditEvent, error)
+	DebtChanged(ctx context.Context, clientID string, id int) (<-chan *ent.Debt, error)
 }
 
 // endregion ************************** generated!.gotpl **************************
@@ -2234,6 +2244,29 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ReferenceRate.ValidFrom(childComplexity), true
 
+	case "Subscription.auditEvents":
+		if e.ComplexityRoot.Subscription.AuditEvents == nil {
+			break
+		}
+
+		args, err := ec.field_Subscription_auditEvents_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Subscription.AuditEvents(childComplexity, args["clientId"].(*string), args["after"].(*int)), true
+	case "Subscription.debtChanged":
+		if e.ComplexityRoot.Subscription.DebtChanged == nil {
+			break
+		}
+
+		args, err := ec.field_Subscription_debtChanged_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Subscription.DebtChanged(childComplexity, args["clientId"].(string), args["id"].(int)), true
+
 	case "Viewer.apiKey":
 		if e.ComplexityRoot.Viewer.APIKey == nil {
 			break
@@ -2337,6 +2370,23 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			ctx = graphql.WithUnmarshalerMap(ctx, inputUnmarshalMap)
 			data := ec._Mutation(ctx, opCtx.Operation.SelectionSet)
 			var buf bytes.Buffer
+			data.MarshalGQL(&buf)
+
+			return &graphql.Response{
+				Data: buf.Bytes(),
+			}
+		}
+	case ast.Subscription:
+		next := ec._Subscription(ctx, opCtx.Operation.SelectionSet)
+
+		var buf bytes.Buffer
+		return func(ctx context.Context) *graphql.Response {
+			buf.Reset()
+			data := next(ctx)
+
+			if data == nil {
+				return nil
+			}
 			data.MarshalGQL(&buf)
 
 			return &graphql.Response{
@@ -3997,6 +4047,54 @@ extend type Debtor @key(fields: "id")
 extend type Invoice @key(fields: "id")
 
 extend type Debt @key(fields: "id")
+`, BuiltIn: false},
+	{Name: "../events.graphqls", Input: `# Events out (api.md §12): subscriptions over WebSocket, and webhooks. Kept
+# apart from schema.graphqls so that part two's features grow in files of
+# their own; gqlgen reads both (gqlgen.yml).
+
+"""
+Events as they happen, over WebSocket at /graphql with the
+graphql-transport-ws protocol (the graphql-ws library's, used by GraphiQL,
+Apollo Client and urql). The API key travels in connection_init's payload as
+{"Authorization": "Bearer <key>"}; a missing or bad key closes the socket
+with 4401. Delivery is at least once and without gaps: an event committed by
+any replica reaches every listener, and a listener that resumes after the
+last event id it saw misses none, even when transactions commit out of id
+order. A subscriber that does not read its events fast enough is
+disconnected (close code 1008, with the id to resume after in the reason);
+a revoked key's subscriptions end within 5 seconds (close code 4401).
+"""
+type Subscription {
+  """
+  The audit trail's events of a client (an ADMIN key's with clientId null:
+  every client's, and events of no client). With after, first the events
+  after the event of that id, read from the trail, then new ones as they
+  commit; without, new ones only. Events come in the order they became
+  final: the order of their transactions' start, then of their ids. That is
+  id order except when a transaction that drew a smaller id commits later,
+  whose event then follows (it is not skipped). None arrives twice within
+  one subscription. A CLIENT key gets its own client's events only, and
+  FORBIDDEN for another clientId.
+  """
+  auditEvents(
+    "The client whose events to receive; a CLIENT key's own when null; every client's for an ADMIN key when null."
+    clientId: UUID
+    "The id of the last event already received: the events after it are sent first."
+    after: Int
+  ): AuditEvent!
+
+  """
+  A debt of a client, as it reads after each event that touched it (created,
+  paid, withdrawn, its terms changed), from now on. An unknown debt, or one
+  of another client, is NOT_FOUND.
+  """
+  debtChanged(
+    "The client whose debt it is."
+    clientId: UUID!
+    "The debt's id."
+    id: Int!
+  ): Debt!
+}
 `, BuiltIn: false},
 	{Name: "../federation/directives.graphql", Input: `
 	directive @authenticated on FIELD_DEFINITION | OBJECT | INTERFACE | SCALAR | ENUM
@@ -6019,6 +6117,50 @@ func (ec *executionContext) field_Query_invoices_args(ctx context.Context, rawAr
 		return nil, err
 	}
 	args["before"] = arg8
+	return args, nil
+}
+
+func (ec *executionContext) field_Subscription_auditEvents_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "clientId",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOUUID2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["clientId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Subscription_debtChanged_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "clientId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNUUID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["clientId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (int, error) {
+			return ec.unmarshalNInt2int(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg1
 	return args, nil
 }
 
@@ -13089,6 +13231,94 @@ func (ec *executionContext) fieldContext_ReferenceRate_rate(_ context.Context, f
 	return graphql.NewScalarFieldContext("ReferenceRate", field, false, false, errors.New("field of type Decimal does not have child fields"))
 }
 
+func (ec *executionContext) _Subscription_auditEvents(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
+	return graphql.ResolveFieldStream(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Subscription_auditEvents(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Subscription().AuditEvents(ctx, fc.Args["clientId"].(*string), fc.Args["after"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.AuditEvent) graphql.Marshaler {
+			return ec.marshalNAuditEvent2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐAuditEvent(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Subscription_auditEvents(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Subscription",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AuditEvent(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Subscription_auditEvents_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Subscription_debtChanged(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
+	return graphql.ResolveFieldStream(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Subscription_debtChanged(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Subscription().DebtChanged(ctx, fc.Args["clientId"].(string), fc.Args["id"].(int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Debt) graphql.Marshaler {
+			return ec.marshalNDebt2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐDebt(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Subscription_debtChanged(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Subscription",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Debt(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Subscription_debtChanged_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Viewer_role(ctx context.Context, field graphql.CollectedField, obj *Viewer) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -20077,6 +20307,28 @@ func (ec *executionContext) _ReferenceRate(ctx context.Context, sel ast.Selectio
 	})
 
 	return out
+}
+
+var subscriptionImplementors = []string{"Subscription"}
+
+func (ec *executionContext) _Subscription(ctx context.Context, sel ast.SelectionSet) func(ctx context.Context) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, subscriptionImplementors)
+	ctx = graphql.WithFieldContext(ctx, &graphql.FieldContext{
+		Object: "Subscription",
+	})
+	if len(fields) != 1 {
+		graphql.AddErrorf(ctx, "must subscribe to exactly one stream")
+		return nil
+	}
+
+	switch fields[0].Name {
+	case "auditEvents":
+		return ec._Subscription_auditEvents(ctx, fields[0])
+	case "debtChanged":
+		return ec._Subscription_debtChanged(ctx, fields[0])
+	default:
+		panic("unknown field " + strconv.Quote(fields[0].Name))
+	}
 }
 
 var viewerImplementors = []string{"Viewer"}

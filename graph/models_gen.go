@@ -37,6 +37,19 @@ type InvoiceByIDsInput struct {
 	ID string `json:"ID"`
 }
 
+// Events as they happen, over WebSocket at /graphql with the
+// graphql-transport-ws protocol (the graphql-ws library's, used by GraphiQL,
+// Apollo Client and urql). The API key travels in connection_init's payload as
+// {"Authorization": "Bearer <key>"}; a missing or bad key closes the socket
+// with 4401. Delivery is at least once and without gaps: an event committed by
+// any replica reaches every listener, and a listener that resumes after the
+// last event id it saw misses none, even when transactions commit out of id
+// order. A subscriber that does not read its events fast enough is
+// disconnected (close code 1008, with the id to resume after in the reason);
+// a revoked key's subscriptions end within 5 seconds (close code 4401).
+type Subscription struct {
+}
+
 // Who is calling.
 type Viewer struct {
 	// The role of the API key in use.

@@ -51,6 +51,7 @@ var (
 		{Name: "role", Type: field.TypeEnum, Enums: []string{"ADMIN", "CLIENT"}},
 		{Name: "operation", Type: field.TypeString, Size: 64},
 		{Name: "request_id", Type: field.TypeString, Size: 64, Default: ""},
+		{Name: "xact", Type: field.TypeInt64, Nullable: true, Default: map[string]schema.Expr{"postgres": "(pg_current_xact_id())::text::bigint"}},
 		{Name: "debt_id", Type: field.TypeInt, Nullable: true},
 	}
 	// AuditEventsTable holds the schema information for the "audit_events" table.
@@ -61,7 +62,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "audit_events_debts_events",
-				Columns:    []*schema.Column{AuditEventsColumns[8]},
+				Columns:    []*schema.Column{AuditEventsColumns[9]},
 				RefColumns: []*schema.Column{DebtsColumns[0]},
 				OnDelete:   schema.Restrict,
 			},
@@ -80,7 +81,17 @@ var (
 			{
 				Name:    "auditevent_debt_id_id",
 				Unique:  false,
+				Columns: []*schema.Column{AuditEventsColumns[9], AuditEventsColumns[0]},
+			},
+			{
+				Name:    "auditevent_xact_id",
+				Unique:  false,
 				Columns: []*schema.Column{AuditEventsColumns[8], AuditEventsColumns[0]},
+			},
+			{
+				Name:    "auditevent_client_id_xact_id",
+				Unique:  false,
+				Columns: []*schema.Column{AuditEventsColumns[2], AuditEventsColumns[8], AuditEventsColumns[0]},
 			},
 		},
 	}

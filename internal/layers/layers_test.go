@@ -108,6 +108,11 @@ func TestFloorsStayApart(t *testing.T) {
 	if g := importsAny(pkgs[module+"/internal/ledger"], gqlgen...); len(g) > 0 {
 		t.Errorf("the use cases (internal/ledger) import GraphQL: %v", g)
 	}
+	// The event hub fans the trail out; it reads it through the ledger's
+	// feed and knows neither SQL nor GraphQL (the transport is the server's).
+	if s := importsAny(pkgs[module+"/internal/events"], append(append([]string{}, sql...), append(gqlgen, module+"/internal/store", module+"/graph")...)...); len(s) > 0 {
+		t.Errorf("internal/events imports %v: it reads the feed through internal/ledger and serves any transport", s)
+	}
 	if s := importsAny(pkgs[module+"/graph"], module+"/internal/store"); len(s) > 0 {
 		t.Errorf("graph imports %v: it reaches the database through internal/ledger", s)
 	}

@@ -100,6 +100,13 @@ type Service struct {
 	// payments books together the payments on one debt that arrive while
 	// one is being booked (queuedBooker).
 	payments *paymentQueues
+	// feedByXact orders the event feed by writing transaction, then id
+	// (PostgreSQL); by id alone on SQLite (feed.go).
+	feedByXact bool
+	// committed, when set, is called after a transaction that appended to
+	// the audit trail commits: the in-process wake-up of the event feed
+	// (SQLite; PostgreSQL's NOTIFY wakes every replica).
+	committed func()
 }
 
 // New returns the service over the database. Its dialect picks the
@@ -107,12 +114,17 @@ type Service struct {
 func New(db *store.DB, clock Clock) *Service {
 	s := &Service{orm: db.Ent, clock: clock, locker: db, payments: &paymentQueues{}}
 	if db.IsPostgres() {
+		s.feedByXact = true
 		s.booker = queuedBooker{pgBooker{s}}
 	} else {
 		s.booker = plainBooker{s}
 	}
 	return s
 }
+
+// OnEventsCommitted calls wake after every transaction of this process
+// that appended to the audit trail commits. Set it before serving.
+func (s *Service) OnEventsCommitted(wake func()) { s.committed = wake }
 
 // Clock is the service's clock.
 func (s *Service) Clock() Clock { return s.clock }

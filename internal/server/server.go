@@ -26,6 +26,7 @@ import (
 	"github.com/debtql/debtql/graph/planned"
 	"github.com/debtql/debtql/internal/auth"
 	"github.com/debtql/debtql/internal/buildinfo"
+	"github.com/debtql/debtql/internal/events"
 	"github.com/debtql/debtql/internal/ledger"
 	"github.com/debtql/debtql/internal/server/graphiql"
 	"github.com/debtql/debtql/internal/store"
@@ -64,6 +65,9 @@ type Options struct {
 	// SQL statement, and trace and span ids on the log lines. Nil is off:
 	// nothing is traced, not even through OpenTelemetry's global provider.
 	TracerProvider trace.TracerProvider
+	// Events configure the subscriptions' hub (buffer per subscriber,
+	// safety poll); its defaults when zero.
+	Events events.Options
 }
 
 // persistedQueries bounds the cache of automatic persisted queries.
@@ -91,6 +95,9 @@ type Server struct {
 	keys      *auth.KeyCache
 	closeOnce sync.Once
 	close     func()
+	// sockets are the open subscription connections, closed on Close.
+	sockets sync.Map // *wsState → struct{}
+	hub     *events.Hub
 }
 
 // New builds the server. It installs the tenant filter on the database
@@ -126,6 +133,7 @@ func New(opts Options) *Server {
 	s.ledger = ledger.New(opts.DB, ledger.Clock{Now: opts.Now, Location: opts.Location})
 	resolver := graph.NewResolver(opts.DB.Ent, s.ledger)
 	resolver.UseRequestIDs(RequestID)
+	s.startEvents(opts, resolver)
 	schema := graph.NewExecutableSchema(graph.Config{Resolvers: resolver, Complexity: graph.Complexity()})
 	if opts.CheckPlanned {
 		schema = planned.Check(schema, func(ctx context.Context) context.Context { return withBudget(ctx, limits) })
@@ -147,6 +155,7 @@ func New(opts Options) *Server {
 	// instead of a known document, which their own API key registered.
 	exec.Use(extension.AutomaticPersistedQuery{Cache: perKeyCache{lru.New[string](persistedQueries)}})
 	exec.Use(&limitsExtension{limits: limits})
+	exec.Use(subscriptionErrors{})
 	exec.Use(txn{s: s})
 	// Inside the transaction, so that a mutation whose answer is refused
 	// as too large is rolled back.
@@ -181,7 +190,15 @@ func New(opts Options) *Server {
 
 	gql := &graphqlHandler{exec: exec, s: s}
 	mux := http.NewServeMux()
-	mux.Handle("/graphql", s.cors(opts.AllowedOrigins, markGraphQL(s.withDeadline(s.limitBody(opts.MaxBodyBytes, s.authenticate(gql))))))
+	plain := s.cors(opts.AllowedOrigins, markGraphQL(s.withDeadline(s.limitBody(opts.MaxBodyBytes, s.authenticate(gql)))))
+	ws := s.websocket(exec, opts.AllowedOrigins)
+	mux.HandleFunc("/graphql", func(w http.ResponseWriter, r *http.Request) {
+		if isWebSocket(r) {
+			ws.ServeHTTP(w, r)
+			return
+		}
+		plain.ServeHTTP(w, r)
+	})
 	// The SDL, with the API's key like introspection (see schema.go).
 	mux.Handle("/graphql/schema.graphql", s.cors(opts.AllowedOrigins, s.withDeadline(s.authenticate(schemaHandler(!opts.DisableIntrospection)))))
 	mux.HandleFunc("GET /healthz", s.healthz)
