@@ -7,6 +7,7 @@ import (
 	"github.com/debtql/debtql/ent"
 	"github.com/debtql/debtql/ent/debt"
 	"github.com/debtql/debtql/internal/events"
+	"github.com/debtql/debtql/internal/ledger"
 	"github.com/debtql/debtql/internal/scalar"
 )
 
@@ -67,4 +68,28 @@ func (r *Resolver) subscribeDebtChanged(ctx context.Context, clientID string, id
 		}
 	}()
 	return out, nil
+}
+
+// webhookDeliveries reads a page of an endpoint's deliveries.
+func (r *Resolver) webhookDeliveries(ctx context.Context, endpointID string, args ledger.Page) (*ent.WebhookDeliveryConnection, error) {
+	l, err := r.ledger.WebhookDeliveryList(ctx, r.actor(ctx), endpointID, args)
+	if err != nil {
+		return nil, err
+	}
+	conn, err := l.Query.Page(ctx, l.Paging, ent.WithWebhookDeliveryOrder(l.Order))
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range conn.Edges {
+		l.TagCursors(&e.Cursor)
+	}
+	return conn, nil
+}
+
+// webhookEndpointClient is an endpoint's client, nil for every client's.
+func (r *Resolver) webhookEndpointClient(ctx context.Context, e *ent.WebhookEndpoint) (*ent.Creditor, error) {
+	if e.ClientID == nil {
+		return nil, nil
+	}
+	return r.db(ctx).Creditor.Get(ctx, *e.ClientID)
 }

@@ -9,7 +9,42 @@ import (
 	"context"
 
 	"github.com/debtql/debtql/ent"
+	"github.com/debtql/debtql/internal/ledger"
 )
+
+// CreateWebhookEndpoint is the resolver for the createWebhookEndpoint field.
+func (r *mutationResolver) CreateWebhookEndpoint(ctx context.Context, clientID *string, input ledger.WebhookEndpointInput) (*CreatedWebhookEndpoint, error) {
+	e, secret, err := r.ledger.CreateWebhookEndpoint(ctx, r.actor(ctx), clientID, input, isMutation)
+	if err != nil {
+		return nil, err
+	}
+	return &CreatedWebhookEndpoint{Secret: secret, Endpoint: e}, nil
+}
+
+// UpdateWebhookEndpoint is the resolver for the updateWebhookEndpoint field.
+func (r *mutationResolver) UpdateWebhookEndpoint(ctx context.Context, id string, input ledger.WebhookEndpointInput) (*ent.WebhookEndpoint, error) {
+	return r.ledger.UpdateWebhookEndpoint(ctx, r.actor(ctx), id, input, isMutation)
+}
+
+// DeleteWebhookEndpoint is the resolver for the deleteWebhookEndpoint field.
+func (r *mutationResolver) DeleteWebhookEndpoint(ctx context.Context, id string) (*ent.WebhookEndpoint, error) {
+	return r.ledger.DeleteWebhookEndpoint(ctx, r.actor(ctx), id)
+}
+
+// RetryWebhookDelivery is the resolver for the retryWebhookDelivery field.
+func (r *mutationResolver) RetryWebhookDelivery(ctx context.Context, id string) (*ent.WebhookDelivery, error) {
+	return r.ledger.RetryWebhookDelivery(ctx, r.actor(ctx), id)
+}
+
+// WebhookEndpoints is the resolver for the webhookEndpoints field.
+func (r *queryResolver) WebhookEndpoints(ctx context.Context, clientID *string) ([]*ent.WebhookEndpoint, error) {
+	return r.ledger.WebhookEndpoints(ctx, r.actor(ctx), clientID)
+}
+
+// WebhookDeliveries is the resolver for the webhookDeliveries field.
+func (r *queryResolver) WebhookDeliveries(ctx context.Context, endpointID string, page *int, rowsPerPage *int, first *int, after *string, last *int, before *string) (*ent.WebhookDeliveryConnection, error) {
+	return r.webhookDeliveries(ctx, endpointID, ledger.Page{Page: page, RowsPerPage: rowsPerPage, First: first, After: after, Last: last, Before: before})
+}
 
 // AuditEvents is the resolver for the auditEvents field.
 func (r *subscriptionResolver) AuditEvents(ctx context.Context, clientID *string, after *int) (<-chan *ent.AuditEvent, error) {
@@ -21,7 +56,27 @@ func (r *subscriptionResolver) DebtChanged(ctx context.Context, clientID string,
 	return r.subscribeDebtChanged(ctx, clientID, id)
 }
 
+// Endpoint is the resolver for the endpoint field.
+func (r *webhookDeliveryResolver) Endpoint(ctx context.Context, obj *ent.WebhookDelivery) (*ent.WebhookEndpoint, error) {
+	return r.ledger.WebhookEndpoint(ctx, obj.EndpointID)
+}
+
+// Client is the resolver for the client field.
+func (r *webhookEndpointResolver) Client(ctx context.Context, obj *ent.WebhookEndpoint) (*ent.Creditor, error) {
+	return r.webhookEndpointClient(ctx, obj)
+}
+
 // Subscription returns SubscriptionResolver implementation.
 func (r *Resolver) Subscription() SubscriptionResolver { return &subscriptionResolver{r} }
 
-type subscriptionResolver struct{ *Resolver }
+// WebhookDelivery returns WebhookDeliveryResolver implementation.
+func (r *Resolver) WebhookDelivery() WebhookDeliveryResolver { return &webhookDeliveryResolver{r} }
+
+// WebhookEndpoint returns WebhookEndpointResolver implementation.
+func (r *Resolver) WebhookEndpoint() WebhookEndpointResolver { return &webhookEndpointResolver{r} }
+
+type (
+	subscriptionResolver    struct{ *Resolver }
+	webhookDeliveryResolver struct{ *Resolver }
+	webhookEndpointResolver struct{ *Resolver }
+)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/debtql/debtql/internal/apitest"
 	"github.com/debtql/debtql/internal/events"
@@ -30,6 +31,20 @@ type wsEvent struct {
 		ClientID  *string
 		APIKeyID  *string
 		Records   []struct{ RecordType, RecordID string }
+	}
+}
+
+// subscribed waits until env's hub serves n subscriptions: a subscription
+// without after starts when the server has registered it, which the
+// protocol does not acknowledge.
+func subscribed(t *testing.T, env *apitest.Env, n int) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for env.Server.Events().Subscribers() < n {
+		if time.Now().After(deadline) {
+			t.Fatalf("the server serves %d subscriptions, not %d", env.Server.Events().Subscribers(), n)
+		}
+		time.Sleep(2 * time.Millisecond)
 	}
 }
 
@@ -82,6 +97,7 @@ func TestSubscriptionAuditEventsLiveThenResume(t *testing.T) {
 	clientID, _ := env.NewClient(t, "Events AB")
 	s, _, _ := env.Dial(t, apitest.AdminKey)
 	s.Subscribe(t, "1", subscribeEvents, apitest.Vars{"c": clientID})
+	subscribed(t, env, 1)
 	// Subscriptions start "now" (nextNewEvent): three changes are sent.
 	debtID, itemID := paymentDebtOf(t, env, clientID, "E-1", "100.00")
 	env.Admin().Do(t, addPayment, apitest.Vars{"c": clientID, "i": paymentInput(debtID, itemID, "10.00")}).OK(t, nil)
@@ -136,6 +152,7 @@ func TestSubscriptionTenancy(t *testing.T) {
 	}
 	// A CLIENT key's feed with no clientId is its own client's.
 	s.Subscribe(t, "own", subscribeEvents, nil)
+	subscribed(t, env, 1)
 	// B is busy; then A makes one change. A's first event is its own.
 	var wg sync.WaitGroup
 	for i := range 4 {
@@ -187,6 +204,7 @@ func TestSubscriptionEndsWhenItsKeyIsRevoked(t *testing.T) {
 	keyID, secret := env.NewKey(t, "CLIENT", clientID)
 	s, _, _ := env.Dial(t, secret)
 	s.Subscribe(t, "1", subscribeEvents, nil)
+	subscribed(t, env, 1)
 	env.Admin().Do(t, `mutation($id: UUID!) { revokeApiKey(id: $id) { id } }`, apitest.Vars{"id": keyID}).OK(t, nil)
 	code, reason := s.Closed(t)
 	if code != 4401 || !strings.Contains(reason, "revoked") {
@@ -208,6 +226,7 @@ func TestSubscriptionDebtChanged(t *testing.T) {
 		t.Fatalf("unknown debt: %s %s", m.Type, m.Payload)
 	}
 	s.Subscribe(t, "d", subscribeDebt, apitest.Vars{"c": clientID, "id": debtID})
+	subscribed(t, env, 1)
 	// A payment on another debt is not this debt's change.
 	caller.Do(t, addPayment, apitest.Vars{"c": clientID, "i": paymentInput(other, other, "5.00")})
 	caller.Do(t, addPayment, apitest.Vars{"c": clientID, "i": paymentInput(debtID, itemID, "40.00")}).OK(t, nil)
@@ -235,6 +254,7 @@ func TestSubscriptionAcrossReplicas(t *testing.T) {
 	clientID, _ := env.NewClient(t, "Replicas AB")
 	s, _, _ := replica.Dial(t, apitest.AdminKey)
 	s.Subscribe(t, "1", subscribeEvents, apitest.Vars{"c": clientID})
+	subscribed(t, replica, 1)
 	paymentDebtOf(t, env, clientID, "R-1", "10.00")
 	if e := nextNewEvent(t, s, "1"); e.AuditEvents.Operation != "createDebt" {
 		t.Fatalf("replica received %+v", e.AuditEvents)
@@ -250,6 +270,7 @@ func TestSubscriptionSlowConsumerIsDisconnected(t *testing.T) {
 	clientID, _ := env.NewClient(t, "Slow AB")
 	fast, _, _ := env.Dial(t, apitest.AdminKey)
 	fast.Subscribe(t, "1", subscribeEvents, apitest.Vars{"c": clientID})
+	subscribed(t, env, 1)
 
 	var mu sync.Mutex
 	var ended error

@@ -29,6 +29,14 @@ type CreatedAPIKey struct {
 	APIKey *ent.APIKey `json:"apiKey"`
 }
 
+// A new endpoint and its signing secret.
+type CreatedWebhookEndpoint struct {
+	// The signing secret, whsec_ and the base64 of the key: shown this once. Receivers verify the webhook-signature header with it.
+	Secret string `json:"secret"`
+	// The endpoint.
+	Endpoint *ent.WebhookEndpoint `json:"endpoint"`
+}
+
 type DebtorByIDsInput struct {
 	ID string `json:"ID"`
 }

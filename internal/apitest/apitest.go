@@ -30,6 +30,7 @@ import (
 	"github.com/debtql/debtql/internal/collection"
 	"github.com/debtql/debtql/internal/server"
 	"github.com/debtql/debtql/internal/store"
+	"github.com/debtql/debtql/internal/webhook"
 )
 
 // DefaultDatabaseURL is where the tests look for PostgreSQL.
@@ -298,6 +299,8 @@ func (e *Env) serve(t testing.TB, logger *slog.Logger, configure func(*server.Op
 		// gqlgen's answer: the whole suite checks the planned path.
 		// Benchmarks measure the server as it runs in production.
 		CheckPlanned: !isBenchmark,
+		// The tests' webhook receivers listen on 127.0.0.1 over http.
+		WebhookPolicy: webhook.Policy{AllowInsecure: true},
 	}
 	if configure != nil {
 		configure(&opts)

@@ -359,3 +359,11 @@ func quiet(ctx context.Context, err error) error {
 	}
 	return err
 }
+
+// Subscribers is how many subscriptions the hub serves now (for tests
+// that must know a subscription has started before they make changes).
+func (h *Hub) Subscribers() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.subs)
+}

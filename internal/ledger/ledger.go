@@ -23,6 +23,7 @@ import (
 	"github.com/debtql/debtql/internal/collection"
 	"github.com/debtql/debtql/internal/scalar"
 	"github.com/debtql/debtql/internal/store"
+	"github.com/debtql/debtql/internal/webhook"
 )
 
 // Actor is who does a use case: the API key and its role, the client of a
@@ -107,6 +108,8 @@ type Service struct {
 	// the audit trail commits: the in-process wake-up of the event feed
 	// (SQLite; PostgreSQL's NOTIFY wakes every replica).
 	committed func()
+	// webhookPolicy is the rule of webhook URLs (UseWebhookPolicy).
+	webhookPolicy webhook.Policy
 }
 
 // New returns the service over the database. Its dialect picks the

@@ -6,12 +6,13 @@ import (
 
 	"github.com/debtql/debtql/graph"
 	"github.com/debtql/debtql/internal/events"
+	"github.com/debtql/debtql/internal/webhook"
 )
 
-// startEvents starts the subscriptions' hub and what wakes it: PostgreSQL's
-// notifications of commits to the audit trail by any replica, or, on
-// SQLite (one process), the ledger's own commits. Close stops them and
-// closes the subscription connections.
+// startEvents starts the subscriptions' hub, the webhooks' dispatcher and
+// what wakes them: PostgreSQL's notifications of commits to the audit trail
+// by any replica, or, on SQLite (one process), the ledger's own commits.
+// Close stops them and closes the subscription connections.
 func (s *Server) startEvents(opts Options, resolver *graph.Resolver) {
 	eo := opts.Events
 	if eo.Logger == nil {
@@ -20,16 +21,27 @@ func (s *Server) startEvents(opts Options, resolver *graph.Resolver) {
 	hub := events.New(s.ledger, eo)
 	s.hub = hub
 	resolver.UseEvents(hub)
+	s.ledger.UseWebhookPolicy(opts.WebhookPolicy)
+	dispatcher := &webhook.Dispatcher{Queue: s.ledger, Policy: opts.WebhookPolicy, Workers: opts.WebhookWorkers, Logger: s.log}
+	wake := func() {
+		hub.Wake()
+		dispatcher.Wake()
+	}
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{}, 2)
+	done := make(chan struct{}, 3)
 	go func() { defer func() { done <- struct{}{} }(); hub.Run(ctx) }()
+	if opts.WebhookWorkers >= 0 {
+		go func() { defer func() { done <- struct{}{} }(); dispatcher.Run(ctx) }()
+	} else {
+		done <- struct{}{}
+	}
 	if opts.DB.IsPostgres() {
 		go func() {
 			defer func() { done <- struct{}{} }()
-			opts.DB.ListenAudit(ctx, hub.Wake, time.Second, s.log)
+			opts.DB.ListenAudit(ctx, wake, time.Second, s.log)
 		}()
 	} else {
-		s.ledger.OnEventsCommitted(hub.Wake)
+		s.ledger.OnEventsCommitted(wake)
 		done <- struct{}{}
 	}
 	previous := s.close
@@ -39,8 +51,9 @@ func (s *Server) startEvents(opts Options, resolver *graph.Resolver) {
 			return true
 		})
 		cancel()
-		<-done
-		<-done
+		for range 3 {
+			<-done
+		}
 		previous()
 	}
 }

@@ -30,6 +30,7 @@ import (
 	"github.com/debtql/debtql/internal/ledger"
 	"github.com/debtql/debtql/internal/server/graphiql"
 	"github.com/debtql/debtql/internal/store"
+	"github.com/debtql/debtql/internal/webhook"
 )
 
 // DefaultMaxBodyBytes is the largest request body accepted (api.md §1).
@@ -68,6 +69,12 @@ type Options struct {
 	// Events configure the subscriptions' hub (buffer per subscriber,
 	// safety poll); its defaults when zero.
 	Events events.Options
+	// WebhookPolicy is the rule of webhook URLs: https and public
+	// addresses, unless AllowInsecure (DEBTQL_WEBHOOK_ALLOW_INSECURE).
+	WebhookPolicy webhook.Policy
+	// WebhookWorkers is how many deliveries a server sends at once (16
+	// when 0); negative sends none (another process sends them).
+	WebhookWorkers int
 }
 
 // persistedQueries bounds the cache of automatic persisted queries.
