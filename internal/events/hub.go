@@ -80,7 +80,7 @@ func (h *Hub) Wake() {
 // After a wake-up that found nothing new (an event committed but not yet
 // final, because an older transaction still runs), it reads again soon.
 func (h *Hub) Run(ctx context.Context) {
-	ctx = auth.System(ctx)
+	ctx = ledger.Background(auth.System(ctx))
 	for {
 		pos, err := h.svc.FeedHead(ctx)
 		if err == nil {

@@ -239,3 +239,18 @@ func (s *Service) DebtFeed(ctx context.Context, a Actor, clientID string, debtID
 	}
 	return FeedFilter{ClientID: &clientID, DebtID: &debtID}, nil
 }
+
+type backgroundKey struct{}
+
+// Background marks ctx as the process's own work, which no request asked
+// for: the event feed's reads, the webhook queue's. Tests that count a
+// request's statements leave it out.
+func Background(ctx context.Context) context.Context {
+	return context.WithValue(ctx, backgroundKey{}, true)
+}
+
+// IsBackground reports whether ctx is marked by Background.
+func IsBackground(ctx context.Context) bool {
+	b, _ := ctx.Value(backgroundKey{}).(bool)
+	return b
+}

@@ -250,7 +250,7 @@ func (s *Service) RetryWebhookDelivery(ctx context.Context, a Actor, id string) 
 // one writer at a time), so that no two senders take one delivery. It
 // answers each with its endpoint and body.
 func (s *Service) ClaimDeliveries(ctx context.Context, n int, lease time.Duration) ([]webhook.Delivery, error) {
-	ctx = auth.System(ctx)
+	ctx = Background(auth.System(ctx))
 	now := time.Now().UTC().Truncate(time.Microsecond)
 	// Most looks find nothing due: ask without a transaction (on SQLite,
 	// one that would take the write lock) first.
@@ -324,7 +324,7 @@ func (s *Service) ClaimDeliveries(ctx context.Context, n int, lease time.Duratio
 // its next step: DELIVERED on a 2xx, else PENDING at the next time of the
 // schedule (webhook.NextAttempt), or FAILED 24 hours after it was queued.
 func (s *Service) RecordAttempt(ctx context.Context, id string, a webhook.Attempt) error {
-	ctx = auth.System(ctx)
+	ctx = Background(auth.System(ctx))
 	_, err := inTx(ctx, s, func(ctx context.Context) (bool, error) {
 		q := s.db(ctx).WebhookDelivery.Query().Where(webhookdelivery.ID(id))
 		if s.feedByXact {
