@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 	"sync"
 	"testing"
@@ -89,6 +90,16 @@ func TestSubscriptionRefusesMissingAndBadKeys(t *testing.T) {
 	s, _, _ = env.Dial(t, "", "Authorization", "Bearer "+apitest.AdminKey)
 	if s == nil {
 		t.Fatal("a good Authorization header on the upgrade was refused")
+	}
+}
+
+// Over HTTP a subscription is refused at once, naming the WebSocket.
+func TestSubscriptionOverHTTPIsRefused(t *testing.T) {
+	env := apitest.New(t)
+	r := env.Admin().Do(t, subscribeEvents, nil)
+	r.Refused(t, http.StatusBadRequest, "BAD_USER_INPUT", "")
+	if !strings.Contains(string(r.Body), "WebSocket") {
+		t.Fatalf("refusal does not name the WebSocket: %s", r.Body)
 	}
 }
 
