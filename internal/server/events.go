@@ -28,7 +28,8 @@ func (s *Server) startEvents(opts Options, resolver *graph.Resolver) {
 		dispatcher.Wake()
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{}, 3)
+	done := make(chan struct{}, 4)
+	go func() { defer func() { done <- struct{}{} }(); s.watchSockets(ctx) }()
 	go func() { defer func() { done <- struct{}{} }(); hub.Run(ctx) }()
 	if opts.WebhookWorkers >= 0 {
 		go func() { defer func() { done <- struct{}{} }(); dispatcher.Run(ctx) }()
@@ -51,7 +52,7 @@ func (s *Server) startEvents(opts Options, resolver *graph.Resolver) {
 			return true
 		})
 		cancel()
-		for range 3 {
+		for range 4 {
 			<-done
 		}
 		previous()

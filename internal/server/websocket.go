@@ -76,10 +76,8 @@ func (s *Server) websocket(exec graphql.GraphExecutor, origins []string) http.Ha
 		Implementation: impl,
 		InitTimeout:    wsInitTimeout,
 		InitFunc:       s.wsInit,
-		// Subscribers are often idle: ping them, and do not close a client
-		// that answers slowly (its messages still flow).
-		PingPongInterval: wsPing,
-		MissingPongOk:    true,
+		// No pinger of gqlgen's: one goroutine pings every socket and checks
+		// their keys (watchSockets), instead of two per connection.
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		// The server's read and write timeouts are for requests; a
@@ -98,11 +96,13 @@ func (s *Server) websocket(exec graphql.GraphExecutor, origins []string) http.Ha
 // and the code and reason it closes with.
 type wsState struct {
 	header, addr string
-	mu           sync.Mutex
-	conn         *wsConn
-	code         int
-	reason       string
-	cancel       context.CancelFunc
+	key          string // the authenticated Authorization value
+
+	mu     sync.Mutex
+	conn   *wsConn
+	code   int
+	reason string
+	cancel context.CancelFunc
 }
 
 type wsStateKey struct{}
@@ -159,10 +159,9 @@ func (s *Server) wsInit(ctx context.Context, payload transport.InitPayload) (con
 	}
 	ctx, cancel := context.WithCancel(auth.WithViewer(ctx, v))
 	st.mu.Lock()
-	st.cancel = cancel
+	st.cancel, st.key = cancel, header
 	st.mu.Unlock()
 	ctx = events.WithDisconnect(ctx, func(err error) { st.end(closeSlowConsumer, err.Error()) })
-	go s.watchKey(ctx, st, header)
 	return ctx, nil, nil
 }
 
@@ -194,24 +193,50 @@ func (s *Server) authenticateKey(ctx context.Context, addr, header string) (*aut
 	return v, nil
 }
 
-// watchKey ends the connection when its key stops being valid (revoked or
-// deleted), checking every keyRecheck; a database that does not answer
-// ends nothing.
-func (s *Server) watchKey(ctx context.Context, st *wsState, header string) {
+// watchSockets, until ctx ends, checks every connection's key every
+// keyRecheck and ends the connections whose key stopped being valid
+// (revoked or deleted; a database that does not answer ends nothing), and
+// pings every connection every wsPing (graphql-transport-ws ping), which
+// keeps proxies from closing idle ones. One goroutine for all connections:
+// an idle subscription costs no goroutine or timer of its own for these.
+func (s *Server) watchSockets(ctx context.Context) {
 	tick := time.NewTicker(keyRecheck)
 	defer tick.Stop()
+	lastPing := time.Now()
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-tick.C:
 		}
-		_, err := s.keys.Authenticate(ctx, s.db.Ent, header, nil)
-		var ae *apierr.Error
-		if errors.As(err, &ae) {
-			st.end(closeUnauthorized, "Unauthorized: "+ae.Message)
-			return
+		ping := time.Since(lastPing) >= wsPing
+		if ping {
+			lastPing = time.Now()
 		}
+		verdicts := map[string]error{} // one lookup per key and round
+		s.sockets.Range(func(k, _ any) bool {
+			st := k.(*wsState)
+			st.mu.Lock()
+			key, conn := st.key, st.conn
+			st.mu.Unlock()
+			if key == "" {
+				return true // not initialised yet
+			}
+			err, seen := verdicts[key]
+			if !seen {
+				_, err = s.keys.Authenticate(ctx, s.db.Ent, key, nil)
+				verdicts[key] = err
+			}
+			var ae *apierr.Error
+			if errors.As(err, &ae) {
+				st.end(closeUnauthorized, "Unauthorized: "+ae.Message)
+				return true
+			}
+			if ping && conn != nil {
+				go conn.ping()
+			}
+			return true
+		})
 	}
 }
 
@@ -294,6 +319,16 @@ func (c *wsConn) closeWith(code int, reason string) {
 		c.mu.Unlock()
 		go func() { _ = c.c.Close(coderws.StatusCode(code), reason) }()
 	})
+}
+
+// ping sends a graphql-transport-ws ping (the client answers pong).
+func (c *wsConn) ping() {
+	c.mu.Lock()
+	closed := c.closed
+	c.mu.Unlock()
+	if !closed {
+		_ = c.WriteJSON(map[string]string{"type": "ping"})
+	}
 }
 
 // Close drops the connection, unless the close handshake runs: it drops
