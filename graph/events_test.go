@@ -223,7 +223,7 @@ func TestSubscriptionEndsWhenItsKeyIsRevoked(t *testing.T) {
 	}
 }
 
-const subscribeDebt = `subscription($c: UUID!, $id: Int!) { debtChanged(clientId: $c, id: $id) { id paidAmount remainingAmount paymentStatus } }`
+const subscribeDebt = `subscription($c: UUID!, $id: Int!) { debtChanged(clientId: $c, id: $id) { id paidAmount remainingAmount paymentStatus withdrawnAt events { operation } } }`
 
 func TestSubscriptionDebtChanged(t *testing.T) {
 	env := apitest.New(t)
@@ -245,6 +245,8 @@ func TestSubscriptionDebtChanged(t *testing.T) {
 		DebtChanged struct {
 			ID                                         int
 			PaidAmount, RemainingAmount, PaymentStatus string
+			WithdrawnAt                                *string
+			Events                                     []struct{ Operation string }
 		}
 	}
 	s.Data(t, "d", &d)
@@ -254,7 +256,8 @@ func TestSubscriptionDebtChanged(t *testing.T) {
 	caller.Do(t, `mutation($c: UUID!, $in: WithdrawDebtInput!) { withdrawDebt(clientId: $c, input: $in) { id } }`,
 		apitest.Vars{"c": clientID, "in": apitest.Vars{"id": debtID}}).OK(t, nil)
 	s.Data(t, "d", &d)
-	if d.DebtChanged.ID != debtID {
+	// Read afresh for each event, nested fields (loaders) included.
+	if d.DebtChanged.ID != debtID || d.DebtChanged.WithdrawnAt == nil || len(d.DebtChanged.Events) != 3 {
 		t.Fatalf("debtChanged after withdrawal %+v", d.DebtChanged)
 	}
 }

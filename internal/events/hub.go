@@ -167,80 +167,104 @@ var ErrSlow = errors.New("slow consumer")
 // Subscription is a subscriber's stream of events.
 type Subscription struct {
 	// Events are the subscriber's events in the feed's order, none twice;
-	// the channel closes when the subscription ends (Err says why).
+	// the channel closes when the subscription ends by itself (Err says
+	// why); when its context ends, it is simply no longer fed.
 	Events <-chan *ent.AuditEvent
-	mu     sync.Mutex
-	err    error
+	s      *subscriber
 }
 
-// Err is why the subscription ended: nil when its context ended, ErrSlow
-// (wrapped, with the last event sent) when the subscriber fell behind, or
-// the error of reading the trail.
+// Err is why the subscription ended: nil while it runs or when its context
+// ended, ErrSlow (wrapped, with the last event sent) when the subscriber
+// fell behind, or the error of reading the trail.
 func (s *Subscription) Err() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.err
+	s.s.mu.Lock()
+	defer s.s.mu.Unlock()
+	return s.s.err
 }
 
-// subscriber is one subscription's place in the hub: the events the hub
-// read for it that it has not taken yet.
+// directCap is how many events the channel of a subscription holds: the
+// hub sends into it without waiting while it has room.
+const directCap = 8
+
+// subscriber is one subscription's place in the hub. An idle subscriber
+// costs no goroutine: the hub sends new events into its channel directly
+// while there is room and nothing waits before them. Events that find the
+// channel full wait in the queue, and a drainer goroutine, which exists only
+// while the queue holds events (and, first, while a subscription that
+// resumed reads the trail), sends them on as the client takes them.
 type subscriber struct {
 	filter ledger.FeedFilter
 	buffer int
-	mu     sync.Mutex
-	queue  []*ent.AuditEvent
-	more   chan struct{} // signalled when the queue grows
-	full   chan struct{} // closed when the backlog overflowed
-	once   sync.Once
+	out    chan *ent.AuditEvent
+
+	// Under mu (the hub offers under its own lock and then this one).
+	mu       sync.Mutex
+	cursor   ledger.Position   // the last position sent or queued
+	queue    []*ent.AuditEvent // waiting for the drainer, in order
+	draining bool              // a drainer runs: new events go to the queue
+	ended    bool              // no longer fed
+	closed   bool              // out is closed
+	err      error
+	slow     func(error) // ends the subscriber as too slow (outside mu)
+	restart  func()      // starts a drainer for the queue (under mu)
 }
 
-// offer queues a read's events for the subscriber, those it wants, without
-// waiting (under the hub's lock). A subscriber that still holds more than
-// its buffer from earlier reads when new events come is too slow: it has
-// not kept up between two reads of the feed. (One read's events may be
-// more than the buffer; they are let in, so that a burst does not drop a
-// client that keeps up: the backlog is bounded by the buffer plus one
-// read.)
+// offer hands the subscriber a read's events, those it wants and has not
+// had, without waiting (under the hub's lock). A subscriber that still has
+// more than its buffer waiting from earlier reads when new events come is
+// too slow: it has not kept up between two reads of the feed. (One read's
+// events may be more than the buffer; they are let in, so that a burst does
+// not drop a client that keeps up: the backlog is bounded by the buffer plus
+// one read.)
 func (s *subscriber) offer(evs []*ent.AuditEvent) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	added := false
+	if s.ended {
+		s.mu.Unlock()
+		return
+	}
+	checked := false
 	for _, e := range evs {
-		if !s.filter.Matches(e) {
+		p := ledger.PositionOf(e)
+		if !s.filter.Matches(e) || !s.cursor.Less(p) {
 			continue
 		}
-		if !added && len(s.queue) > s.buffer {
-			s.once.Do(func() { close(s.full) })
-			return
+		if !checked {
+			checked = true
+			if len(s.queue) > s.buffer {
+				err := fmt.Errorf("%w: more than %d events waited to be sent; resubscribe with after: the last id received", ErrSlow, s.buffer)
+				s.mu.Unlock()
+				s.slow(err)
+				return
+			}
+		}
+		s.cursor = p
+		if !s.draining {
+			select {
+			case s.out <- e:
+				continue
+			default:
+				s.draining = true
+				s.restart()
+			}
 		}
 		s.queue = append(s.queue, e)
-		added = true
 	}
-	if added {
-		select {
-		case s.more <- struct{}{}:
-		default:
-		}
-	}
+	s.mu.Unlock()
 }
 
-// take empties the queue.
-func (s *subscriber) take() []*ent.AuditEvent {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	q := s.queue
-	s.queue = nil
-	return q
-}
-
-// register adds a subscriber, whose inbox gets the events after the
-// position it answers.
-func (h *Hub) register(filter ledger.FeedFilter) (*subscriber, ledger.Position) {
-	s := &subscriber{filter: filter, buffer: h.opts.Buffer, more: make(chan struct{}, 1), full: make(chan struct{})}
+// register adds a subscriber; the hub offers it the events after the
+// position it answers (its own), and the subscriber's cursor moves there if
+// it was before: what lies between is the drainer's to read from the trail.
+func (h *Hub) register(s *subscriber) ledger.Position {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.subs[s] = struct{}{}
-	return s, h.pos
+	s.mu.Lock()
+	if s.cursor.Less(h.pos) {
+		s.cursor = h.pos
+	}
+	s.mu.Unlock()
+	return h.pos
 }
 
 func (h *Hub) unregister(s *subscriber) {
@@ -272,92 +296,114 @@ func (h *Hub) Subscribe(ctx context.Context, filter ledger.FeedFilter, after *in
 	if err != nil {
 		return nil, err
 	}
-	s, head := h.register(filter)
-	if after == nil && head.Less(cursor) {
-		head = cursor
-	}
-	out := make(chan *ent.AuditEvent)
-	sub := &Subscription{Events: out}
-	go func() {
-		defer close(out)
-		err := h.stream(ctx, s, cursor, head, out)
-		if errors.Is(err, ErrSlow) {
+	s := &subscriber{filter: filter, buffer: h.opts.Buffer, out: make(chan *ent.AuditEvent, directCap), cursor: cursor}
+	s.slow = func(err error) {
+		if s.end(err) {
+			// Maybe under the hub's lock (offer): leave it on its own.
+			go h.unregister(s)
 			disconnect(ctx, err)
 		}
-		sub.mu.Lock()
-		sub.err = err
-		sub.mu.Unlock()
-	}()
-	return sub, nil
+	}
+	s.restart = func() { go h.drain(ctx, s, ledger.Position{}, ledger.Position{}, false) }
+	// While the trail is read (a resumed subscription), the hub's events
+	// wait in the queue; the drainer reads the trail up to where the hub
+	// was when it registered, then sends the queue.
+	s.draining = true
+	from := cursor
+	head := h.register(s)
+	go h.drain(ctx, s, from, head, from.Less(head))
+	context.AfterFunc(ctx, func() {
+		h.unregister(s)
+		s.end(nil)
+	})
+	return &Subscription{Events: s.out, s: s}, nil
 }
 
-// stream sends the subscriber its events after cursor: those up to head
-// from the trail, then those of its inbox. When the inbox overflows while
-// the trail is read (a long catch-up), the subscriber registers again and
-// reads on from the trail; when it overflows while live events wait for
-// the client, the client is too slow and the subscription ends.
-func (h *Hub) stream(ctx context.Context, s *subscriber, cursor, head ledger.Position, out chan<- *ent.AuditEvent) error {
-	defer func() { h.unregister(s) }()
-	slow := func() error {
-		return fmt.Errorf("%w: more than %d events waited to be sent; resubscribe with after: %d", ErrSlow, h.opts.Buffer, cursor.ID)
+// end marks the subscriber ended (with err, when it ends by itself) and,
+// for an error, closes its channel: at once when no drainer runs (the hub
+// sends under mu), else when the drainer stops. It reports whether this
+// call ended it.
+func (s *subscriber) end(err error) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ended {
+		return false
 	}
-	for {
+	s.ended, s.err, s.queue = true, err, nil
+	if !s.draining {
+		s.closeOut()
+	}
+	return true
+}
+
+// closeOut closes the channel of a subscriber that ended by itself (under
+// mu, by its last sender).
+func (s *subscriber) closeOut() {
+	if s.ended && s.err != nil && !s.closed {
+		s.closed = true
+		close(s.out)
+	}
+}
+
+// drain is the drainer: first, for a resumed subscription, the trail's
+// events after from up to head (read with ctx's viewer); then the queue,
+// until it is empty, when the drainer ends and the hub sends directly again.
+func (h *Hub) drain(ctx context.Context, s *subscriber, from, head ledger.Position, catchUp bool) {
+	stop := func() {
+		s.mu.Lock()
+		s.draining = false
+		s.closeOut()
+		s.mu.Unlock()
+	}
+	send := func(e *ent.AuditEvent) bool {
+		select {
+		case s.out <- e:
+			return true
+		case <-ctx.Done():
+			return false
+		}
+	}
+	if catchUp {
+		cursor := from
 		for cursor.Less(head) {
 			evs, err := h.svc.FeedAfter(ctx, cursor, &head, s.filter, batch)
 			if err != nil {
-				return quiet(ctx, err)
+				stop()
+				if ctx.Err() == nil {
+					s.slow(err)
+				}
+				return
 			}
 			for _, e := range evs {
-				select {
-				case out <- e:
-					cursor = ledger.PositionOf(e)
-				case <-ctx.Done():
-					return nil
+				if !send(e) {
+					stop()
+					return
 				}
+				cursor = ledger.PositionOf(e)
 			}
 			if len(evs) < batch {
 				break
 			}
 		}
-		select {
-		case <-s.full:
-			h.unregister(s)
-			s, head = h.register(s.filter)
-			continue
-		default:
-		}
-		break
 	}
 	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-s.full:
-			return slow()
-		case <-s.more:
+		s.mu.Lock()
+		q := s.queue
+		s.queue = nil
+		if len(q) == 0 || s.ended {
+			s.draining = false
+			s.closeOut()
+			s.mu.Unlock()
+			return
 		}
-		for _, e := range s.take() {
-			if !cursor.Less(ledger.PositionOf(e)) {
-				continue
-			}
-			select {
-			case out <- e:
-				cursor = ledger.PositionOf(e)
-			case <-ctx.Done():
-				return nil
-			case <-s.full:
-				return slow()
+		s.mu.Unlock()
+		for _, e := range q {
+			if !send(e) {
+				stop()
+				return
 			}
 		}
 	}
-}
-
-// quiet drops the error of a subscription whose context ended.
-func quiet(ctx context.Context, err error) error {
-	if ctx.Err() != nil {
-		return nil
-	}
-	return err
 }
 
 // Subscribers is how many subscriptions the hub serves now (for tests

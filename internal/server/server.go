@@ -175,8 +175,10 @@ func New(opts Options) *Server {
 		oc := graphql.GetOperationContext(ctx)
 		return oc.Operation != nil && oc.Operation.Operation == ast.Mutation
 	}
+	// A subscription gets none: its loaders would live as long as it and
+	// answer later events from what they cached for the first.
 	exec.AroundOperations(func(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
-		if !isMutation(ctx) {
+		if oc := graphql.GetOperationContext(ctx); oc.Operation != nil && oc.Operation.Operation == ast.Query {
 			ctx = resolver.WithLoaders(ctx)
 		}
 		return next(ctx)
