@@ -249,15 +249,27 @@ func TestSubscriptionDebtChanged(t *testing.T) {
 			Events                                     []struct{ Operation string }
 		}
 	}
-	s.Data(t, "d", &d)
-	if d.DebtChanged.ID != debtID || d.DebtChanged.PaidAmount != "40.00" || d.DebtChanged.RemainingAmount != "60.00" {
+	for i := 0; d.DebtChanged.PaidAmount != "40.00"; i++ {
+		if i == 4 {
+			t.Fatalf("no debtChanged shows the payment; the last: %+v", d.DebtChanged)
+		}
+		s.Data(t, "d", &d)
+	}
+	if d.DebtChanged.ID != debtID || d.DebtChanged.RemainingAmount != "60.00" {
 		t.Fatalf("debtChanged %+v", d.DebtChanged)
 	}
 	caller.Do(t, `mutation($c: UUID!, $in: WithdrawDebtInput!) { withdrawDebt(clientId: $c, input: $in) { id } }`,
 		apitest.Vars{"c": clientID, "in": apitest.Vars{"id": debtID}}).OK(t, nil)
-	s.Data(t, "d", &d)
-	// Read afresh for each event, nested fields (loaders) included.
-	if d.DebtChanged.ID != debtID || d.DebtChanged.WithdrawnAt == nil || len(d.DebtChanged.Events) != 3 {
+	// Read afresh for each event, nested fields (loaders) included. (An
+	// event that committed just before the subscription, such as the debt's
+	// creation, may come too: at least once; so read until the withdrawal.)
+	for i := 0; d.DebtChanged.WithdrawnAt == nil; i++ {
+		if i == 4 {
+			t.Fatalf("no debtChanged shows the withdrawal; the last: %+v", d.DebtChanged)
+		}
+		s.Data(t, "d", &d)
+	}
+	if d.DebtChanged.ID != debtID || len(d.DebtChanged.Events) != 3 {
 		t.Fatalf("debtChanged after withdrawal %+v", d.DebtChanged)
 	}
 }

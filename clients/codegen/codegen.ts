@@ -7,7 +7,8 @@
 import type { CodegenConfig } from '@graphql-codegen/cli';
 
 const config: CodegenConfig = {
-  schema: '../../schema.graphqls',
+  // The API is schema.graphqls and events.graphqls (subscriptions, webhooks).
+  schema: ['../../schema.graphqls', '../../events.graphqls'],
   documents: ['../../docs/examples/*.graphql'],
   // A document that does not validate against the schema fails the run.
   ignoreNoDocuments: false,
