@@ -1,6 +1,7 @@
 package graph_test
 
 import (
+	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
@@ -12,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -417,4 +419,46 @@ func TestWebhookURLSafety(t *testing.T) {
 	} {
 		env.Admin().Do(t, createEndpoint, apitest.Vars{"in": apitest.Vars{"url": url}}).Refused(t, http.StatusBadRequest, "BAD_USER_INPUT", "input.url")
 	}
+}
+
+// A delivery still failing 24 hours after it was queued is FAILED, with no
+// next attempt; retried by hand, it gets one more attempt.
+func TestWebhookFailsAfterADay(t *testing.T) {
+	env := apitest.New(t)
+	clientID, _ := env.NewClient(t, "Failing AB")
+	r := newReceiver(t)
+	var up atomic.Bool
+	r.answer = func(int) (int, string) {
+		if up.Load() {
+			return 200, ""
+		}
+		return 500, "down"
+	}
+	endpointID := endpointFor(t, env.Admin(), r, clientID, "createDebt")
+	paymentDebtOf(t, env, clientID, "D-1", "10.00")
+	r.next(t)
+	l := deliveriesUntil(t, env.Admin(), endpointID, func(l deliveryLog) bool {
+		return len(l.WebhookDeliveries.Nodes) == 1 && len(l.WebhookDeliveries.Nodes[0].Attempts) == 1
+	})
+	id := l.WebhookDeliveries.Nodes[0].ID
+	// The day passes: queued 25 hours ago, due now.
+	update := "UPDATE webhook_deliveries SET created_at = ?, next_attempt_at = ? WHERE id = ?"
+	if env.Postgres {
+		update = "UPDATE webhook_deliveries SET created_at = $1, next_attempt_at = $2 WHERE id = $3"
+	}
+	if _, err := env.DB.SQL.ExecContext(context.Background(), update,
+		time.Now().Add(-25*time.Hour).UTC(), time.Now().Add(-time.Second).UTC(), id); err != nil {
+		t.Fatal(err)
+	}
+	r.next(t)
+	l = deliveriesUntil(t, env.Admin(), endpointID, func(l deliveryLog) bool {
+		return l.WebhookDeliveries.Nodes[0].Status == "FAILED"
+	})
+	if d := l.WebhookDeliveries.Nodes[0]; len(d.Attempts) != 2 || d.NextAttemptAt != nil {
+		t.Fatalf("failed delivery %+v", d)
+	}
+	up.Store(true)
+	env.Admin().Do(t, `mutation($id: UUID!) { retryWebhookDelivery(id: $id) { status } }`, apitest.Vars{"id": id}).OK(t, nil)
+	r.next(t)
+	deliveriesUntil(t, env.Admin(), endpointID, allDelivered(1))
 }

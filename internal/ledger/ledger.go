@@ -101,9 +101,10 @@ type Service struct {
 	// payments books together the payments on one debt that arrive while
 	// one is being booked (queuedBooker).
 	payments *paymentQueues
-	// feedByXact orders the event feed by writing transaction, then id
-	// (PostgreSQL); by id alone on SQLite (feed.go).
-	feedByXact bool
+	// postgres: the event feed orders by writing transaction, then id
+	// (feed.go; by id alone on SQLite), and the webhook queue locks rows
+	// with SKIP LOCKED (webhooks.go).
+	postgres bool
 	// committed, when set, is called after a transaction that appended to
 	// the audit trail commits: the in-process wake-up of the event feed
 	// (SQLite; PostgreSQL's NOTIFY wakes every replica).
@@ -117,7 +118,7 @@ type Service struct {
 func New(db *store.DB, clock Clock) *Service {
 	s := &Service{orm: db.Ent, clock: clock, locker: db, payments: &paymentQueues{}}
 	if db.IsPostgres() {
-		s.feedByXact = true
+		s.postgres = true
 		s.booker = queuedBooker{pgBooker{s}}
 	} else {
 		s.booker = plainBooker{s}
