@@ -51,7 +51,17 @@ func (r *Resolver) subscribeDebtChanged(ctx context.Context, clientID string, id
 	out := make(chan *ent.Debt)
 	go func() {
 		defer close(out)
-		for range sub.Events {
+		for {
+			// The channel closes when the subscription ends by itself; when
+			// its context ends it is only no longer fed.
+			select {
+			case _, ok := <-sub.Events:
+				if !ok {
+					return
+				}
+			case <-ctx.Done():
+				return
+			}
 			q, err := r.orm.Debt.Query().Where(debt.ClientID(clientID), debt.ID(scalar.IntID(id))).CollectFields(ctx)
 			if err != nil {
 				return

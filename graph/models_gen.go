@@ -53,7 +53,7 @@ type InvoiceByIDsInput struct {
 // any replica reaches every listener, and a listener that resumes after the
 // last event id it saw misses none, even when transactions commit out of id
 // order. A subscriber that does not read its events fast enough is
-// disconnected (close code 1008, with the id to resume after in the reason);
+// disconnected (close code 1008: resubscribe with after, the last id received);
 // a revoked key's subscriptions end within 5 seconds (close code 4401).
 type Subscription struct {
 }

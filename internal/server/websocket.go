@@ -35,7 +35,7 @@ const (
 	// connected (graphql-ws's 4401).
 	closeUnauthorized = 4401
 	// closeSlowConsumer: the client did not read its events fast enough
-	// (RFC 6455's policy violation); the reason names the id to resume
+	// (RFC 6455's policy violation); the reason says to resubscribe with
 	// after.
 	closeSlowConsumer = 1008
 	// closeGoingAway: the server shuts down (RFC 6455).
