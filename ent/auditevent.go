@@ -35,6 +35,8 @@ type AuditEvent struct {
 	RequestID string `json:"request_id,omitempty"`
 	// DebtID holds the value of the "debt_id" field.
 	DebtID *scalar.IntID `json:"debt_id,omitempty"`
+	// Xact holds the value of the "xact" field.
+	Xact *int64 `json:"xact,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the AuditEventQuery when eager-loading is set.
 	Edges        AuditEventEdges `json:"edges"`
@@ -81,7 +83,7 @@ func (*AuditEvent) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case auditevent.FieldID, auditevent.FieldDebtID:
+		case auditevent.FieldID, auditevent.FieldDebtID, auditevent.FieldXact:
 			values[i] = new(sql.NullInt64)
 		case auditevent.FieldClientID, auditevent.FieldAPIKeyID, auditevent.FieldAPIKeyName, auditevent.FieldRole, auditevent.FieldOperation, auditevent.FieldRequestID:
 			values[i] = new(sql.NullString)
@@ -160,6 +162,13 @@ func (_m *AuditEvent) assignValues(columns []string, values []any) error {
 				_m.DebtID = new(scalar.IntID)
 				*_m.DebtID = scalar.IntID(value.Int64)
 			}
+		case auditevent.FieldXact:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field xact", values[i])
+			} else if value.Valid {
+				_m.Xact = new(int64)
+				*_m.Xact = value.Int64
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -231,6 +240,11 @@ func (_m *AuditEvent) String() string {
 	builder.WriteString(", ")
 	if v := _m.DebtID; v != nil {
 		builder.WriteString("debt_id=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
+	}
+	builder.WriteString(", ")
+	if v := _m.Xact; v != nil {
+		builder.WriteString("xact=")
 		builder.WriteString(fmt.Sprintf("%v", *v))
 	}
 	builder.WriteByte(')')

@@ -105,6 +105,20 @@ func (_c *AuditEventCreate) SetNillableDebtID(v *scalar.IntID) *AuditEventCreate
 	return _c
 }
 
+// SetXact sets the "xact" field.
+func (_c *AuditEventCreate) SetXact(v int64) *AuditEventCreate {
+	_c.mutation.SetXact(v)
+	return _c
+}
+
+// SetNillableXact sets the "xact" field if the given value is not nil.
+func (_c *AuditEventCreate) SetNillableXact(v *int64) *AuditEventCreate {
+	if v != nil {
+		_c.SetXact(*v)
+	}
+	return _c
+}
+
 // SetID sets the "id" field.
 func (_c *AuditEventCreate) SetID(v scalar.IntID) *AuditEventCreate {
 	_c.mutation.SetID(v)
@@ -278,6 +292,10 @@ func (_c *AuditEventCreate) createSpec() (*AuditEvent, *sqlgraph.CreateSpec) {
 		_spec.SetField(auditevent.FieldRequestID, field.TypeString, value)
 		_node.RequestID = value
 	}
+	if value, ok := _c.mutation.Xact(); ok {
+		_spec.SetField(auditevent.FieldXact, field.TypeInt64, value)
+		_node.Xact = &value
+	}
 	if nodes := _c.mutation.DebtIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.M2O,
@@ -403,6 +421,9 @@ func (u *AuditEventUpsertOne) UpdateNewValues() *AuditEventUpsertOne {
 		}
 		if _, exists := u.create.mutation.DebtID(); exists {
 			s.SetIgnore(auditevent.FieldDebtID)
+		}
+		if _, exists := u.create.mutation.Xact(); exists {
+			s.SetIgnore(auditevent.FieldXact)
 		}
 	}))
 	return u
@@ -640,6 +661,9 @@ func (u *AuditEventUpsertBulk) UpdateNewValues() *AuditEventUpsertBulk {
 			}
 			if _, exists := b.mutation.DebtID(); exists {
 				s.SetIgnore(auditevent.FieldDebtID)
+			}
+			if _, exists := b.mutation.Xact(); exists {
+				s.SetIgnore(auditevent.FieldXact)
 			}
 		}
 	}))

@@ -116,6 +116,9 @@ func (_u *AuditEventUpdate) sqlSave(ctx context.Context) (_node int, err error) 
 	if _u.mutation.ClientIDCleared() {
 		_spec.ClearField(auditevent.FieldClientID, field.TypeString)
 	}
+	if _u.mutation.XactCleared() {
+		_spec.ClearField(auditevent.FieldXact, field.TypeInt64)
+	}
 	if _u.mutation.RecordsCleared() {
 		edge := &sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.O2M,
@@ -298,6 +301,9 @@ func (_u *AuditEventUpdateOne) sqlSave(ctx context.Context) (_node *AuditEvent, 
 	}
 	if _u.mutation.ClientIDCleared() {
 		_spec.ClearField(auditevent.FieldClientID, field.TypeString)
+	}
+	if _u.mutation.XactCleared() {
+		_spec.ClearField(auditevent.FieldXact, field.TypeInt64)
 	}
 	if _u.mutation.RecordsCleared() {
 		edge := &sqlgraph.EdgeSpec{

@@ -27,6 +27,8 @@ import (
 	"github.com/debtql/debtql/ent/invoicearticle"
 	"github.com/debtql/debtql/ent/payment"
 	"github.com/debtql/debtql/ent/referencerate"
+	"github.com/debtql/debtql/ent/webhookdelivery"
+	"github.com/debtql/debtql/ent/webhookendpoint"
 )
 
 // ent aliases to avoid import conflicts in user's code.
@@ -102,6 +104,8 @@ func checkColumn(t, c string) error {
 			invoicearticle.Table:    invoicearticle.ValidColumn,
 			payment.Table:           payment.ValidColumn,
 			referencerate.Table:     referencerate.ValidColumn,
+			webhookdelivery.Table:   webhookdelivery.ValidColumn,
+			webhookendpoint.Table:   webhookendpoint.ValidColumn,
 		})
 	})
 	return columnCheck(t, c)

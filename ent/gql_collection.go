@@ -19,6 +19,8 @@ import (
 	"github.com/debtql/debtql/ent/invoicearticle"
 	"github.com/debtql/debtql/ent/payment"
 	"github.com/debtql/debtql/ent/referencerate"
+	"github.com/debtql/debtql/ent/webhookdelivery"
+	"github.com/debtql/debtql/ent/webhookendpoint"
 )
 
 // CollectFields tells the query-builder to eagerly load connected nodes by resolver context.
@@ -1846,6 +1848,266 @@ func newReferenceRatePaginateArgs(rv map[string]any) *referenceratePaginateArgs 
 	}
 	if v := rv[beforeField]; v != nil {
 		args.before = v.(*Cursor)
+	}
+	return args
+}
+
+// CollectFields tells the query-builder to eagerly load connected nodes by resolver context.
+func (_q *WebhookDeliveryQuery) CollectFields(ctx context.Context, satisfies ...string) (*WebhookDeliveryQuery, error) {
+	fc := graphql.GetFieldContext(ctx)
+	if fc == nil {
+		return _q, nil
+	}
+	if err := _q.collectField(ctx, false, graphql.GetOperationContext(ctx), fc.Field, nil, satisfies...); err != nil {
+		return nil, err
+	}
+	return _q, nil
+}
+
+func (_q *WebhookDeliveryQuery) collectField(ctx context.Context, oneNode bool, opCtx *graphql.OperationContext, collected graphql.CollectedField, path []string, satisfies ...string) error {
+	path = append([]string(nil), path...)
+	var (
+		unknownSeen    bool
+		fieldSeen      = make(map[string]struct{}, len(webhookdelivery.Columns))
+		selectedFields = []string{webhookdelivery.FieldID}
+	)
+	for _, field := range graphql.CollectFields(opCtx, collected.Selections, satisfies) {
+		switch field.Name {
+
+		case "endpoint":
+			var (
+				alias = field.Alias
+				path  = append(path, alias)
+				query = (&WebhookEndpointClient{config: _q.config}).Query()
+			)
+			if err := query.collectField(ctx, oneNode, opCtx, field, path, mayAddCondition(satisfies, webhookendpointImplementors)...); err != nil {
+				return err
+			}
+			_q.withEndpoint = query
+			if _, ok := fieldSeen[webhookdelivery.FieldEndpointID]; !ok {
+				selectedFields = append(selectedFields, webhookdelivery.FieldEndpointID)
+				fieldSeen[webhookdelivery.FieldEndpointID] = struct{}{}
+			}
+		case "createdAt":
+			if _, ok := fieldSeen[webhookdelivery.FieldCreatedAt]; !ok {
+				selectedFields = append(selectedFields, webhookdelivery.FieldCreatedAt)
+				fieldSeen[webhookdelivery.FieldCreatedAt] = struct{}{}
+			}
+		case "updatedAt":
+			if _, ok := fieldSeen[webhookdelivery.FieldUpdatedAt]; !ok {
+				selectedFields = append(selectedFields, webhookdelivery.FieldUpdatedAt)
+				fieldSeen[webhookdelivery.FieldUpdatedAt] = struct{}{}
+			}
+		case "endpointID":
+			if _, ok := fieldSeen[webhookdelivery.FieldEndpointID]; !ok {
+				selectedFields = append(selectedFields, webhookdelivery.FieldEndpointID)
+				fieldSeen[webhookdelivery.FieldEndpointID] = struct{}{}
+			}
+		case "clientID":
+			if _, ok := fieldSeen[webhookdelivery.FieldClientID]; !ok {
+				selectedFields = append(selectedFields, webhookdelivery.FieldClientID)
+				fieldSeen[webhookdelivery.FieldClientID] = struct{}{}
+			}
+		case "eventID":
+			if _, ok := fieldSeen[webhookdelivery.FieldEventID]; !ok {
+				selectedFields = append(selectedFields, webhookdelivery.FieldEventID)
+				fieldSeen[webhookdelivery.FieldEventID] = struct{}{}
+			}
+		case "status":
+			if _, ok := fieldSeen[webhookdelivery.FieldStatus]; !ok {
+				selectedFields = append(selectedFields, webhookdelivery.FieldStatus)
+				fieldSeen[webhookdelivery.FieldStatus] = struct{}{}
+			}
+		case "attempts":
+			if _, ok := fieldSeen[webhookdelivery.FieldAttempts]; !ok {
+				selectedFields = append(selectedFields, webhookdelivery.FieldAttempts)
+				fieldSeen[webhookdelivery.FieldAttempts] = struct{}{}
+			}
+		case "nextAttemptAt":
+			if _, ok := fieldSeen[webhookdelivery.FieldNextAttemptAt]; !ok {
+				selectedFields = append(selectedFields, webhookdelivery.FieldNextAttemptAt)
+				fieldSeen[webhookdelivery.FieldNextAttemptAt] = struct{}{}
+			}
+		case "id":
+		case "__typename":
+		default:
+			unknownSeen = true
+		}
+	}
+	if !unknownSeen {
+		_q.Select(selectedFields...)
+	}
+	return nil
+}
+
+type webhookdeliveryPaginateArgs struct {
+	first, last   *int
+	after, before *Cursor
+	opts          []WebhookDeliveryPaginateOption
+}
+
+func newWebhookDeliveryPaginateArgs(rv map[string]any) *webhookdeliveryPaginateArgs {
+	args := &webhookdeliveryPaginateArgs{}
+	if rv == nil {
+		return args
+	}
+	if v := rv[firstField]; v != nil {
+		args.first = v.(*int)
+	}
+	if v := rv[lastField]; v != nil {
+		args.last = v.(*int)
+	}
+	if v := rv[afterField]; v != nil {
+		args.after = v.(*Cursor)
+	}
+	if v := rv[beforeField]; v != nil {
+		args.before = v.(*Cursor)
+	}
+	if v, ok := rv[orderByField]; ok {
+		switch v := v.(type) {
+		case map[string]any:
+			var (
+				err1, err2 error
+				order      = &WebhookDeliveryOrder{Field: &WebhookDeliveryOrderField{}, Direction: entgql.OrderDirectionAsc}
+			)
+			if d, ok := v[directionField]; ok {
+				err1 = order.Direction.UnmarshalGQL(d)
+			}
+			if f, ok := v[fieldField]; ok {
+				err2 = order.Field.UnmarshalGQL(f)
+			}
+			if err1 == nil && err2 == nil {
+				args.opts = append(args.opts, WithWebhookDeliveryOrder(order))
+			}
+		case *WebhookDeliveryOrder:
+			if v != nil {
+				args.opts = append(args.opts, WithWebhookDeliveryOrder(v))
+			}
+		}
+	}
+	return args
+}
+
+// CollectFields tells the query-builder to eagerly load connected nodes by resolver context.
+func (_q *WebhookEndpointQuery) CollectFields(ctx context.Context, satisfies ...string) (*WebhookEndpointQuery, error) {
+	fc := graphql.GetFieldContext(ctx)
+	if fc == nil {
+		return _q, nil
+	}
+	if err := _q.collectField(ctx, false, graphql.GetOperationContext(ctx), fc.Field, nil, satisfies...); err != nil {
+		return nil, err
+	}
+	return _q, nil
+}
+
+func (_q *WebhookEndpointQuery) collectField(ctx context.Context, oneNode bool, opCtx *graphql.OperationContext, collected graphql.CollectedField, path []string, satisfies ...string) error {
+	path = append([]string(nil), path...)
+	var (
+		unknownSeen    bool
+		fieldSeen      = make(map[string]struct{}, len(webhookendpoint.Columns))
+		selectedFields = []string{webhookendpoint.FieldID}
+	)
+	for _, field := range graphql.CollectFields(opCtx, collected.Selections, satisfies) {
+		switch field.Name {
+
+		case "deliveries":
+			var (
+				alias = field.Alias
+				path  = append(path, alias)
+				query = (&WebhookDeliveryClient{config: _q.config}).Query()
+			)
+			if err := query.collectField(ctx, false, opCtx, field, path, mayAddCondition(satisfies, webhookdeliveryImplementors)...); err != nil {
+				return err
+			}
+			_q.WithNamedDeliveries(alias, func(wq *WebhookDeliveryQuery) {
+				*wq = *query
+			})
+		case "createdAt":
+			if _, ok := fieldSeen[webhookendpoint.FieldCreatedAt]; !ok {
+				selectedFields = append(selectedFields, webhookendpoint.FieldCreatedAt)
+				fieldSeen[webhookendpoint.FieldCreatedAt] = struct{}{}
+			}
+		case "updatedAt":
+			if _, ok := fieldSeen[webhookendpoint.FieldUpdatedAt]; !ok {
+				selectedFields = append(selectedFields, webhookendpoint.FieldUpdatedAt)
+				fieldSeen[webhookendpoint.FieldUpdatedAt] = struct{}{}
+			}
+		case "clientID":
+			if _, ok := fieldSeen[webhookendpoint.FieldClientID]; !ok {
+				selectedFields = append(selectedFields, webhookendpoint.FieldClientID)
+				fieldSeen[webhookendpoint.FieldClientID] = struct{}{}
+			}
+		case "url":
+			if _, ok := fieldSeen[webhookendpoint.FieldURL]; !ok {
+				selectedFields = append(selectedFields, webhookendpoint.FieldURL)
+				fieldSeen[webhookendpoint.FieldURL] = struct{}{}
+			}
+		case "description":
+			if _, ok := fieldSeen[webhookendpoint.FieldDescription]; !ok {
+				selectedFields = append(selectedFields, webhookendpoint.FieldDescription)
+				fieldSeen[webhookendpoint.FieldDescription] = struct{}{}
+			}
+		case "operations":
+			if _, ok := fieldSeen[webhookendpoint.FieldOperations]; !ok {
+				selectedFields = append(selectedFields, webhookendpoint.FieldOperations)
+				fieldSeen[webhookendpoint.FieldOperations] = struct{}{}
+			}
+		case "id":
+		case "__typename":
+		default:
+			unknownSeen = true
+		}
+	}
+	if !unknownSeen {
+		_q.Select(selectedFields...)
+	}
+	return nil
+}
+
+type webhookendpointPaginateArgs struct {
+	first, last   *int
+	after, before *Cursor
+	opts          []WebhookEndpointPaginateOption
+}
+
+func newWebhookEndpointPaginateArgs(rv map[string]any) *webhookendpointPaginateArgs {
+	args := &webhookendpointPaginateArgs{}
+	if rv == nil {
+		return args
+	}
+	if v := rv[firstField]; v != nil {
+		args.first = v.(*int)
+	}
+	if v := rv[lastField]; v != nil {
+		args.last = v.(*int)
+	}
+	if v := rv[afterField]; v != nil {
+		args.after = v.(*Cursor)
+	}
+	if v := rv[beforeField]; v != nil {
+		args.before = v.(*Cursor)
+	}
+	if v, ok := rv[orderByField]; ok {
+		switch v := v.(type) {
+		case map[string]any:
+			var (
+				err1, err2 error
+				order      = &WebhookEndpointOrder{Field: &WebhookEndpointOrderField{}, Direction: entgql.OrderDirectionAsc}
+			)
+			if d, ok := v[directionField]; ok {
+				err1 = order.Direction.UnmarshalGQL(d)
+			}
+			if f, ok := v[fieldField]; ok {
+				err2 = order.Field.UnmarshalGQL(f)
+			}
+			if err1 == nil && err2 == nil {
+				args.opts = append(args.opts, WithWebhookEndpointOrder(order))
+			}
+		case *WebhookEndpointOrder:
+			if v != nil {
+				args.opts = append(args.opts, WithWebhookEndpointOrder(v))
+			}
+		}
 	}
 	return args
 }

@@ -167,3 +167,23 @@ func (_m *Payment) Invoice(ctx context.Context) (*DebtItem, error) {
 	}
 	return result, err
 }
+
+func (_m *WebhookDelivery) Endpoint(ctx context.Context) (*WebhookEndpoint, error) {
+	result, err := _m.Edges.EndpointOrErr()
+	if IsNotLoaded(err) {
+		result, err = _m.QueryEndpoint().Only(ctx)
+	}
+	return result, err
+}
+
+func (_m *WebhookEndpoint) Deliveries(ctx context.Context) (result []*WebhookDelivery, err error) {
+	if fc := graphql.GetFieldContext(ctx); fc != nil && fc.Field.Alias != "" {
+		result, err = _m.NamedDeliveries(graphql.GetFieldContext(ctx).Field.Alias)
+	} else {
+		result, err = _m.Edges.DeliveriesOrErr()
+	}
+	if IsNotLoaded(err) {
+		result, err = _m.QueryDeliveries().All(ctx)
+	}
+	return result, err
+}

@@ -21,6 +21,8 @@ import (
 	"github.com/debtql/debtql/ent/invoicearticle"
 	"github.com/debtql/debtql/ent/payment"
 	"github.com/debtql/debtql/ent/referencerate"
+	"github.com/debtql/debtql/ent/webhookdelivery"
+	"github.com/debtql/debtql/ent/webhookendpoint"
 	"github.com/debtql/debtql/internal/scalar"
 	"github.com/hashicorp/go-multierror"
 )
@@ -143,6 +145,16 @@ func (_m ReferenceRate) marshalID() string {
 	_m.ID.MarshalGQL(&buf)
 	return buf.String()
 }
+
+var webhookdeliveryImplementors = []string{"WebhookDelivery", "Node"}
+
+// IsNode implements the Node interface check for GQLGen.
+func (*WebhookDelivery) IsNode() {}
+
+var webhookendpointImplementors = []string{"WebhookEndpoint", "Node"}
+
+// IsNode implements the Node interface check for GQLGen.
+func (*WebhookEndpoint) IsNode() {}
 
 var errNodeInvalidID = &NotFoundError{"node"}
 
@@ -338,6 +350,24 @@ func (c *Client) noder(ctx context.Context, table string, id string) (Noder, err
 			Where(referencerate.ID(uid))
 		if fc := graphql.GetFieldContext(ctx); fc != nil {
 			if err := query.collectField(ctx, true, graphql.GetOperationContext(ctx), fc.Field, nil, referencerateImplementors...); err != nil {
+				return nil, err
+			}
+		}
+		return query.Only(ctx)
+	case webhookdelivery.Table:
+		query := c.WebhookDelivery.Query().
+			Where(webhookdelivery.ID(id))
+		if fc := graphql.GetFieldContext(ctx); fc != nil {
+			if err := query.collectField(ctx, true, graphql.GetOperationContext(ctx), fc.Field, nil, webhookdeliveryImplementors...); err != nil {
+				return nil, err
+			}
+		}
+		return query.Only(ctx)
+	case webhookendpoint.Table:
+		query := c.WebhookEndpoint.Query().
+			Where(webhookendpoint.ID(id))
+		if fc := graphql.GetFieldContext(ctx); fc != nil {
+			if err := query.collectField(ctx, true, graphql.GetOperationContext(ctx), fc.Field, nil, webhookendpointImplementors...); err != nil {
 				return nil, err
 			}
 		}
@@ -652,6 +682,38 @@ func (c *Client) noders(ctx context.Context, table string, ids []string) ([]Node
 		}
 		for _, node := range nodes {
 			for _, noder := range idmap[node.marshalID()] {
+				*noder = node
+			}
+		}
+	case webhookdelivery.Table:
+		query := c.WebhookDelivery.Query().
+			Where(webhookdelivery.IDIn(ids...))
+		query, err := query.CollectFields(ctx, webhookdeliveryImplementors...)
+		if err != nil {
+			return nil, err
+		}
+		nodes, err := query.All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, node := range nodes {
+			for _, noder := range idmap[node.ID] {
+				*noder = node
+			}
+		}
+	case webhookendpoint.Table:
+		query := c.WebhookEndpoint.Query().
+			Where(webhookendpoint.IDIn(ids...))
+		query, err := query.CollectFields(ctx, webhookendpointImplementors...)
+		if err != nil {
+			return nil, err
+		}
+		nodes, err := query.All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, node := range nodes {
+			for _, noder := range idmap[node.ID] {
 				*noder = node
 			}
 		}

@@ -22,6 +22,8 @@ import (
 	"github.com/debtql/debtql/ent/invoicearticle"
 	"github.com/debtql/debtql/ent/payment"
 	"github.com/debtql/debtql/ent/referencerate"
+	"github.com/debtql/debtql/ent/webhookdelivery"
+	"github.com/debtql/debtql/ent/webhookendpoint"
 	"github.com/vektah/gqlparser/v2/ast"
 )
 
@@ -3177,6 +3179,514 @@ func (_m *ReferenceRateQuery) CollectSelection(ctx context.Context, field graphq
 // Nodes returns the nodes of the connection's edges.
 func (c *ReferenceRateConnection) Nodes() []*ReferenceRate {
 	nodes := make([]*ReferenceRate, len(c.Edges))
+	for i, e := range c.Edges {
+		nodes[i] = e.Node
+	}
+	return nodes
+}
+
+// Page returns one page of WebhookDelivery as a connection. The total count is
+// computed only when totalCount is selected: with the page's rows, as a
+// column of the same statement (one round trip, not two), or on its own
+// when no row comes back; from p.Total when set, else by counting.
+func (_m *WebhookDeliveryQuery) Page(ctx context.Context, p Paging, opts ...WebhookDeliveryPaginateOption) (*WebhookDeliveryConnection, error) {
+	pager, err := newWebhookDeliveryPager(opts, !p.ByPage && p.Last != nil)
+	if err != nil {
+		return nil, err
+	}
+	if _m, err = pager.applyFilter(_m); err != nil {
+		return nil, err
+	}
+	wantTotal := hasCollectedField(ctx, totalCountField)
+	// The filtered rows before paging, for the count: a copy made now,
+	// before the page's cursors, offset, limit and order are applied.
+	countQuery := _m.Clone()
+	countQuery.ctx.Fields = nil
+	// The kept total of this dialect, if any (a new selector each call).
+	kept := func() *sql.Selector {
+		if p.Total == nil {
+			return nil
+		}
+		return p.Total(_m.driver.Dialect())
+	}
+	count := func() (int, error) {
+		if total := kept(); total != nil {
+			n, ok, err := keptTotal(ctx, _m.driver, total)
+			if err != nil || ok {
+				return n, err
+			}
+		}
+		return countQuery.Clone().Count(ctx)
+	}
+	field, path := pageNodeField(ctx)
+	if field == nil && !hasCollectedField(ctx, pageInfoField) && !hasCollectedField(ctx, edgesField) {
+		var total int
+		if wantTotal {
+			if total, err = count(); err != nil {
+				return nil, err
+			}
+		}
+		return &WebhookDeliveryConnection{Edges: []*WebhookDeliveryEdge{}, TotalCount: total}, nil
+	}
+	var keptSel *sql.Selector
+	if wantTotal {
+		keptSel = kept()
+	}
+	if keptSel != nil {
+		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(keptSel, pageTotalColumn) })
+	} else if wantTotal {
+		// The count as a column of the page's statement: the copy's SQL,
+		// with the query's interceptors (the tenant filter) applied as
+		// Count would apply them.
+		c := countQuery.Clone()
+		if err := c.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		distinct := c.ctx.Unique != nil && *c.ctx.Unique
+		c.Unique(false)
+		cs := c.sqlQuery(ctx)
+		if distinct {
+			cs.Select(sql.Count(sql.Distinct(cs.C(webhookdelivery.FieldID))))
+		} else {
+			cs.Select(sql.Count(cs.C(webhookdelivery.FieldID)))
+		}
+		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(cs, pageTotalColumn) })
+	}
+	if field != nil {
+		if err := _m.collectField(ctx, false, graphql.GetOperationContext(ctx), *field, path); err != nil {
+			return nil, err
+		}
+	}
+	var limit int
+	if p.ByPage {
+		limit = p.Limit
+		if p.Offset == 0 {
+			_m.Limit(limit + 1)
+		} else if _m, err = deferWebhookDeliveryPageRows(ctx, _m, countQuery, pager, p.Offset, limit+1); err != nil {
+			return nil, err
+		}
+	} else {
+		if _m, err = pager.applyCursors(_m, p.After, p.Before); err != nil {
+			return nil, err
+		}
+		limit = paginateLimit(p.First, p.Last) - 1
+	}
+	_m.Limit(limit + 1)
+	_m = pager.applyOrder(_m)
+	nodes, err := _m.All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var total int
+	if wantTotal {
+		if total, err = pageTotal(nodes, func(n *WebhookDelivery) (ent.Value, error) { return n.Value(pageTotalColumn) }, count); err != nil {
+			return nil, err
+		}
+	}
+	conn := pageOfWebhookDeliveryConnection(nodes, p, limit, pager)
+	conn.TotalCount = total
+	return conn, nil
+}
+
+// pageOfWebhookDeliveryConnection makes the connection of a page's nodes, read with
+// one row more than the page's limit to tell whether there are more.
+func pageOfWebhookDeliveryConnection(nodes []*WebhookDelivery, p Paging, limit int, pager *webhookdeliveryPager) *WebhookDeliveryConnection {
+	conn := &WebhookDeliveryConnection{}
+	more := len(nodes) > limit
+	if more {
+		nodes = nodes[:limit]
+	}
+	switch {
+	case p.ByPage:
+		conn.PageInfo.HasNextPage = more
+		conn.PageInfo.HasPreviousPage = p.Offset > 0
+	case p.Last != nil:
+		for i, j := 0, len(nodes)-1; i < j; i, j = i+1, j-1 {
+			nodes[i], nodes[j] = nodes[j], nodes[i]
+		}
+		conn.PageInfo.HasPreviousPage = more
+		conn.PageInfo.HasNextPage = p.Before != nil
+	default:
+		conn.PageInfo.HasNextPage = more
+		conn.PageInfo.HasPreviousPage = p.After != nil
+	}
+	conn.Edges = make([]*WebhookDeliveryEdge, len(nodes))
+	for i, node := range nodes {
+		conn.Edges[i] = &WebhookDeliveryEdge{Node: node, Cursor: pager.toCursor(node)}
+	}
+	if l := len(conn.Edges); l > 0 {
+		conn.PageInfo.StartCursor = &conn.Edges[0].Cursor
+		conn.PageInfo.EndCursor = &conn.Edges[l-1].Cursor
+	}
+	return conn
+}
+
+// deferWebhookDeliveryPageRows makes a page past the first (by page number) a deferred
+// join: the ids of the page's rows are found by skipping offset rows of
+// the filtered list in order, reading only the ids (an index-only scan
+// where an index serves the order), and then only those rows are read.
+// With OFFSET on the query itself PostgreSQL reads every skipped row from
+// the table (page 200 of 50: 9,950 rows for 51). Same statement, same
+// snapshot, same rows.
+func deferWebhookDeliveryPageRows(ctx context.Context, _m *WebhookDeliveryQuery, filtered *WebhookDeliveryQuery, pager *webhookdeliveryPager, offset, limit int) (*WebhookDeliveryQuery, error) {
+	keys := filtered.Clone()
+	keys.Unique(false)
+	keys = pager.applyOrder(keys)
+	keys.Offset(offset).Limit(limit)
+	if err := keys.prepareQuery(ctx); err != nil {
+		return nil, err
+	}
+	ks := keys.sqlQuery(ctx)
+	ks.Select(ks.C(webhookdelivery.FieldID))
+	return _m.Where(func(s *sql.Selector) { s.Where(sql.In(s.C(webhookdelivery.FieldID), ks)) }), nil
+}
+
+// PageEach returns, for each of the groups that the column groupBy splits
+// the query into (the debts of each debtor of a list, say), the page that
+// Page would return for that group alone; keys are the groups' values of
+// groupBy and every key gets a connection. It takes a fixed number of
+// queries whatever the number of groups: a window function numbers the rows
+// of each group, and the page is a range of those numbers.
+func (_m *WebhookDeliveryQuery) PageEach(ctx context.Context, p Paging, groupBy string, keys []string, group func(*WebhookDelivery) string, opts ...WebhookDeliveryPaginateOption) (map[string]*WebhookDeliveryConnection, error) {
+	pager, err := newWebhookDeliveryPager(opts, !p.ByPage && p.Last != nil)
+	if err != nil {
+		return nil, err
+	}
+	if _m, err = pager.applyFilter(_m); err != nil {
+		return nil, err
+	}
+	out := make(map[string]*WebhookDeliveryConnection, len(keys))
+	for _, k := range keys {
+		out[k] = pageOfWebhookDeliveryConnection(nil, p, 0, pager)
+	}
+	if hasCollectedField(ctx, totalCountField) {
+		c := _m.Clone()
+		c.ctx.Fields = nil
+		var counts []struct {
+			Group string `json:"group_key"`
+			Count int    `json:"group_count"`
+		}
+		err := c.Modify(func(s *sql.Selector) {
+			s.Select(sql.As(s.C(groupBy), "group_key"), sql.As(sql.Count("*"), "group_count")).GroupBy(s.C(groupBy))
+		}).Scan(ctx, &counts)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range counts {
+			if conn, ok := out[c.Group]; ok {
+				conn.TotalCount = c.Count
+			}
+		}
+	}
+	field, path := pageNodeField(ctx)
+	if field == nil && !hasCollectedField(ctx, pageInfoField) && !hasCollectedField(ctx, edgesField) {
+		return out, nil
+	}
+	if field != nil {
+		if err := _m.collectField(ctx, false, graphql.GetOperationContext(ctx), *field, path); err != nil {
+			return nil, err
+		}
+	}
+	var limit, from int
+	if p.ByPage {
+		limit, from = p.Limit, p.Offset
+	} else {
+		if _m, err = pager.applyCursors(_m, p.After, p.Before); err != nil {
+			return nil, err
+		}
+		limit = paginateLimit(p.First, p.Last) - 1
+	}
+	if len(_m.ctx.Fields) > 0 {
+		_m.ctx.AppendFieldOnce(groupBy)
+	}
+	_m.modifiers = append(_m.modifiers, rowsPerGroup(groupBy, from, from+limit+1, pager.orderExpr(_m)))
+	_m = pager.applyOrder(_m)
+	nodes, err := _m.All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	grouped := make(map[string][]*WebhookDelivery, len(keys))
+	for _, n := range nodes {
+		grouped[group(n)] = append(grouped[group(n)], n)
+	}
+	for k, ns := range grouped {
+		if conn, ok := out[k]; ok {
+			total := conn.TotalCount
+			*conn = *pageOfWebhookDeliveryConnection(ns, p, limit, pager)
+			conn.TotalCount = total
+		}
+	}
+	return out, nil
+}
+
+// CollectSelection eager-loads the edges that a selection of WebhookDelivery
+// fields asks for (a field whose records another loader reads, such as
+// Invoice.debt), and keeps every column: the loader may need them all.
+func (_m *WebhookDeliveryQuery) CollectSelection(ctx context.Context, field graphql.CollectedField) (*WebhookDeliveryQuery, error) {
+	if err := _m.collectField(ctx, false, graphql.GetOperationContext(ctx), field, nil); err != nil {
+		return nil, err
+	}
+	_m.ctx.Fields = nil
+	return _m, nil
+}
+
+// Nodes returns the nodes of the connection's edges.
+func (c *WebhookDeliveryConnection) Nodes() []*WebhookDelivery {
+	nodes := make([]*WebhookDelivery, len(c.Edges))
+	for i, e := range c.Edges {
+		nodes[i] = e.Node
+	}
+	return nodes
+}
+
+// Page returns one page of WebhookEndpoint as a connection. The total count is
+// computed only when totalCount is selected: with the page's rows, as a
+// column of the same statement (one round trip, not two), or on its own
+// when no row comes back; from p.Total when set, else by counting.
+func (_m *WebhookEndpointQuery) Page(ctx context.Context, p Paging, opts ...WebhookEndpointPaginateOption) (*WebhookEndpointConnection, error) {
+	pager, err := newWebhookEndpointPager(opts, !p.ByPage && p.Last != nil)
+	if err != nil {
+		return nil, err
+	}
+	if _m, err = pager.applyFilter(_m); err != nil {
+		return nil, err
+	}
+	wantTotal := hasCollectedField(ctx, totalCountField)
+	// The filtered rows before paging, for the count: a copy made now,
+	// before the page's cursors, offset, limit and order are applied.
+	countQuery := _m.Clone()
+	countQuery.ctx.Fields = nil
+	// The kept total of this dialect, if any (a new selector each call).
+	kept := func() *sql.Selector {
+		if p.Total == nil {
+			return nil
+		}
+		return p.Total(_m.driver.Dialect())
+	}
+	count := func() (int, error) {
+		if total := kept(); total != nil {
+			n, ok, err := keptTotal(ctx, _m.driver, total)
+			if err != nil || ok {
+				return n, err
+			}
+		}
+		return countQuery.Clone().Count(ctx)
+	}
+	field, path := pageNodeField(ctx)
+	if field == nil && !hasCollectedField(ctx, pageInfoField) && !hasCollectedField(ctx, edgesField) {
+		var total int
+		if wantTotal {
+			if total, err = count(); err != nil {
+				return nil, err
+			}
+		}
+		return &WebhookEndpointConnection{Edges: []*WebhookEndpointEdge{}, TotalCount: total}, nil
+	}
+	var keptSel *sql.Selector
+	if wantTotal {
+		keptSel = kept()
+	}
+	if keptSel != nil {
+		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(keptSel, pageTotalColumn) })
+	} else if wantTotal {
+		// The count as a column of the page's statement: the copy's SQL,
+		// with the query's interceptors (the tenant filter) applied as
+		// Count would apply them.
+		c := countQuery.Clone()
+		if err := c.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		distinct := c.ctx.Unique != nil && *c.ctx.Unique
+		c.Unique(false)
+		cs := c.sqlQuery(ctx)
+		if distinct {
+			cs.Select(sql.Count(sql.Distinct(cs.C(webhookendpoint.FieldID))))
+		} else {
+			cs.Select(sql.Count(cs.C(webhookendpoint.FieldID)))
+		}
+		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(cs, pageTotalColumn) })
+	}
+	if field != nil {
+		if err := _m.collectField(ctx, false, graphql.GetOperationContext(ctx), *field, path); err != nil {
+			return nil, err
+		}
+	}
+	var limit int
+	if p.ByPage {
+		limit = p.Limit
+		if p.Offset == 0 {
+			_m.Limit(limit + 1)
+		} else if _m, err = deferWebhookEndpointPageRows(ctx, _m, countQuery, pager, p.Offset, limit+1); err != nil {
+			return nil, err
+		}
+	} else {
+		if _m, err = pager.applyCursors(_m, p.After, p.Before); err != nil {
+			return nil, err
+		}
+		limit = paginateLimit(p.First, p.Last) - 1
+	}
+	_m.Limit(limit + 1)
+	_m = pager.applyOrder(_m)
+	nodes, err := _m.All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var total int
+	if wantTotal {
+		if total, err = pageTotal(nodes, func(n *WebhookEndpoint) (ent.Value, error) { return n.Value(pageTotalColumn) }, count); err != nil {
+			return nil, err
+		}
+	}
+	conn := pageOfWebhookEndpointConnection(nodes, p, limit, pager)
+	conn.TotalCount = total
+	return conn, nil
+}
+
+// pageOfWebhookEndpointConnection makes the connection of a page's nodes, read with
+// one row more than the page's limit to tell whether there are more.
+func pageOfWebhookEndpointConnection(nodes []*WebhookEndpoint, p Paging, limit int, pager *webhookendpointPager) *WebhookEndpointConnection {
+	conn := &WebhookEndpointConnection{}
+	more := len(nodes) > limit
+	if more {
+		nodes = nodes[:limit]
+	}
+	switch {
+	case p.ByPage:
+		conn.PageInfo.HasNextPage = more
+		conn.PageInfo.HasPreviousPage = p.Offset > 0
+	case p.Last != nil:
+		for i, j := 0, len(nodes)-1; i < j; i, j = i+1, j-1 {
+			nodes[i], nodes[j] = nodes[j], nodes[i]
+		}
+		conn.PageInfo.HasPreviousPage = more
+		conn.PageInfo.HasNextPage = p.Before != nil
+	default:
+		conn.PageInfo.HasNextPage = more
+		conn.PageInfo.HasPreviousPage = p.After != nil
+	}
+	conn.Edges = make([]*WebhookEndpointEdge, len(nodes))
+	for i, node := range nodes {
+		conn.Edges[i] = &WebhookEndpointEdge{Node: node, Cursor: pager.toCursor(node)}
+	}
+	if l := len(conn.Edges); l > 0 {
+		conn.PageInfo.StartCursor = &conn.Edges[0].Cursor
+		conn.PageInfo.EndCursor = &conn.Edges[l-1].Cursor
+	}
+	return conn
+}
+
+// deferWebhookEndpointPageRows makes a page past the first (by page number) a deferred
+// join: the ids of the page's rows are found by skipping offset rows of
+// the filtered list in order, reading only the ids (an index-only scan
+// where an index serves the order), and then only those rows are read.
+// With OFFSET on the query itself PostgreSQL reads every skipped row from
+// the table (page 200 of 50: 9,950 rows for 51). Same statement, same
+// snapshot, same rows.
+func deferWebhookEndpointPageRows(ctx context.Context, _m *WebhookEndpointQuery, filtered *WebhookEndpointQuery, pager *webhookendpointPager, offset, limit int) (*WebhookEndpointQuery, error) {
+	keys := filtered.Clone()
+	keys.Unique(false)
+	keys = pager.applyOrder(keys)
+	keys.Offset(offset).Limit(limit)
+	if err := keys.prepareQuery(ctx); err != nil {
+		return nil, err
+	}
+	ks := keys.sqlQuery(ctx)
+	ks.Select(ks.C(webhookendpoint.FieldID))
+	return _m.Where(func(s *sql.Selector) { s.Where(sql.In(s.C(webhookendpoint.FieldID), ks)) }), nil
+}
+
+// PageEach returns, for each of the groups that the column groupBy splits
+// the query into (the debts of each debtor of a list, say), the page that
+// Page would return for that group alone; keys are the groups' values of
+// groupBy and every key gets a connection. It takes a fixed number of
+// queries whatever the number of groups: a window function numbers the rows
+// of each group, and the page is a range of those numbers.
+func (_m *WebhookEndpointQuery) PageEach(ctx context.Context, p Paging, groupBy string, keys []string, group func(*WebhookEndpoint) string, opts ...WebhookEndpointPaginateOption) (map[string]*WebhookEndpointConnection, error) {
+	pager, err := newWebhookEndpointPager(opts, !p.ByPage && p.Last != nil)
+	if err != nil {
+		return nil, err
+	}
+	if _m, err = pager.applyFilter(_m); err != nil {
+		return nil, err
+	}
+	out := make(map[string]*WebhookEndpointConnection, len(keys))
+	for _, k := range keys {
+		out[k] = pageOfWebhookEndpointConnection(nil, p, 0, pager)
+	}
+	if hasCollectedField(ctx, totalCountField) {
+		c := _m.Clone()
+		c.ctx.Fields = nil
+		var counts []struct {
+			Group string `json:"group_key"`
+			Count int    `json:"group_count"`
+		}
+		err := c.Modify(func(s *sql.Selector) {
+			s.Select(sql.As(s.C(groupBy), "group_key"), sql.As(sql.Count("*"), "group_count")).GroupBy(s.C(groupBy))
+		}).Scan(ctx, &counts)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range counts {
+			if conn, ok := out[c.Group]; ok {
+				conn.TotalCount = c.Count
+			}
+		}
+	}
+	field, path := pageNodeField(ctx)
+	if field == nil && !hasCollectedField(ctx, pageInfoField) && !hasCollectedField(ctx, edgesField) {
+		return out, nil
+	}
+	if field != nil {
+		if err := _m.collectField(ctx, false, graphql.GetOperationContext(ctx), *field, path); err != nil {
+			return nil, err
+		}
+	}
+	var limit, from int
+	if p.ByPage {
+		limit, from = p.Limit, p.Offset
+	} else {
+		if _m, err = pager.applyCursors(_m, p.After, p.Before); err != nil {
+			return nil, err
+		}
+		limit = paginateLimit(p.First, p.Last) - 1
+	}
+	if len(_m.ctx.Fields) > 0 {
+		_m.ctx.AppendFieldOnce(groupBy)
+	}
+	_m.modifiers = append(_m.modifiers, rowsPerGroup(groupBy, from, from+limit+1, pager.orderExpr(_m)))
+	_m = pager.applyOrder(_m)
+	nodes, err := _m.All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	grouped := make(map[string][]*WebhookEndpoint, len(keys))
+	for _, n := range nodes {
+		grouped[group(n)] = append(grouped[group(n)], n)
+	}
+	for k, ns := range grouped {
+		if conn, ok := out[k]; ok {
+			total := conn.TotalCount
+			*conn = *pageOfWebhookEndpointConnection(ns, p, limit, pager)
+			conn.TotalCount = total
+		}
+	}
+	return out, nil
+}
+
+// CollectSelection eager-loads the edges that a selection of WebhookEndpoint
+// fields asks for (a field whose records another loader reads, such as
+// Invoice.debt), and keeps every column: the loader may need them all.
+func (_m *WebhookEndpointQuery) CollectSelection(ctx context.Context, field graphql.CollectedField) (*WebhookEndpointQuery, error) {
+	if err := _m.collectField(ctx, false, graphql.GetOperationContext(ctx), field, nil); err != nil {
+		return nil, err
+	}
+	_m.ctx.Fields = nil
+	return _m, nil
+}
+
+// Nodes returns the nodes of the connection's edges.
+func (c *WebhookEndpointConnection) Nodes() []*WebhookEndpoint {
+	nodes := make([]*WebhookEndpoint, len(c.Edges))
 	for i, e := range c.Edges {
 		nodes[i] = e.Node
 	}

@@ -44,6 +44,10 @@ type Tx struct {
 	Payment *PaymentClient
 	// ReferenceRate is the client for interacting with the ReferenceRate builders.
 	ReferenceRate *ReferenceRateClient
+	// WebhookDelivery is the client for interacting with the WebhookDelivery builders.
+	WebhookDelivery *WebhookDeliveryClient
+	// WebhookEndpoint is the client for interacting with the WebhookEndpoint builders.
+	WebhookEndpoint *WebhookEndpointClient
 
 	// lazily loaded.
 	client     *Client
@@ -190,6 +194,8 @@ func (tx *Tx) init() {
 	tx.InvoiceArticle = NewInvoiceArticleClient(tx.config)
 	tx.Payment = NewPaymentClient(tx.config)
 	tx.ReferenceRate = NewReferenceRateClient(tx.config)
+	tx.WebhookDelivery = NewWebhookDeliveryClient(tx.config)
+	tx.WebhookEndpoint = NewWebhookEndpointClient(tx.config)
 }
 
 // txDriver wraps the given dialect.Tx with a nop dialect.Driver implementation.

@@ -628,8 +628,8 @@ func TestAuditTenancy(t *testing.T) {
 }
 
 // TestNoMutationReachesTheAuditTrail: the schema has no operation that
-// changes or deletes events; the Mutation type is exactly the mutations
-// below, each of which only appends.
+// changes or deletes events; the Mutation type is exactly these
+// mutations, each of which only appends.
 func TestNoMutationReachesTheAuditTrail(t *testing.T) {
 	env := apitest.New(t)
 	var out struct {
@@ -642,7 +642,8 @@ func TestNoMutationReachesTheAuditTrail(t *testing.T) {
 	}
 	want := []string{"createClient", "updateClient", "createDebtor", "updateDebtor", "createInvoice", "withdrawInvoice",
 		"createDebt", "addDebtPayment", "withdrawDebt", "createApiKey", "revokeApiKey", "setReferenceRate", "setCollectionTerms",
-		"disputeDebt", "resolveDispute", "applyForPaymentOrder", "anonymizeDebtor"}
+		"disputeDebt", "resolveDispute", "applyForPaymentOrder", "anonymizeDebtor",
+		"createWebhookEndpoint", "updateWebhookEndpoint", "deleteWebhookEndpoint", "retryWebhookDelivery"}
 	if !reflect.DeepEqual(names, want) {
 		t.Errorf("mutations %v, want %v (a new mutation must append its audit event, and none may change the trail)", names, want)
 	}

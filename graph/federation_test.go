@@ -36,8 +36,8 @@ func repoFile(t *testing.T, name string) string {
 func TestFederationServiceSDL(t *testing.T) {
 	env := apitest.New(t)
 	_, client := env.ClientCaller(t, "Federation AB")
-	want := repoFile(t, "schema.graphqls") + "\n" + repoFile(t, "federation.graphqls") + "\n" + repoFile(t, "datarights.graphqls")
-	api := repoFile(t, "schema.graphqls") + repoFile(t, "datarights.graphqls")
+	want := repoFile(t, "schema.graphqls") + "\n" + repoFile(t, "federation.graphqls") + "\n" + repoFile(t, "datarights.graphqls") + "\n" + repoFile(t, "events.graphqls")
+	api := repoFile(t, "schema.graphqls") + repoFile(t, "datarights.graphqls") + repoFile(t, "events.graphqls")
 	for name, c := range map[string]*apitest.Caller{"ADMIN": env.Admin(), "CLIENT": client} {
 		t.Run(name, func(t *testing.T) {
 			var out struct {
@@ -60,10 +60,10 @@ func TestFederationServiceSDL(t *testing.T) {
 	}
 	r := env.Admin().Send(t, apitest.Request{Method: http.MethodGet, RawPath: "/graphql/schema.graphql"})
 	if r.Status != http.StatusOK || string(r.Body) != api || strings.Contains(string(r.Body), "@key") {
-		t.Errorf("GET /graphql/schema.graphql: %d, %d bytes: want schema.graphqls and datarights.graphqls, without @key", r.Status, len(r.Body))
+		t.Errorf("GET /graphql/schema.graphql: %d, %d bytes: want schema.graphqls, datarights.graphqls and events.graphqls, without @key", r.Status, len(r.Body))
 	}
 	if server.SDL() != api {
-		t.Error("server.SDL() (debtql schema) is not schema.graphqls and datarights.graphqls")
+		t.Error("server.SDL() (debtql schema) is not schema.graphqls, datarights.graphqls and events.graphqls")
 	}
 }
 

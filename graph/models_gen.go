@@ -29,6 +29,14 @@ type CreatedAPIKey struct {
 	APIKey *ent.APIKey `json:"apiKey"`
 }
 
+// A new endpoint and its signing secret.
+type CreatedWebhookEndpoint struct {
+	// The signing secret, whsec_ and the base64 of the key: shown this once. Receivers verify the webhook-signature header with it.
+	Secret string `json:"secret"`
+	// The endpoint.
+	Endpoint *ent.WebhookEndpoint `json:"endpoint"`
+}
+
 type DebtorByIDsInput struct {
 	ID string `json:"ID"`
 }
@@ -59,6 +67,19 @@ type ResolveDisputeInput struct {
 	ID int `json:"id"`
 	// How the dispute was resolved (1-2000 characters).
 	Comment string `json:"comment"`
+}
+
+// Events as they happen, over WebSocket at /graphql with the
+// graphql-transport-ws protocol (the graphql-ws library's, used by GraphiQL,
+// Apollo Client and urql). The API key travels in connection_init's payload as
+// {"Authorization": "Bearer <key>"}; a missing or bad key closes the socket
+// with 4401. Delivery is at least once and without gaps: an event committed by
+// any replica reaches every listener, and a listener that resumes after the
+// last event id it saw misses none, even when transactions commit out of id
+// order. A subscriber that does not read its events fast enough is
+// disconnected (close code 1008: resubscribe with after, the last id received);
+// a revoked key's subscriptions end within 5 seconds (close code 4401).
+type Subscription struct {
 }
 
 // Who is calling.

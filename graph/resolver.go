@@ -8,6 +8,7 @@ import (
 
 	"github.com/debtql/debtql/ent"
 	"github.com/debtql/debtql/internal/auth"
+	"github.com/debtql/debtql/internal/events"
 	"github.com/debtql/debtql/internal/ledger"
 )
 
@@ -20,6 +21,8 @@ type Resolver struct {
 	clock  ledger.Clock
 	// requestID names the request of a context, for the audit trail.
 	requestID func(context.Context) string
+	// events serves the subscriptions (events.go).
+	events *events.Hub
 }
 
 // NewResolver returns the root resolver.

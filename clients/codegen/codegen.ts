@@ -7,8 +7,9 @@
 import type { CodegenConfig } from '@graphql-codegen/cli';
 
 const config: CodegenConfig = {
-  // The API's schema: its types, and the files that extend them.
-  schema: ['../../schema.graphqls', '../../datarights.graphqls'],
+  // The API's schema: its types, and the files that extend them
+  // (data rights; subscriptions and webhooks).
+  schema: ['../../schema.graphqls', '../../datarights.graphqls', '../../events.graphqls'],
   documents: ['../../docs/examples/*.graphql'],
   // A document that does not validate against the schema fails the run.
   ignoreNoDocuments: false,

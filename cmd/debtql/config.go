@@ -14,6 +14,7 @@ import (
 	"github.com/mattn/go-isatty"
 
 	"github.com/debtql/debtql/internal/collection"
+	"github.com/debtql/debtql/internal/events"
 	"github.com/debtql/debtql/internal/server"
 	"github.com/debtql/debtql/internal/store"
 )
@@ -33,6 +34,10 @@ type config struct {
 	corsOrigins   string
 	// paymentOrder is what applyForPaymentOrder charges.
 	paymentOrder collection.PaymentOrderAmounts
+	// events and webhooks (api.md §12)
+	subscriptionBuffer   int
+	webhookAllowInsecure bool
+	webhookWorkers       int
 	// migrate applies pending migrations at the start of serve.
 	migrate bool
 	// badEnv lists environment variables whose values did not parse.
@@ -76,6 +81,12 @@ func (c *config) registerServe(fs *flag.FlagSet) {
 		"answer GraphQL introspection (env DEBTQL_INTROSPECTION=false turns it off)")
 	fs.StringVar(&c.corsOrigins, "cors-origins", env("DEBTQL_CORS_ORIGINS", ""),
 		"browser origins allowed to call the API, comma-separated (https://app.example.se), or *; none by default (env DEBTQL_CORS_ORIGINS)")
+	fs.IntVar(&c.subscriptionBuffer, "subscription-buffer", c.envInt("DEBTQL_SUBSCRIPTION_BUFFER", events.DefaultBuffer),
+		"events a subscriber may have waiting before it is disconnected as too slow (close 1008) (env DEBTQL_SUBSCRIPTION_BUFFER)")
+	fs.BoolVar(&c.webhookAllowInsecure, "webhook-allow-insecure", env("DEBTQL_WEBHOOK_ALLOW_INSECURE", "false") == "true",
+		"allow webhook URLs over http and to loopback, private and link-local addresses: development and tests only (env DEBTQL_WEBHOOK_ALLOW_INSECURE=true)")
+	fs.IntVar(&c.webhookWorkers, "webhook-workers", c.envInt("DEBTQL_WEBHOOK_WORKERS", 16),
+		"webhook deliveries this process sends at once; 0 sends none (another process does) (env DEBTQL_WEBHOOK_WORKERS)")
 	fs.BoolVar(&c.migrate, "migrate", env("DEBTQL_MIGRATE", "true") != "false",
 		"apply pending PostgreSQL migrations at start; with false, refuse to start while any is pending (env DEBTQL_MIGRATE)")
 	// The defaults first: a flag's help shows its value at registration.

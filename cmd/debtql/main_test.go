@@ -126,7 +126,8 @@ func TestServeHelpListsEveryFlagWithItsEnvironmentVariable(t *testing.T) {
 			names := []string{"addr", "database-url", "sqlite", "tz", "log-level", "log-format", "introspection",
 				"max-depth", "max-complexity", "max-root-fields", "max-document-bytes", "max-response-fields", "max-response-bytes",
 				"rate-limit", "rate-burst", "auth-failure-limit", "auth-failure-burst", "request-timeout", "cors-origins", "metrics-addr", "migrate",
-				"payment-order-fee", "payment-order-application-fee"}
+				"payment-order-fee", "payment-order-application-fee",
+				"subscription-buffer", "webhook-allow-insecure", "webhook-workers"}
 			for _, name := range names {
 				entry, ok := flags[name]
 				if !ok {

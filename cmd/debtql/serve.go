@@ -17,7 +17,9 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/debtql/debtql/internal/auth"
+	"github.com/debtql/debtql/internal/events"
 	"github.com/debtql/debtql/internal/server"
+	"github.com/debtql/debtql/internal/webhook"
 )
 
 // shutdownGrace is how long requests in flight may finish after SIGTERM.
@@ -127,6 +129,9 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		SeparateMetrics:      c.metricsAddr != "",
 		TracerProvider:       tracerProvider,
 		PaymentOrder:         &c.paymentOrder,
+		Events:               events.Options{Buffer: c.subscriptionBuffer},
+		WebhookPolicy:        webhook.Policy{AllowInsecure: c.webhookAllowInsecure},
+		WebhookWorkers:       webhookWorkers(c.webhookWorkers),
 	})
 	defer handler.Close() // before the database closes
 	stopPprof, err := startPprof(os.Getenv("DEBTQL_PPROF_ADDR"), log)
@@ -264,4 +269,13 @@ func (c *config) apikeyCreateHint() string {
 		path = strconv.Quote(path)
 	}
 	return cmd + " --sqlite " + path
+}
+
+// webhookWorkers is --webhook-workers as server.Options takes it: 0 there is
+// the default, negative none.
+func webhookWorkers(n int) int {
+	if n <= 0 {
+		return -1
+	}
+	return n
 }

@@ -104,7 +104,15 @@ func TestExamples(t *testing.T) {
 		}).OK(t, nil)
 	}
 	_, clientKey := env.NewKey(t, "CLIENT", clientID)
-	ids := map[string]any{"clientId": clientID}
+	// A webhook endpoint of the client, registered before the mutations so
+	// that their events are queued for it (nothing listens at its URL:
+	// the attempts fail, which the log shows).
+	var hook struct {
+		CreateWebhookEndpoint struct{ Endpoint struct{ ID string } }
+	}
+	admin.Do(t, `mutation($c: UUID, $in: WebhookEndpointInput!) { createWebhookEndpoint(clientId: $c, input: $in) { endpoint { id } } }`,
+		apitest.Vars{"c": clientID, "in": apitest.Vars{"url": "http://127.0.0.1:9/hooks"}}).OK(t, &hook)
+	ids := map[string]any{"clientId": clientID, "endpointId": hook.CreateWebhookEndpoint.Endpoint.ID}
 
 	all := examples(t)
 	byName := map[string]example{}

@@ -34,6 +34,8 @@ const (
 	FieldRequestID = "request_id"
 	// FieldDebtID holds the string denoting the debt_id field in the database.
 	FieldDebtID = "debt_id"
+	// FieldXact holds the string denoting the xact field in the database.
+	FieldXact = "xact"
 	// EdgeDebt holds the string denoting the debt edge name in mutations.
 	EdgeDebt = "debt"
 	// EdgeRecords holds the string denoting the records edge name in mutations.
@@ -67,6 +69,7 @@ var Columns = []string{
 	FieldOperation,
 	FieldRequestID,
 	FieldDebtID,
+	FieldXact,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -165,6 +168,11 @@ func ByRequestID(opts ...sql.OrderTermOption) OrderOption {
 // ByDebtID orders the results by the debt_id field.
 func ByDebtID(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldDebtID, opts...).ToFunc()
+}
+
+// ByXact orders the results by the xact field.
+func ByXact(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldXact, opts...).ToFunc()
 }
 
 // ByDebtField orders the results by debt field.

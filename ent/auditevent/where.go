@@ -92,6 +92,11 @@ func DebtID(v scalar.IntID) predicate.AuditEvent {
 	return predicate.AuditEvent(sql.FieldEQ(FieldDebtID, vc))
 }
 
+// Xact applies equality check predicate on the "xact" field. It's identical to XactEQ.
+func Xact(v int64) predicate.AuditEvent {
+	return predicate.AuditEvent(sql.FieldEQ(FieldXact, v))
+}
+
 // CreatedAtEQ applies the EQ predicate on the "created_at" field.
 func CreatedAtEQ(v time.Time) predicate.AuditEvent {
 	return predicate.AuditEvent(sql.FieldEQ(FieldCreatedAt, v))
@@ -525,6 +530,56 @@ func DebtIDIsNil() predicate.AuditEvent {
 // DebtIDNotNil applies the NotNil predicate on the "debt_id" field.
 func DebtIDNotNil() predicate.AuditEvent {
 	return predicate.AuditEvent(sql.FieldNotNull(FieldDebtID))
+}
+
+// XactEQ applies the EQ predicate on the "xact" field.
+func XactEQ(v int64) predicate.AuditEvent {
+	return predicate.AuditEvent(sql.FieldEQ(FieldXact, v))
+}
+
+// XactNEQ applies the NEQ predicate on the "xact" field.
+func XactNEQ(v int64) predicate.AuditEvent {
+	return predicate.AuditEvent(sql.FieldNEQ(FieldXact, v))
+}
+
+// XactIn applies the In predicate on the "xact" field.
+func XactIn(vs ...int64) predicate.AuditEvent {
+	return predicate.AuditEvent(sql.FieldIn(FieldXact, vs...))
+}
+
+// XactNotIn applies the NotIn predicate on the "xact" field.
+func XactNotIn(vs ...int64) predicate.AuditEvent {
+	return predicate.AuditEvent(sql.FieldNotIn(FieldXact, vs...))
+}
+
+// XactGT applies the GT predicate on the "xact" field.
+func XactGT(v int64) predicate.AuditEvent {
+	return predicate.AuditEvent(sql.FieldGT(FieldXact, v))
+}
+
+// XactGTE applies the GTE predicate on the "xact" field.
+func XactGTE(v int64) predicate.AuditEvent {
+	return predicate.AuditEvent(sql.FieldGTE(FieldXact, v))
+}
+
+// XactLT applies the LT predicate on the "xact" field.
+func XactLT(v int64) predicate.AuditEvent {
+	return predicate.AuditEvent(sql.FieldLT(FieldXact, v))
+}
+
+// XactLTE applies the LTE predicate on the "xact" field.
+func XactLTE(v int64) predicate.AuditEvent {
+	return predicate.AuditEvent(sql.FieldLTE(FieldXact, v))
+}
+
+// XactIsNil applies the IsNil predicate on the "xact" field.
+func XactIsNil() predicate.AuditEvent {
+	return predicate.AuditEvent(sql.FieldIsNull(FieldXact))
+}
+
+// XactNotNil applies the NotNil predicate on the "xact" field.
+func XactNotNil() predicate.AuditEvent {
+	return predicate.AuditEvent(sql.FieldNotNull(FieldXact))
 }
 
 // HasDebt applies the HasEdge predicate on the "debt" edge.

@@ -51,6 +51,7 @@ var (
 		{Name: "role", Type: field.TypeEnum, Enums: []string{"ADMIN", "CLIENT"}},
 		{Name: "operation", Type: field.TypeString, Size: 64},
 		{Name: "request_id", Type: field.TypeString, Size: 64, Default: ""},
+		{Name: "xact", Type: field.TypeInt64, Nullable: true, Default: map[string]schema.Expr{"postgres": "(pg_current_xact_id())::text::bigint"}},
 		{Name: "debt_id", Type: field.TypeInt, Nullable: true},
 	}
 	// AuditEventsTable holds the schema information for the "audit_events" table.
@@ -61,7 +62,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "audit_events_debts_events",
-				Columns:    []*schema.Column{AuditEventsColumns[8]},
+				Columns:    []*schema.Column{AuditEventsColumns[9]},
 				RefColumns: []*schema.Column{DebtsColumns[0]},
 				OnDelete:   schema.Restrict,
 			},
@@ -80,7 +81,17 @@ var (
 			{
 				Name:    "auditevent_debt_id_id",
 				Unique:  false,
+				Columns: []*schema.Column{AuditEventsColumns[9], AuditEventsColumns[0]},
+			},
+			{
+				Name:    "auditevent_xact_id",
+				Unique:  false,
 				Columns: []*schema.Column{AuditEventsColumns[8], AuditEventsColumns[0]},
+			},
+			{
+				Name:    "auditevent_client_id_xact_id",
+				Unique:  false,
+				Columns: []*schema.Column{AuditEventsColumns[2], AuditEventsColumns[8], AuditEventsColumns[0]},
 			},
 		},
 	}
@@ -642,6 +653,71 @@ var (
 		Columns:    ReferenceRatesColumns,
 		PrimaryKey: []*schema.Column{ReferenceRatesColumns[0]},
 	}
+	// WebhookDeliveriesColumns holds the columns for the "webhook_deliveries" table.
+	WebhookDeliveriesColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, SchemaType: map[string]string{"postgres": "uuid", "sqlite3": "text"}},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "client_id", Type: field.TypeString, Nullable: true, SchemaType: map[string]string{"postgres": "uuid", "sqlite3": "text"}},
+		{Name: "event_id", Type: field.TypeInt},
+		{Name: "status", Type: field.TypeEnum, Enums: []string{"PENDING", "DELIVERED", "FAILED"}, Default: "PENDING"},
+		{Name: "attempts", Type: field.TypeJSON, Nullable: true},
+		{Name: "next_attempt_at", Type: field.TypeTime, Nullable: true},
+		{Name: "endpoint_id", Type: field.TypeString, SchemaType: map[string]string{"postgres": "uuid", "sqlite3": "text"}},
+	}
+	// WebhookDeliveriesTable holds the schema information for the "webhook_deliveries" table.
+	WebhookDeliveriesTable = &schema.Table{
+		Name:       "webhook_deliveries",
+		Columns:    WebhookDeliveriesColumns,
+		PrimaryKey: []*schema.Column{WebhookDeliveriesColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "webhook_deliveries_webhook_endpoints_deliveries",
+				Columns:    []*schema.Column{WebhookDeliveriesColumns[8]},
+				RefColumns: []*schema.Column{WebhookEndpointsColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "webhookdelivery_next_attempt_at",
+				Unique:  false,
+				Columns: []*schema.Column{WebhookDeliveriesColumns[7]},
+				Annotation: &entsql.IndexAnnotation{
+					Where: "status = 'PENDING'",
+				},
+			},
+			{
+				Name:    "webhookdelivery_endpoint_id_created_at_id",
+				Unique:  false,
+				Columns: []*schema.Column{WebhookDeliveriesColumns[8], WebhookDeliveriesColumns[1], WebhookDeliveriesColumns[0]},
+			},
+		},
+	}
+	// WebhookEndpointsColumns holds the columns for the "webhook_endpoints" table.
+	WebhookEndpointsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, SchemaType: map[string]string{"postgres": "uuid", "sqlite3": "text"}},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "client_id", Type: field.TypeString, Nullable: true, SchemaType: map[string]string{"postgres": "uuid", "sqlite3": "text"}},
+		{Name: "url", Type: field.TypeString, Size: 2048},
+		{Name: "description", Type: field.TypeString, Nullable: true, Size: 2000},
+		{Name: "operations", Type: field.TypeJSON, Nullable: true},
+		{Name: "secret", Type: field.TypeString},
+	}
+	// WebhookEndpointsTable holds the schema information for the "webhook_endpoints" table.
+	WebhookEndpointsTable = &schema.Table{
+		Name:       "webhook_endpoints",
+		Columns:    WebhookEndpointsColumns,
+		PrimaryKey: []*schema.Column{WebhookEndpointsColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "webhookendpoint_client_id_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{WebhookEndpointsColumns[3], WebhookEndpointsColumns[1]},
+			},
+		},
+	}
 	// Tables holds all the tables in the schema.
 	Tables = []*schema.Table{
 		APIKeysTable,
@@ -659,6 +735,8 @@ var (
 		InvoiceArticlesTable,
 		PaymentsTable,
 		ReferenceRatesTable,
+		WebhookDeliveriesTable,
+		WebhookEndpointsTable,
 	}
 )
 
@@ -693,5 +771,12 @@ func init() {
 	PaymentsTable.ForeignKeys[1].RefTable = DebtInvoicesTable
 	ReferenceRatesTable.Annotation = &entsql.Annotation{
 		Table: "reference_rates",
+	}
+	WebhookDeliveriesTable.ForeignKeys[0].RefTable = WebhookEndpointsTable
+	WebhookDeliveriesTable.Annotation = &entsql.Annotation{
+		Table: "webhook_deliveries",
+	}
+	WebhookEndpointsTable.Annotation = &entsql.Annotation{
+		Table: "webhook_endpoints",
 	}
 }

@@ -50,3 +50,9 @@ type Payment func(*sql.Selector)
 
 // ReferenceRate is the predicate function for referencerate builders.
 type ReferenceRate func(*sql.Selector)
+
+// WebhookDelivery is the predicate function for webhookdelivery builders.
+type WebhookDelivery func(*sql.Selector)
+
+// WebhookEndpoint is the predicate function for webhookendpoint builders.
+type WebhookEndpoint func(*sql.Selector)

@@ -7,6 +7,7 @@ import (
 
 	"entgo.io/contrib/entgql"
 	"entgo.io/ent"
+	"entgo.io/ent/dialect"
 	"entgo.io/ent/dialect/entsql"
 	"entgo.io/ent/schema"
 	"entgo.io/ent/schema/edge"
@@ -63,6 +64,14 @@ func (AuditEvent) Fields() []ent.Field {
 		field.String("operation").MaxLen(64).Immutable(),
 		field.String("request_id").MaxLen(64).Default("").Immutable(),
 		field.Int("debt_id").GoType(scalar.IntID(0)).Optional().Nillable().Immutable(),
+		// The PostgreSQL transaction that wrote the event (its 64-bit
+		// pg_current_xact_id), filled in by the database: the event feed
+		// delivers an event once no transaction that began before it is
+		// still running, in (xact, id) order, so that an event whose id was
+		// drawn early but committed late is not skipped (docs/decisions.md,
+		// Events). Null on SQLite, whose writers commit in id order.
+		field.Int64("xact").Optional().Nillable().Immutable().
+			Annotations(entsql.DefaultExprs(map[string]string{dialect.Postgres: "(pg_current_xact_id())::text::bigint"}), entgql.Skip()),
 	}
 }
 
@@ -81,6 +90,8 @@ func (AuditEvent) Indexes() []ent.Index {
 		index.Fields("created_at", "id"),
 		index.Fields("client_id", "created_at", "id"),
 		index.Fields("debt_id", "id"),
+		index.Fields("xact", "id"),
+		index.Fields("client_id", "xact", "id"),
 	}
 }
 

@@ -30,6 +30,7 @@ import (
 	"github.com/debtql/debtql/internal/collection"
 	"github.com/debtql/debtql/internal/server"
 	"github.com/debtql/debtql/internal/store"
+	"github.com/debtql/debtql/internal/webhook"
 )
 
 // DefaultDatabaseURL is where the tests look for PostgreSQL.
@@ -149,6 +150,8 @@ type Env struct {
 	Postgres bool
 	// Statements counts the SQL statements the server sends.
 	Statements *Statements
+	// dsn is the database's, for a replica's own connections.
+	dsn string
 }
 
 // Clock is the server's clock, which tests can set and move.
@@ -277,7 +280,7 @@ func startVia(t testing.TB, b *backend, via func(string) string, configure func(
 	}
 	clock := &Clock{}
 	logger := slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	env := &Env{DB: db, Clock: clock, Postgres: b.postgres, Statements: statements}
+	env := &Env{DB: db, Clock: clock, Postgres: b.postgres, Statements: statements, dsn: dsn}
 	env.URL, env.Server = env.serve(t, logger, configure)
 	return env
 }
@@ -296,6 +299,8 @@ func (e *Env) serve(t testing.TB, logger *slog.Logger, configure func(*server.Op
 		// gqlgen's answer: the whole suite checks the planned path.
 		// Benchmarks measure the server as it runs in production.
 		CheckPlanned: !isBenchmark,
+		// The tests' webhook receivers listen on 127.0.0.1 over http.
+		WebhookPolicy: webhook.Policy{AllowInsecure: true},
 	}
 	if configure != nil {
 		configure(&opts)
@@ -332,8 +337,17 @@ func (e *Env) KeyStatements() int {
 func (e *Env) Replica(t testing.TB, configure func(*server.Options)) *Env {
 	t.Helper()
 	logger := slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	// Its own pool and ent client, as another process has: a server
+	// installs its tenant filter on its client, and the event feed reads
+	// through it from the start.
+	db, err := store.Open(context.Background(), e.dsn, store.WithDriver(e.Statements.wrap))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
 	r := *e
-	r.URL, r.Server = e.serve(t, logger, configure)
+	r.DB = db
+	r.URL, r.Server = r.serve(t, logger, configure)
 	return &r
 }
 

@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 
 	"entgo.io/ent/dialect"
+
+	"github.com/debtql/debtql/internal/ledger"
 )
 
 // Statements counts the SQL statements the server sends to the database:
@@ -56,6 +58,14 @@ func (s *Statements) add(query string) {
 	s.mu.Unlock()
 }
 
+// count adds a statement of a request: the server's own background work
+// (the event feed, the webhook queue: ledger.Background) is no request's.
+func (s *Statements) count(ctx context.Context, query string) {
+	if !ledger.IsBackground(ctx) {
+		s.add(query)
+	}
+}
+
 // wrap is the store.WithDriver hook that counts through s.
 func (s *Statements) wrap(d dialect.Driver) dialect.Driver { return &countingDriver{Driver: d, s: s} }
 
@@ -65,12 +75,12 @@ type countingDriver struct {
 }
 
 func (d *countingDriver) Exec(ctx context.Context, query string, args, v any) error {
-	d.s.add(query)
+	d.s.count(ctx, query)
 	return d.Driver.Exec(ctx, query, args, v)
 }
 
 func (d *countingDriver) Query(ctx context.Context, query string, args, v any) error {
-	d.s.add(query)
+	d.s.count(ctx, query)
 	return d.Driver.Query(ctx, query, args, v)
 }
 
@@ -89,7 +99,9 @@ func (d *countingDriver) BeginTx(ctx context.Context, opts *stdsql.TxOptions) (d
 	if err != nil {
 		return nil, err
 	}
-	d.s.txs.Add(1)
+	if !ledger.IsBackground(ctx) {
+		d.s.txs.Add(1)
+	}
 	return &countingTx{Tx: tx, s: d.s}, nil
 }
 
@@ -107,12 +119,12 @@ type countingTx struct {
 }
 
 func (t *countingTx) Exec(ctx context.Context, query string, args, v any) error {
-	t.s.add(query)
+	t.s.count(ctx, query)
 	return t.Tx.Exec(ctx, query, args, v)
 }
 
 func (t *countingTx) Query(ctx context.Context, query string, args, v any) error {
-	t.s.add(query)
+	t.s.count(ctx, query)
 	return t.Tx.Query(ctx, query, args, v)
 }
 
@@ -131,7 +143,7 @@ func execContext(ctx context.Context, d any, s *Statements, query string, args [
 	if !ok {
 		return nil, fmt.Errorf("apitest: driver %T has no ExecContext", d)
 	}
-	s.add(query)
+	s.count(ctx, query)
 	return e.ExecContext(ctx, query, args...)
 }
 
@@ -142,6 +154,6 @@ func queryContext(ctx context.Context, d any, s *Statements, query string, args 
 	if !ok {
 		return nil, fmt.Errorf("apitest: driver %T has no QueryContext", d)
 	}
-	s.add(query)
+	s.count(ctx, query)
 	return q.QueryContext(ctx, query, args...)
 }

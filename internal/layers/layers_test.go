@@ -108,6 +108,15 @@ func TestFloorsStayApart(t *testing.T) {
 	if g := importsAny(pkgs[module+"/internal/ledger"], gqlgen...); len(g) > 0 {
 		t.Errorf("the use cases (internal/ledger) import GraphQL: %v", g)
 	}
+	// The event hub fans the trail out; it reads it through the ledger's
+	// feed and knows neither SQL nor GraphQL (the transport is the server's).
+	if s := importsAny(pkgs[module+"/internal/events"], append(append([]string{}, sql...), append(gqlgen, module+"/internal/store", module+"/graph")...)...); len(s) > 0 {
+		t.Errorf("internal/events imports %v: it reads the feed through internal/ledger and serves any transport", s)
+	}
+	// The webhooks' sender speaks HTTP; the ledger keeps its queue.
+	if s := importsAny(pkgs[module+"/internal/webhook"], append(append([]string{}, sql...), append(gqlgen, module+"/internal/store", module+"/internal/ledger", module+"/graph", module+"/ent")...)...); len(s) > 0 {
+		t.Errorf("internal/webhook imports %v: it sends what the ledger's queue (webhook.Queue) hands it", s)
+	}
 	if s := importsAny(pkgs[module+"/graph"], module+"/internal/store"); len(s) > 0 {
 		t.Errorf("graph imports %v: it reaches the database through internal/ledger", s)
 	}

@@ -71,8 +71,21 @@ type event struct {
 // debt whose timeline the event joins (nil for none). A use case that fails
 // after this rolls the event back with its work.
 func (s *Service) record(ctx context.Context, e event, clientID *string, debtID *scalar.IntID, records ...auditRecord) error {
-	if ent.TxFromContext(ctx) == nil {
+	tx := ent.TxFromContext(ctx)
+	if tx == nil {
 		return errNoTransaction
+	}
+	if s.committed != nil {
+		wake := s.committed
+		tx.OnCommit(func(next ent.Committer) ent.Committer {
+			return ent.CommitFunc(func(ctx context.Context, tx *ent.Tx) error {
+				err := next.Commit(ctx, tx)
+				if err == nil {
+					wake()
+				}
+				return err
+			})
+		})
 	}
 	db := s.db(ctx)
 	created, err := db.AuditEvent.Create().

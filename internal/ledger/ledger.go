@@ -23,6 +23,7 @@ import (
 	"github.com/debtql/debtql/internal/collection"
 	"github.com/debtql/debtql/internal/scalar"
 	"github.com/debtql/debtql/internal/store"
+	"github.com/debtql/debtql/internal/webhook"
 )
 
 // Actor is who does a use case: the API key and its role, the client of a
@@ -108,6 +109,16 @@ type Service struct {
 	// factsQuery reads the claim facts of debts in one statement, in the
 	// database's SQL (claimFactsStatement).
 	factsQuery factsQuery
+	// postgres: the event feed orders by writing transaction, then id
+	// (feed.go; by id alone on SQLite), and the webhook queue locks rows
+	// with SKIP LOCKED (webhooks.go).
+	postgres bool
+	// committed, when set, is called after a transaction that appended to
+	// the audit trail commits: the in-process wake-up of the event feed
+	// (SQLite; PostgreSQL's NOTIFY wakes every replica).
+	committed func()
+	// webhookPolicy is the rule of webhook URLs (UseWebhookPolicy).
+	webhookPolicy webhook.Policy
 }
 
 // New returns the service over the database. Its dialect picks the
@@ -116,6 +127,7 @@ func New(db *store.DB, clock Clock) *Service {
 	s := &Service{orm: db.Ent, clock: clock, locker: db, payments: &paymentQueues{}, accruing: &accruingDebts{},
 		paymentOrder: collection.DefaultPaymentOrderAmounts}
 	if db.IsPostgres() {
+		s.postgres = true
 		s.booker = queuedBooker{pgBooker{s}}
 		s.factsQuery = pgFactsQuery
 	} else {
@@ -129,6 +141,10 @@ func New(db *store.DB, clock Clock) *Service {
 // configuration's amounts; collection.DefaultPaymentOrderAmounts until
 // set). It is for set-up, before the service serves.
 func (s *Service) SetPaymentOrderAmounts(a collection.PaymentOrderAmounts) { s.paymentOrder = a }
+
+// OnEventsCommitted calls wake after every transaction of this process
+// that appended to the audit trail commits. Set it before serving.
+func (s *Service) OnEventsCommitted(wake func()) { s.committed = wake }
 
 // Clock is the service's clock.
 func (s *Service) Clock() Clock { return s.clock }

@@ -132,6 +132,14 @@ func (h *graphqlHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.write(w, rendered{status: http.StatusMethodNotAllowed, contentType: ex.contentType, body: encodeResponse(nil, list, nil)})
 		return
 	}
+	if opCtx.Operation.Operation == ast.Subscription {
+		// A stream needs the WebSocket (websocket.go); over HTTP it would
+		// wait for its first event until the request's deadline.
+		list := gqlerror.List{gqlError(apierr.New(apierr.BadUserInput, "a subscription runs over a WebSocket at this URL (graphql-transport-ws), not over HTTP"), nil)}
+		setCodes(ctx, errorCodes(list))
+		h.write(w, rendered{status: http.StatusBadRequest, contentType: ex.contentType, body: encodeResponse(nil, list, nil)})
+		return
+	}
 	responses, ctx := h.exec.DispatchOperation(ctx, opCtx)
 	resp := responses(ctx)
 	if resp == nil {

@@ -27,9 +27,11 @@ import (
 	"github.com/debtql/debtql/internal/auth"
 	"github.com/debtql/debtql/internal/buildinfo"
 	"github.com/debtql/debtql/internal/collection"
+	"github.com/debtql/debtql/internal/events"
 	"github.com/debtql/debtql/internal/ledger"
 	"github.com/debtql/debtql/internal/server/graphiql"
 	"github.com/debtql/debtql/internal/store"
+	"github.com/debtql/debtql/internal/webhook"
 )
 
 // DefaultMaxBodyBytes is the largest request body accepted (api.md §1).
@@ -68,6 +70,15 @@ type Options struct {
 	// PaymentOrder is what applyForPaymentOrder charges;
 	// collection.DefaultPaymentOrderAmounts when nil.
 	PaymentOrder *collection.PaymentOrderAmounts
+	// Events configure the subscriptions' hub (buffer per subscriber,
+	// safety poll); its defaults when zero.
+	Events events.Options
+	// WebhookPolicy is the rule of webhook URLs: https and public
+	// addresses, unless AllowInsecure (DEBTQL_WEBHOOK_ALLOW_INSECURE).
+	WebhookPolicy webhook.Policy
+	// WebhookWorkers is how many deliveries a server sends at once (16
+	// when 0); negative sends none (another process sends them).
+	WebhookWorkers int
 }
 
 // persistedQueries bounds the cache of automatic persisted queries.
@@ -95,6 +106,9 @@ type Server struct {
 	keys      *auth.KeyCache
 	closeOnce sync.Once
 	close     func()
+	// sockets are the open subscription connections, closed on Close.
+	sockets sync.Map // *wsState → struct{}
+	hub     *events.Hub
 }
 
 // New builds the server. It installs the tenant filter on the database
@@ -133,6 +147,7 @@ func New(opts Options) *Server {
 	}
 	resolver := graph.NewResolver(opts.DB.Ent, s.ledger)
 	resolver.UseRequestIDs(RequestID)
+	s.startEvents(opts, resolver)
 	schema := graph.NewExecutableSchema(graph.Config{Resolvers: resolver, Complexity: graph.Complexity()})
 	if opts.CheckPlanned {
 		schema = planned.Check(schema, func(ctx context.Context) context.Context { return withBudget(ctx, limits) })
@@ -154,6 +169,7 @@ func New(opts Options) *Server {
 	// instead of a known document, which their own API key registered.
 	exec.Use(extension.AutomaticPersistedQuery{Cache: perKeyCache{lru.New[string](persistedQueries)}})
 	exec.Use(&limitsExtension{limits: limits})
+	exec.Use(subscriptionErrors{})
 	exec.Use(txn{s: s})
 	// Inside the transaction, so that a mutation whose answer is refused
 	// as too large is rolled back.
@@ -166,8 +182,10 @@ func New(opts Options) *Server {
 		oc := graphql.GetOperationContext(ctx)
 		return oc.Operation != nil && oc.Operation.Operation == ast.Mutation
 	}
+	// A subscription gets none: its loaders would live as long as it and
+	// answer later events from what they cached for the first.
 	exec.AroundOperations(func(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
-		if !isMutation(ctx) {
+		if oc := graphql.GetOperationContext(ctx); oc.Operation != nil && oc.Operation.Operation == ast.Query {
 			ctx = resolver.WithLoaders(ctx)
 		}
 		return next(ctx)
@@ -188,7 +206,15 @@ func New(opts Options) *Server {
 
 	gql := &graphqlHandler{exec: exec, s: s}
 	mux := http.NewServeMux()
-	mux.Handle("/graphql", s.cors(opts.AllowedOrigins, markGraphQL(s.withDeadline(s.limitBody(opts.MaxBodyBytes, s.authenticate(gql))))))
+	plain := s.cors(opts.AllowedOrigins, markGraphQL(s.withDeadline(s.limitBody(opts.MaxBodyBytes, s.authenticate(gql)))))
+	ws := s.websocket(exec, opts.AllowedOrigins)
+	mux.HandleFunc("/graphql", func(w http.ResponseWriter, r *http.Request) {
+		if isWebSocket(r) {
+			ws.ServeHTTP(w, r)
+			return
+		}
+		plain.ServeHTTP(w, r)
+	})
 	// The SDL, with the API's key like introspection (see schema.go).
 	mux.Handle("/graphql/schema.graphql", s.cors(opts.AllowedOrigins, s.withDeadline(s.authenticate(schemaHandler(!opts.DisableIntrospection)))))
 	mux.HandleFunc("GET /healthz", s.healthz)

@@ -153,11 +153,11 @@ func (t txn) InterceptResponse(ctx context.Context, next graphql.ResponseHandler
 	return resp
 }
 
-// createsSecret reports whether an operation creates an API key, whose
-// answer holds a secret.
+// createsSecret reports whether an operation creates an API key or a
+// webhook endpoint, whose answer holds a secret.
 func createsSecret(opCtx *graphql.OperationContext) bool {
 	for _, f := range graphql.CollectFields(opCtx, opCtx.Operation.SelectionSet, nil) {
-		if f.Name == "createApiKey" {
+		if f.Name == "createApiKey" || f.Name == "createWebhookEndpoint" {
 			return true
 		}
 	}

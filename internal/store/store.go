@@ -199,6 +199,9 @@ func (d *DB) MigrateUp(ctx context.Context, opts MigrateOptions) (*MigrationRepo
 	if err := sqliteDebtCounts(ctx, d.SQL); err != nil {
 		return nil, fmt.Errorf("store: installing the debt counts: %w", err)
 	}
+	if err := sqliteWebhooks(ctx, d.SQL); err != nil {
+		return nil, fmt.Errorf("store: installing the webhook queue: %w", err)
+	}
 	if err := sqliteReferenceRates(ctx, d.SQL); err != nil {
 		return nil, fmt.Errorf("store: inserting the shipped reference rates: %w", err)
 	}

@@ -23,7 +23,9 @@
 // scripts/graphiql-browser-check.sh checks a running server with headless
 // Chromium: the editor renders and no request leaves the page's origin; with
 // CHECK_KEY set to a valid API key, also that the schema loads once the key
-// is typed and that a query runs with it.
+// is typed, that a query runs with it, and that a subscription runs over
+// the WebSocket at the same path with the key of the Headers tab in
+// connection_init (web/src/index.jsx: fetcher), showing its events.
 package graphiql
 
 import (

@@ -6,6 +6,7 @@
 // throwaway PostgreSQL cluster; it is not meant to be run on its own.
 //
 //	driver kill      --server-bin BIN --dsn URL [--cycles 5]   kill -9 of the server mid-stream
+//	driver webhooks  --server-bin BIN --dsn URL [--cycles 4]   kill -9 while webhooks are queued and sent
 //	driver pgrestart --server-bin BIN --dsn URL --pg-ctl CMD   PostgreSQL stopped and started under load
 //	driver probe     --server-bin BIN --dsn URL --introspection FILE   adversarial requests, peak RSS of each
 //
@@ -48,7 +49,7 @@ func (c *common) register(fs *flag.FlagSet) {
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: driver kill|pgrestart|probe [flags]")
+		fmt.Fprintln(os.Stderr, "usage: driver kill|webhooks|pgrestart|probe [flags]")
 		os.Exit(2)
 	}
 	var (
@@ -64,6 +65,11 @@ func main() {
 		fs.IntVar(&k.workers, "workers", 6, "concurrent callers")
 		fs.IntVar(&k.payments, "payments", 3, "addDebtPayment calls per debt")
 		run = k.run
+	case "webhooks":
+		h := hookRun{common: &c}
+		fs.IntVar(&h.cycles, "cycles", 4, "how many times the server is killed")
+		fs.IntVar(&h.workers, "workers", 4, "concurrent callers")
+		run = h.run
 	case "pgrestart":
 		p := pgRun{common: &c}
 		fs.StringVar(&p.pgCtl, "pg-ctl", "", "command that runs pg_ctl on the cluster: its arguments (stop -m fast, start) are appended")
@@ -82,7 +88,7 @@ func main() {
 		fs.IntVar(&p.repeat, "repeat", 3, "runs of each probe, each on a fresh server process (the table shows the highest peak)")
 		run = p.run
 	default:
-		fmt.Fprintln(os.Stderr, "usage: driver kill|pgrestart|probe [flags]")
+		fmt.Fprintln(os.Stderr, "usage: driver kill|webhooks|pgrestart|probe [flags]")
 		os.Exit(2)
 	}
 	_ = fs.Parse(os.Args[2:])

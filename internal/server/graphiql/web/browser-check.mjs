@@ -22,8 +22,11 @@
 // fails unless the schema is fetched again by itself: an introspection
 // request carrying the key must succeed, the documentation explorer must
 // show Query.viewer, autocompletion must offer "viewer", and running
-// { viewer { role } } must show a response with data and no errors. That
-// part writes a screenshot to CHECK_KEY_SCREENSHOT (/tmp/graphiql-auth.png).
+// { viewer { role } } must show a response with data and no errors, and a
+// subscription (auditEvents after 0) must open a WebSocket to the page's own
+// /graphql and show an event (the check creates and revokes an ADMIN key named
+// "graphiql browser check" for it). That part writes a screenshot to
+// CHECK_KEY_SCREENSHOT (/tmp/graphiql-auth.png).
 import { chromium } from 'playwright-core';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -151,6 +154,60 @@ async function checkSchemaAfterKey(page, headerEditor, isIntrospection, wrongKey
   }
   await page.screenshot({ path: authScreenshot });
   console.log(`screenshot: ${authScreenshot}`);
+
+  await checkSubscription(page);
+}
+
+// checkSubscription runs `subscription { auditEvents(after: 0) { id operation } }`
+// in the editor: GraphiQL must open the WebSocket at /graphql with the key of
+// the Headers tab in connection_init, and show events from the trail (the key
+// creates and revokes a key through the API meanwhile, so there are events).
+async function checkSubscription(page) {
+  const queryEditor = page.locator('.graphiql-query-editor .CodeMirror');
+  const opened = page.waitForEvent('websocket', { timeout });
+  await setEditor(page, queryEditor, 'subscription { auditEvents(after: 0) { id operation } }');
+  await page.click('.graphiql-execute-button');
+  let socket;
+  try {
+    socket = await opened;
+  } catch {
+    fail('running a subscription opened no WebSocket');
+    return;
+  }
+  const wsURL = new URL(socket.url());
+  if (wsURL.host !== pageURL.host || wsURL.pathname !== '/graphql') {
+    fail(`the subscription's WebSocket went to ${socket.url()}`);
+  }
+  console.log(`subscription: WebSocket opened at ${socket.url()}`);
+  // Something to report, whatever the trail held: a key created and revoked
+  // at once (two events), over HTTP with CHECK_KEY.
+  const gql = async (query, variables) => {
+    const r = await page.request.post(new URL('/graphql', pageURL).href, {
+      headers: { Authorization: `Bearer ${checkKey}`, 'Content-Type': 'application/json' },
+      data: { query, variables },
+    });
+    return (await r.json()).data;
+  };
+  const made = await gql('mutation { createApiKey(input: {name: "graphiql browser check", role: ADMIN}) { apiKey { id } } }');
+  if (made?.createApiKey) {
+    await gql('mutation($id: UUID!) { revokeApiKey(id: $id) { id } }', { id: made.createApiKey.apiKey.id });
+  }
+  try {
+    await page.waitForFunction(
+      () => {
+        const cm = document.querySelector('.graphiql-response .CodeMirror');
+        return cm && /"auditEvents"/.test(cm.CodeMirror.getValue()) && /"operation"/.test(cm.CodeMirror.getValue());
+      },
+      null,
+      { timeout },
+    );
+    const shown = await responseText(page);
+    console.log(`subscription event shown: ${JSON.stringify(JSON.parse(shown))}`);
+  } catch {
+    fail(`response pane shows no event of the subscription: ${JSON.stringify((await responseText(page)).slice(0, 200))}`);
+  }
+  // Stop it (the execute button toggles), so the socket closes.
+  await page.click('.graphiql-execute-button').catch(() => {});
 }
 
 const userDataDir = await mkdtemp(path.join(tmpdir(), 'graphiql-check-'));

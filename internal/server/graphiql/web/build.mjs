@@ -10,17 +10,6 @@ import { readFile, writeFile, stat } from 'node:fs/promises';
 const here = path.dirname(fileURLToPath(import.meta.url));
 const outdir = path.resolve(here, '..', 'assets');
 
-// graphql-ws is an optional peer of @graphiql/toolkit, imported dynamically
-// only for subscriptions; point it at a small stub instead of the network.
-const stubGraphqlWs = {
-  name: 'stub-graphql-ws',
-  setup(b) {
-    b.onResolve({ filter: /^graphql-ws$/ }, () => ({
-      path: path.join(here, 'src', 'graphql-ws-stub.js'),
-    }));
-  },
-};
-
 // react-style-singleton (used by react-remove-scroll in GraphiQL's dialogs)
 // injects <style> elements, which CSP style-src 'self' refuses; swap its
 // singleton for one using constructed stylesheets (see the file's comment).
@@ -47,7 +36,8 @@ await build({
   legalComments: 'none',
   sourcemap: false,
   define: { 'process.env.NODE_ENV': '"production"' },
-  plugins: [stubGraphqlWs, cspSafeStyleSingleton],
+  // graphql-ws is bundled (src/index.jsx runs subscriptions with it).
+  plugins: [cspSafeStyleSingleton],
   logLevel: 'info',
 });
 

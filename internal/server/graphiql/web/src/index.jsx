@@ -8,6 +8,8 @@ import { createRoot } from 'react-dom/client';
 import { GraphiQL } from 'graphiql';
 import { useEditorContext, useSchemaContext } from '@graphiql/react';
 import { createGraphiQLFetcher } from '@graphiql/toolkit';
+import { getOperationAST, parse } from 'graphql';
+import { createClient } from 'graphql-ws';
 
 // Only the GraphiQL stylesheets proper: the web fonts (Roboto, Fira Code,
 // ~350 KB of base64) that graphiql/graphiql.css also carries are left out on
@@ -43,7 +45,48 @@ const HEADERS_DEBOUNCE_MS = 400;
 const root = document.getElementById('root');
 const endpoint = root.dataset.endpoint || '/graphql';
 
-const fetcher = createGraphiQLFetcher({ url: endpoint });
+const httpFetcher = createGraphiQLFetcher({ url: endpoint });
+
+// Subscriptions run over a WebSocket at the same path (graphql-transport-ws).
+// A browser cannot set headers on a WebSocket, so the Authorization header of
+// the Headers tab travels in connection_init's payload; a new key opens a
+// new connection.
+const wsURL = new URL(endpoint, window.location.href);
+wsURL.protocol = wsURL.protocol === 'https:' ? 'wss:' : 'ws:';
+let ws = null;
+let wsAuth = null;
+
+function wsClient(headers) {
+  const name = Object.keys(headers || {}).find((k) => k.toLowerCase() === 'authorization');
+  const auth = name === undefined ? '' : String(headers[name]);
+  if (ws && wsAuth === auth) return ws;
+  if (ws) ws.dispose();
+  wsAuth = auth;
+  ws = createClient({ url: wsURL.href, connectionParams: { Authorization: auth }, lazy: true, retryAttempts: 0 });
+  return ws;
+}
+
+// The query text decides, not opts.documentAST: the editor parses its text
+// a moment after an edit, so the AST can still be the previous document's.
+function isSubscription(params) {
+  try {
+    const doc = parse(params.query);
+    return getOperationAST(doc, params.operationName || undefined)?.operation === 'subscription';
+  } catch {
+    return false;
+  }
+}
+
+// fetcher sends queries and mutations over HTTP, subscriptions over the
+// WebSocket; GraphiQL shows each event of a subscription as it comes.
+function fetcher(params, opts) {
+  if (!isSubscription(params)) return httpFetcher(params, opts);
+  return wsClient(opts?.headers).iterate({
+    query: params.query,
+    operationName: params.operationName || undefined,
+    variables: params.variables ?? undefined,
+  });
+}
 
 // authKey returns the normalised headers text when it parses as a JSON object
 // with a usable Authorization header (any letter case, not the placeholder),

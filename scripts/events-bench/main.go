@@ -1,0 +1,394 @@
+// Command events-bench measures DebtQL's events (docs/performance.md,
+// "Events"): one server process with many idle subscriptions (its resident
+// memory per subscription), the latency from an event's creation to its
+// arrival at every subscriber under a steady rate of changes, and the rate
+// at which one process sends queued webhook deliveries to a local
+// receiver. scripts/events-bench.sh builds it and runs it; it starts the
+// debtql binary it is given on the database URL it is given (a throwaway
+// database) and stops it at the end.
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	coderws "github.com/coder/websocket"
+)
+
+const adminKey = "dq_events-bench-admin-key-00000000000000000"
+
+var (
+	bin      = flag.String("server-bin", "", "the debtql binary")
+	dsn      = flag.String("dsn", "", "PostgreSQL URL of a throwaway database")
+	addr     = flag.String("addr", "127.0.0.1:18095", "address the server listens on")
+	logPath  = flag.String("server-log", "/tmp/events-bench-server.log", "the server's output")
+	subs     = flag.Int("subscriptions", 1000, "concurrent subscriptions")
+	rate     = flag.Int("rate", 200, "events per second during the latency run")
+	duration = flag.Duration("duration", 10*time.Second, "length of the latency run")
+	hooks    = flag.Int("deliveries", 3000, "webhook deliveries queued for the sending run")
+)
+
+func main() {
+	flag.Parse()
+	if *bin == "" || *dsn == "" {
+		fmt.Fprintln(os.Stderr, "--server-bin and --dsn are required")
+		os.Exit(2)
+	}
+	if err := run(context.Background()); err != nil {
+		fmt.Fprintln(os.Stderr, "FAILED:", err)
+		os.Exit(1)
+	}
+}
+
+type server struct{ cmd *exec.Cmd }
+
+func start(extra ...string) (*server, error) {
+	log, err := os.OpenFile(*logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	args := append([]string{"serve", "--addr", *addr, "--database-url", *dsn, "--rate-limit", "0", "--log-level", "warn"}, extra...)
+	cmd := exec.Command(*bin, args...)
+	cmd.Env = append(os.Environ(), "ADMIN_API_KEY="+adminKey, "DEBTQL_WEBHOOK_ALLOW_INSECURE=true", "DEBTQL_PPROF_ADDR="+pprofAddr)
+	cmd.Stdout, cmd.Stderr = log, log
+	// The server dies with the driver, however the driver ends.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	for end := time.Now().Add(30 * time.Second); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+		if resp, err := http.Get("http://" + *addr + "/readyz"); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				return &server{cmd}, nil
+			}
+		}
+	}
+	_ = cmd.Process.Kill()
+	return nil, fmt.Errorf("the server was not ready in 30 s (see %s)", *logPath)
+}
+
+func (s *server) stop() {
+	_ = s.cmd.Process.Signal(os.Interrupt)
+	_ = s.cmd.Wait()
+}
+
+// rss is the server's resident memory in bytes.
+func (s *server) rss() int64 {
+	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/status", s.cmd.Process.Pid))
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(line, "VmRSS:") {
+			f := strings.Fields(line)
+			kb, _ := strconv.ParseInt(f[1], 10, 64)
+			return kb * 1024
+		}
+	}
+	return 0
+}
+
+// pprofAddr is the server's profiler, used to force a garbage collection
+// before memory is read.
+const pprofAddr = "127.0.0.1:16071"
+
+// live is the server's memory in use after a garbage collection: heap in
+// use and goroutine stacks (from /metrics), and the goroutines.
+func live() (heap, stacks, goroutines float64) {
+	if resp, err := http.Get("http://" + pprofAddr + "/debug/pprof/heap?gc=1"); err == nil {
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	resp, err := http.Get("http://" + *addr + "/metrics")
+	if err != nil {
+		return 0, 0, 0
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		if len(f) != 2 {
+			continue
+		}
+		v, _ := strconv.ParseFloat(f[1], 64)
+		switch f[0] {
+		case "go_memstats_heap_inuse_bytes":
+			heap = v
+		case "go_memstats_stack_inuse_bytes":
+			stacks = v
+		case "go_goroutines":
+			goroutines = v
+		}
+	}
+	return heap, stacks, goroutines
+}
+
+var httpClient = &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
+
+func gql(ctx context.Context, query string, vars map[string]any) (json.RawMessage, error) {
+	body, _ := json.Marshal(map[string]any{"query": query, "variables": vars})
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+*addr+"/graphql", bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+adminKey)
+	resp, err := httpClient.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	var out struct {
+		Data   json.RawMessage
+		Errors []json.RawMessage
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
+		return nil, err
+	}
+	if len(out.Errors) > 0 {
+		return nil, fmt.Errorf("%s", out.Errors[0])
+	}
+	return out.Data, nil
+}
+
+func newClient(ctx context.Context) (string, error) {
+	in := map[string]any{
+		"name": "Events Bench AB", "organizationNumber": "556036-0793", "adress1": "Storgatan 1", "address2": "Box 12",
+		"zipCode": "111 22", "city": "Stockholm", "countryCode": "SE", "bankNumber": "5050-1055",
+		"email": "faktura@example.se", "contactName": "Anna Andersson", "contactEmail": "anna@example.se", "contactPhone": "+46 8 123 456",
+	}
+	d, err := gql(ctx, `mutation($in: ClientInput!) { createClient(input: $in) { id } }`, map[string]any{"in": in})
+	if err != nil {
+		return "", err
+	}
+	var out struct{ CreateClient struct{ ID string } }
+	return out.CreateClient.ID, json.Unmarshal(d, &out)
+}
+
+// change makes one event: a client's contact name updated (one statement
+// of work, one event).
+func change(ctx context.Context, clientID string, n int) error {
+	in := map[string]any{
+		"name": "Events Bench AB", "organizationNumber": "556036-0793", "adress1": "Storgatan 1", "address2": "Box 12",
+		"zipCode": "111 22", "city": "Stockholm", "countryCode": "SE", "bankNumber": "5050-1055",
+		"email": "faktura@example.se", "contactName": fmt.Sprintf("Anna %d", n), "contactEmail": "anna@example.se", "contactPhone": "+46 8 123 456",
+	}
+	_, err := gql(ctx, `mutation($id: UUID!, $in: ClientInput!) { updateClient(id: $id, input: $in) { id } }`, map[string]any{"id": clientID, "in": in})
+	return err
+}
+
+func run(ctx context.Context) error {
+	srv, err := start()
+	if err != nil {
+		return err
+	}
+	clientID, err := newClient(ctx)
+	if err != nil {
+		srv.stop()
+		return err
+	}
+	if err := subscriptions(ctx, srv, clientID); err != nil {
+		srv.stop()
+		return err
+	}
+	srv.stop()
+	return webhooks(ctx, clientID)
+}
+
+// subscriptions opens the subscriptions, measures the memory they take,
+// then sends changes at the rate for the duration and measures each
+// event's latency at each subscriber.
+func subscriptions(ctx context.Context, srv *server, clientID string) error {
+	time.Sleep(time.Second)
+	h0, s0, g0 := live()
+	before := srv.rss()
+	var mu sync.Mutex
+	var latencies []time.Duration
+	var received atomic.Int64
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	wsURL := "ws://" + *addr + "/graphql"
+	opened := make(chan error, *subs)
+	for i := range *subs {
+		go func() {
+			c, _, err := coderws.Dial(ctx, wsURL, &coderws.DialOptions{Subprotocols: []string{"graphql-transport-ws"}})
+			if err != nil {
+				opened <- err
+				return
+			}
+			defer c.CloseNow()
+			send := func(v any) error { b, _ := json.Marshal(v); return c.Write(ctx, coderws.MessageText, b) }
+			_ = send(map[string]any{"type": "connection_init", "payload": map[string]string{"Authorization": "Bearer " + adminKey}})
+			if _, _, err := c.Read(ctx); err != nil { // connection_ack
+				opened <- err
+				return
+			}
+			err = send(map[string]any{"id": strconv.Itoa(i), "type": "subscribe", "payload": map[string]any{
+				"query":     `subscription($c: UUID) { auditEvents(clientId: $c) { id createdAt } }`,
+				"variables": map[string]any{"c": clientID}}})
+			opened <- err
+			var local []time.Duration
+			defer func() {
+				mu.Lock()
+				latencies = append(latencies, local...)
+				mu.Unlock()
+			}()
+			for {
+				_, data, err := c.Read(ctx)
+				if err != nil {
+					return
+				}
+				now := time.Now()
+				var m struct {
+					Type    string
+					Payload struct {
+						Data struct{ AuditEvents struct{ CreatedAt time.Time } }
+					}
+				}
+				if json.Unmarshal(data, &m) != nil {
+					continue
+				}
+				switch m.Type {
+				case "ping":
+					_ = send(map[string]any{"type": "pong"})
+				case "next":
+					local = append(local, now.Sub(m.Payload.Data.AuditEvents.CreatedAt))
+					received.Add(1)
+				}
+			}
+		}()
+	}
+	for range *subs {
+		if err := <-opened; err != nil {
+			return fmt.Errorf("opening a subscription: %w", err)
+		}
+	}
+	time.Sleep(2 * time.Second)
+	after := srv.rss()
+	h1, s1, g1 := live()
+	if out := os.Getenv("EVENTS_BENCH_HEAP"); out != "" {
+		// The live heap with the subscriptions open, for go tool pprof.
+		if resp, err := http.Get("http://" + pprofAddr + "/debug/pprof/heap"); err == nil {
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			_ = os.WriteFile(out, b, 0o644)
+		}
+	}
+	perSub := float64(after-before) / float64(*subs)
+	fmt.Printf("subscriptions: %d open (one per connection); server RSS %.1f MiB before, %.1f MiB after: %.1f KiB per idle subscription\n",
+		*subs, float64(before)/(1<<20), float64(after)/(1<<20), perSub/1024)
+	fmt.Printf("  in use after a GC: heap +%.1f KiB, stacks +%.1f KiB per subscription (%.1f KiB), goroutines +%.1f per subscription\n",
+		(h1-h0)/float64(*subs)/1024, (s1-s0)/float64(*subs)/1024, (h1-h0+s1-s0)/float64(*subs)/1024, (g1-g0)/float64(*subs))
+
+	// The changes, at the rate, from a few workers.
+	total := int(duration.Seconds() * float64(*rate))
+	ticks := make(chan int)
+	var wg sync.WaitGroup
+	var failed atomic.Int64
+	for range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for n := range ticks {
+				if change(ctx, clientID, n) != nil {
+					failed.Add(1)
+				}
+			}
+		}()
+	}
+	interval := time.Second / time.Duration(*rate)
+	t0 := time.Now()
+	for n := range total {
+		time.Sleep(time.Until(t0.Add(time.Duration(n) * interval)))
+		ticks <- n
+	}
+	close(ticks)
+	wg.Wait()
+	sent := time.Since(t0)
+	want := int64(total-int(failed.Load())) * int64(*subs)
+	for end := time.Now().Add(30 * time.Second); received.Load() < want && time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+	}
+	cancel()
+	time.Sleep(200 * time.Millisecond)
+	mu.Lock()
+	defer mu.Unlock()
+	slices.Sort(latencies)
+	pct := func(p float64) time.Duration {
+		if len(latencies) == 0 {
+			return 0
+		}
+		return latencies[min(len(latencies)-1, int(p*float64(len(latencies))))]
+	}
+	fmt.Printf("latency run: %d changes in %s (%.0f/s, %d failed), %d of %d event deliveries received\n",
+		total, sent.Round(time.Millisecond), float64(total)/sent.Seconds(), failed.Load(), len(latencies), want)
+	fmt.Printf("  event creation to arrival at a subscriber: p50 %s, p90 %s, p99 %s, max %s\n",
+		pct(0.5).Round(time.Millisecond), pct(0.9).Round(time.Millisecond), pct(0.99).Round(time.Millisecond), pct(1).Round(time.Millisecond))
+	return nil
+}
+
+// webhooks queues deliveries with a server that sends none, then starts one
+// that sends (16 workers) and times how fast the receiver gets them all.
+func webhooks(ctx context.Context, clientID string) error {
+	var got atomic.Int64
+	seen := sync.Map{}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	rec := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		if _, dup := seen.LoadOrStore(r.Header.Get("webhook-id"), true); !dup {
+			got.Add(1)
+		}
+		w.WriteHeader(204)
+	})}
+	go func() { _ = rec.Serve(ln) }()
+	defer rec.Close()
+
+	srv, err := start("--webhook-workers", "0")
+	if err != nil {
+		return err
+	}
+	if _, err := gql(ctx, `mutation($c: UUID, $in: WebhookEndpointInput!) { createWebhookEndpoint(clientId: $c, input: $in) { secret } }`,
+		map[string]any{"c": clientID, "in": map[string]any{"url": "http://" + ln.Addr().String() + "/hooks", "operations": []string{"updateClient"}}}); err != nil {
+		srv.stop()
+		return err
+	}
+	var wg sync.WaitGroup
+	next := atomic.Int64{}
+	for range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for n := int(next.Add(1)); n <= *hooks; n = int(next.Add(1)) {
+				_ = change(ctx, clientID, n)
+			}
+		}()
+	}
+	wg.Wait()
+	srv.stop()
+	t0 := time.Now()
+	srv, err = start()
+	if err != nil {
+		return err
+	}
+	defer srv.stop()
+	ready := time.Since(t0)
+	t1 := time.Now()
+	for end := time.Now().Add(120 * time.Second); got.Load() < int64(*hooks) && time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+	}
+	el := time.Since(t1)
+	fmt.Printf("webhooks: %d deliveries queued; a sending server (16 workers, ready in %s) delivered %d in %s: %.0f deliveries/s\n",
+		*hooks, ready.Round(time.Millisecond), got.Load(), el.Round(time.Millisecond), float64(got.Load())/el.Seconds())
+	return nil
+}
