@@ -66,6 +66,31 @@ type event struct {
 	operation string
 }
 
+// afterCommit tells the event feed (OnEventsCommitted) that the audit
+// trail grew: after the transaction of ctx commits, or at once when there
+// is none (a statement that committed by itself, as the payment
+// statement run alone).
+func (s *Service) afterCommit(ctx context.Context) {
+	wake := s.committed
+	if wake == nil {
+		return
+	}
+	tx := ent.TxFromContext(ctx)
+	if tx == nil {
+		wake()
+		return
+	}
+	tx.OnCommit(func(next ent.Committer) ent.Committer {
+		return ent.CommitFunc(func(ctx context.Context, tx *ent.Tx) error {
+			err := next.Commit(ctx, tx)
+			if err == nil {
+				wake()
+			}
+			return err
+		})
+	})
+}
+
 // record appends the event of op by a, in the use case's transaction.
 // clientID is the client whose data changed (nil for none), debtID the
 // debt whose timeline the event joins (nil for none). A use case that fails
@@ -75,18 +100,7 @@ func (s *Service) record(ctx context.Context, e event, clientID *string, debtID 
 	if tx == nil {
 		return errNoTransaction
 	}
-	if s.committed != nil {
-		wake := s.committed
-		tx.OnCommit(func(next ent.Committer) ent.Committer {
-			return ent.CommitFunc(func(ctx context.Context, tx *ent.Tx) error {
-				err := next.Commit(ctx, tx)
-				if err == nil {
-					wake()
-				}
-				return err
-			})
-		})
-	}
+	s.afterCommit(ctx)
 	db := s.db(ctx)
 	created, err := db.AuditEvent.Create().
 		SetNillableClientID(clientID).

@@ -207,7 +207,13 @@ func (s *Service) bookPaymentsAs(ctx context.Context, tx querier, clientID strin
 	if err := rows.Err(); err != nil {
 		return err
 	}
-	return rows.Close()
+	if err := rows.Close(); err != nil {
+		return err
+	}
+	if slices.ContainsFunc(members, func(m *paymentMember) bool { return m.p != nil }) {
+		s.afterCommit(ctx)
+	}
+	return nil
 }
 
 // maxAmountSQL is the money ceiling as an SQL literal (in öre).

@@ -61,3 +61,14 @@ func (d *DB) listenAuditOnce(ctx context.Context, heard func()) error {
 		heard()
 	}
 }
+
+// NotifyAudit announces on AuditChannel that the audit trail grew: each
+// process sends it after its own commits (outside the writing
+// transaction), so that the other replicas' feeds read the trail at once.
+func (d *DB) NotifyAudit(ctx context.Context) error {
+	if !d.IsPostgres() {
+		return nil
+	}
+	_, err := d.SQL.ExecContext(ctx, "SELECT pg_notify($1, '')", AuditChannel)
+	return err
+}
