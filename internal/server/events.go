@@ -10,6 +10,15 @@ import (
 	"github.com/debtql/debtql/internal/webhook"
 )
 
+// notifyInterval is the least time between two NOTIFYs of one process:
+// the delay a change made through one replica may add before the others
+// read it (their own commits wake them at once).
+const notifyInterval = 50 * time.Millisecond
+
+// wakeInterval is the least time between two wake-ups of the hub and the
+// dispatcher: what a commit may wait before its event is read.
+const wakeInterval = 25 * time.Millisecond
+
 // startEvents starts the subscriptions' hub, the webhooks' dispatcher and
 // what wakes them: the ledger's own commits to the audit trail and, on
 // PostgreSQL, every replica's, announced by a NOTIFY each replica sends
@@ -25,12 +34,35 @@ func (s *Server) startEvents(opts Options, resolver *graph.Resolver) {
 	resolver.UseEvents(hub)
 	s.ledger.UseWebhookPolicy(opts.WebhookPolicy)
 	dispatcher := &webhook.Dispatcher{Queue: s.ledger, Policy: opts.WebhookPolicy, Workers: opts.WebhookWorkers, Logger: s.log}
+	// Wake-ups are passed on at most once per wakeInterval: under
+	// thousands of commits a second the hub and the dispatcher would
+	// otherwise read the trail and the queue back to back.
+	woken := make(chan struct{}, 1)
 	wake := func() {
-		hub.Wake()
-		dispatcher.Wake()
+		select {
+		case woken <- struct{}{}:
+		default:
+		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{}, 5)
+	done := make(chan struct{}, 6)
+	go func() {
+		defer func() { done <- struct{}{} }()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-woken:
+				hub.Wake()
+				dispatcher.Wake()
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(wakeInterval):
+			}
+		}
+	}()
 	go func() { defer func() { done <- struct{}{} }(); s.watchSockets(ctx) }()
 	go func() { defer func() { done <- struct{}{} }(); hub.Run(ctx) }()
 	if opts.WebhookWorkers >= 0 {
@@ -41,8 +73,8 @@ func (s *Server) startEvents(opts Options, resolver *graph.Resolver) {
 	if opts.DB.IsPostgres() {
 		// After a commit of this process that appended to the trail: wake
 		// this process's feed at once, and the other replicas by one
-		// NOTIFY sent after the commit, for any number of commits that
-		// came while the last was sent. (A NOTIFY inside the writing
+		// NOTIFY sent after the commit, for every commit of the last
+		// notifyInterval. (A NOTIFY inside the writing
 		// transaction would serialise every writer's commit.) Writers
 		// outside DebtQL are read by the feed's safety poll.
 		poke := make(chan struct{}, 1)
@@ -68,6 +100,13 @@ func (s *Server) startEvents(opts Options, resolver *graph.Resolver) {
 					if err := opts.DB.NotifyAudit(bg); err != nil && ctx.Err() == nil {
 						s.log.Warn("event feed: could not notify the other replicas; they read the trail at their next poll", "error", err.Error())
 					}
+					// At most one NOTIFY per interval: each is a
+					// transaction every replica's listener handles.
+					select {
+					case <-ctx.Done():
+						return
+					case <-time.After(notifyInterval):
+					}
 				}
 			}
 		}()
@@ -83,7 +122,7 @@ func (s *Server) startEvents(opts Options, resolver *graph.Resolver) {
 			return true
 		})
 		cancel()
-		for range 5 {
+		for range 6 {
 			<-done
 		}
 		previous()
