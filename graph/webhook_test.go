@@ -462,3 +462,36 @@ func TestWebhookFailsAfterADay(t *testing.T) {
 	r.next(t)
 	deliveriesUntil(t, env.Admin(), endpointID, allDelivered(1))
 }
+
+// A keyed createWebhookEndpoint stores no secret: a retry with the key is
+// told that the endpoint exists (CONFLICT), and no stored answer holds the
+// secret.
+func TestWebhookSecretNotStoredForRetries(t *testing.T) {
+	env := apitest.New(t)
+	_, caller := env.ClientCaller(t, "Hooks AB")
+	r := newReceiver(t)
+	var out createdEndpoint
+	vars := apitest.Vars{"in": apitest.Vars{"url": r.URL}}
+	caller.Do(t, createEndpoint, vars, "Idempotency-Key", "hook-1").OK(t, &out)
+	secret := out.CreateWebhookEndpoint.Secret
+	if !strings.HasPrefix(secret, "whsec_") {
+		t.Fatalf("secret %q", secret)
+	}
+	retry := caller.Do(t, createEndpoint, vars, "Idempotency-Key", "hook-1")
+	retry.Refused(t, http.StatusConflict, "CONFLICT", "")
+	if body := string(retry.Body); strings.Contains(body, secret) || !strings.Contains(body, "webhookEndpoints") {
+		t.Errorf("the retry answered %s", body)
+	}
+	var n int
+	if err := env.DB.SQL.QueryRow("SELECT count(*) FROM idempotency_records WHERE body LIKE '%whsec_%'").Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n != 0 {
+		t.Errorf("%d stored answers hold a webhook secret", n)
+	}
+	var list struct{ WebhookEndpoints []struct{ ID string } }
+	caller.Do(t, `{ webhookEndpoints { id } }`, nil).OK(t, &list)
+	if len(list.WebhookEndpoints) != 1 {
+		t.Errorf("%d endpoints after a retry, want 1", len(list.WebhookEndpoints))
+	}
+}

@@ -133,10 +133,10 @@ func (t txn) InterceptResponse(ctx context.Context, next graphql.ResponseHandler
 			return resp
 		}
 		stored := out
-		if out.status < http.StatusBadRequest && createsSecret(opCtx) {
+		if created := createsSecret(opCtx); out.status < http.StatusBadRequest && created != "" {
 			// The secret of a new API key is shown once and never stored,
 			// not even here: a retry learns that the key exists.
-			stored = secretWithheld(ex.contentType)
+			stored = secretWithheld(ex.contentType, created)
 		}
 		if err := t.s.idempotencyRecord(txCtx, tx, ex, stored); err != nil {
 			rollback()
@@ -153,22 +153,31 @@ func (t txn) InterceptResponse(ctx context.Context, next graphql.ResponseHandler
 	return resp
 }
 
-// createsSecret reports whether an operation creates an API key or a
-// webhook endpoint, whose answer holds a secret.
-func createsSecret(opCtx *graphql.OperationContext) bool {
-	for _, f := range graphql.CollectFields(opCtx, opCtx.Operation.SelectionSet, nil) {
-		if f.Name == "createApiKey" || f.Name == "createWebhookEndpoint" {
-			return true
-		}
-	}
-	return false
+// secretsCreated are the mutations whose answer holds a secret, with what
+// a retry of a keyed one is told instead: where to find what was created,
+// and what to do when its secret was lost.
+var secretsCreated = map[string]string{
+	"createApiKey": "an API key; its secret was shown once and is not kept: " +
+		"find the key in apiKeys, revoke it if its secret was lost, and create another",
+	"createWebhookEndpoint": "a webhook endpoint; its signing secret was shown once and is not kept: " +
+		"find the endpoint in webhookEndpoints, delete it if its secret was lost, and create another",
 }
 
-// secretWithheld is what a keyed createApiKey records in place of its
-// answer: a retry is told that the key was created, not its secret.
-func secretWithheld(contentType string) rendered {
-	err := apierr.New(apierr.Conflict, "this Idempotency-Key already created an API key; its secret was shown once and is not kept: "+
-		"find the key in apiKeys, revoke it if its secret was lost, and create another")
+// createsSecret is the mutation of an operation that creates an API key or
+// a webhook endpoint, whose answer holds a secret; "" for any other.
+func createsSecret(opCtx *graphql.OperationContext) string {
+	for _, f := range graphql.CollectFields(opCtx, opCtx.Operation.SelectionSet, nil) {
+		if _, ok := secretsCreated[f.Name]; ok {
+			return f.Name
+		}
+	}
+	return ""
+}
+
+// secretWithheld is what a keyed mutation that created a secret records in
+// place of its answer: a retry is told what was created, not its secret.
+func secretWithheld(contentType, mutation string) rendered {
+	err := apierr.New(apierr.Conflict, "this Idempotency-Key already created %s", secretsCreated[mutation])
 	return rendered{status: http.StatusConflict, contentType: contentType,
 		body: encodeResponse(nil, gqlerror.List{gqlError(err, nil)}, nil)}
 }
