@@ -167,7 +167,7 @@ func (r *Resolver) loadDebtorDebts(ctx context.Context, debtors []*ent.Debtor) (
 	}
 	out := make(map[string][]collection.DebtFacts, len(debtors))
 	for _, d := range debts {
-		out[d.DebtorID] = append(out[d.DebtorID], *ledger.DebtFacts(d))
+		out[d.DebtorID] = append(out[d.DebtorID], d.Facts())
 	}
 	return out, nil
 }

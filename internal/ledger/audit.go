@@ -148,16 +148,8 @@ func recorded[T any](s *Service, ctx context.Context, v T, e event, clientID *st
 	return v, nil
 }
 
-// DebtFacts are the facts of a debt row that its statuses are computed
-// from.
-func DebtFacts(d *ent.Debt) *collection.DebtFacts {
-	// Reads DebtFactFields.
-	f := d.Facts()
-	return &f
-}
-
 // DebtFactFields are the columns of a debt that its statuses (Debt.Facts)
-// read: a query that selects columns for DebtFacts selects these.
+// read: a query that selects columns for them selects these.
 var DebtFactFields = []string{debt.FieldID, debt.FieldChargedAmount, debt.FieldPaidAmount, debt.FieldWithdrawnAt,
 	debt.FieldCreatedAt, debt.FieldDemandSentAt, debt.FieldPaymentOrderAppliedAt}
 

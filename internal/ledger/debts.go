@@ -80,7 +80,7 @@ func (s *Service) createDebt(ctx context.Context, a Actor, clientID string, in c
 		demandDay = *in.DemandSentOn
 		demandSentAt = demandDay.Start(at.Location).UTC()
 	}
-	fees := s.handoverFees(in, terms, demandDay)
+	fees := handoverFees(in, terms, demandDay)
 	facts, err := s.handoverFacts(ctx, in, terms, fees)
 	if err != nil {
 		return nil, err

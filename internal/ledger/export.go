@@ -294,7 +294,7 @@ type debtDoc struct {
 }
 
 func (s *Service) debtDoc(d *ent.Debt, c collection.Claim) debtDoc {
-	p := collection.ProjectDebt(*DebtFacts(d), s.clock.At())
+	p := collection.ProjectDebt(d.Facts(), s.clock.At())
 	t := DebtTerms(d)
 	doc := debtDoc{
 		ID:             int(d.ID),

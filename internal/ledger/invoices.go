@@ -214,7 +214,8 @@ func (s *Service) InvoiceFacts(ctx context.Context, invoices []*ent.Invoice, loa
 			f.Paid = f.Paid.Plus(it.PaidAmount)
 			if d := it.Edges.Debt; d != nil {
 				if d.WithdrawnAt == nil {
-					f.Holding, f.Debt = DebtFacts(d), d
+					facts := d.Facts()
+					f.Holding, f.Debt = &facts, d
 				} else if f.Holding == nil && (f.Debt == nil || later(d, f.Debt)) {
 					f.Debt = d
 				}

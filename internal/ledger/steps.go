@@ -23,9 +23,9 @@ type StepRecord struct {
 // already disputed (else CONFLICT); the comment is required.
 func (s *Service) DisputeDebt(ctx context.Context, a Actor, clientID string, in StepRecord) (*ent.Debt, error) {
 	return s.step(ctx, a, clientID, in, true, OpDisputeDebt, debtstep.KindDISPUTE,
-		func(d *ent.Debt, _ collection.DebtProjection) error {
+		func(d *ent.Debt, p collection.DebtProjection) error {
 			switch {
-			case d.WithdrawnAt != nil || d.PaidAmount >= d.ChargedAmount:
+			case p.IsCompleted:
 				return apierr.New(apierr.Conflict, "debt %d is closed: it cannot be disputed", d.ID)
 			case d.DisputedAt != nil:
 				return apierr.New(apierr.Conflict, "debt %d is already disputed", d.ID)

@@ -64,7 +64,7 @@ func (s *Service) SetCollectionTerms(ctx context.Context, a Actor, clientID stri
 // handoverFees are a new debt's hand-over fees (api.md §10): the items'
 // reminder fees and the collection fee, or the late-payment compensation
 // for a corporate debtor, dated the day the demand was sent.
-func (s *Service) handoverFees(in collection.DebtorWithDebtsRecord, terms collection.Terms, demandDay scalar.Date) []collection.Fee {
+func handoverFees(in collection.DebtorWithDebtsRecord, terms collection.Terms, demandDay scalar.Date) []collection.Fee {
 	reminders := make([]collection.Money, 0, len(in.Debts))
 	for _, it := range in.Debts {
 		if it.ReminderFee != nil {
@@ -109,7 +109,7 @@ func (s *Service) handoverFacts(ctx context.Context, in collection.DebtorWithDeb
 				Amount: p.Amount, Item: i + 1, Opening: true})
 		}
 	}
-	if f.InterestBearing() && terms.Interest == collection.InterestStatutory {
+	if terms.Interest == collection.InterestStatutory {
 		var err error
 		if f.Rates, err = s.RatesInForce(ctx); err != nil {
 			return f, err

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"github.com/debtql/debtql/graph"
@@ -34,86 +35,37 @@ func (s *Server) startEvents(opts Options, resolver *graph.Resolver) {
 	resolver.UseEvents(hub)
 	s.ledger.UseWebhookPolicy(opts.WebhookPolicy)
 	dispatcher := &webhook.Dispatcher{Queue: s.ledger, Policy: opts.WebhookPolicy, Workers: opts.WebhookWorkers, Logger: s.log}
+	ctx, cancel := context.WithCancel(context.Background())
+	var running sync.WaitGroup
 	// Wake-ups are passed on at most once per wakeInterval: under
 	// thousands of commits a second the hub and the dispatcher would
 	// otherwise read the trail and the queue back to back.
-	woken := make(chan struct{}, 1)
-	wake := func() {
-		select {
-		case woken <- struct{}{}:
-		default:
-		}
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{}, 6)
-	go func() {
-		defer func() { done <- struct{}{} }()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-woken:
-				hub.Wake()
-				dispatcher.Wake()
-			}
-			select {
-			case <-ctx.Done():
-				return
-			case <-time.After(wakeInterval):
-			}
-		}
-	}()
-	go func() { defer func() { done <- struct{}{} }(); s.watchSockets(ctx) }()
-	go func() { defer func() { done <- struct{}{} }(); hub.Run(ctx) }()
+	wake := paced(ctx, &running, wakeInterval, func(context.Context) {
+		hub.Wake()
+		dispatcher.Wake()
+	})
+	running.Go(func() { s.watchSockets(ctx) })
+	running.Go(func() { hub.Run(ctx) })
 	if opts.WebhookWorkers >= 0 {
-		go func() { defer func() { done <- struct{}{} }(); dispatcher.Run(ctx) }()
-	} else {
-		done <- struct{}{}
+		running.Go(func() { dispatcher.Run(ctx) })
 	}
 	if opts.DB.IsPostgres() {
 		// After a commit of this process that appended to the trail: wake
-		// this process's feed at once, and the other replicas by one
-		// NOTIFY sent after the commit, for every commit of the last
-		// notifyInterval. (A NOTIFY inside the writing
-		// transaction would serialise every writer's commit.) Writers
-		// outside DebtQL are read by the feed's safety poll.
-		poke := make(chan struct{}, 1)
-		s.ledger.OnEventsCommitted(func() {
-			wake()
-			select {
-			case poke <- struct{}{}:
-			default:
+		// this process's feed, and the other replicas by one NOTIFY sent
+		// after the commit, at most one per notifyInterval (a NOTIFY
+		// inside the writing transaction would serialise every writer's
+		// commit; each is a transaction every replica's listener
+		// handles). Writers outside DebtQL are read by the feed's safety
+		// poll.
+		notify := paced(ctx, &running, notifyInterval, func(ctx context.Context) {
+			if err := opts.DB.NotifyAudit(ledger.Background(ctx)); err != nil && ctx.Err() == nil {
+				s.log.Warn("event feed: could not notify the other replicas; they read the trail at their next poll", "error", err.Error())
 			}
 		})
-		go func() {
-			defer func() { done <- struct{}{} }()
-			opts.DB.ListenAudit(ctx, wake, time.Second, s.log)
-		}()
-		go func() {
-			defer func() { done <- struct{}{} }()
-			bg := ledger.Background(ctx)
-			for {
-				select {
-				case <-ctx.Done():
-					return
-				case <-poke:
-					if err := opts.DB.NotifyAudit(bg); err != nil && ctx.Err() == nil {
-						s.log.Warn("event feed: could not notify the other replicas; they read the trail at their next poll", "error", err.Error())
-					}
-					// At most one NOTIFY per interval: each is a
-					// transaction every replica's listener handles.
-					select {
-					case <-ctx.Done():
-						return
-					case <-time.After(notifyInterval):
-					}
-				}
-			}
-		}()
+		s.ledger.OnEventsCommitted(func() { wake(); notify() })
+		running.Go(func() { opts.DB.ListenAudit(ctx, wake, time.Second, s.log) })
 	} else {
 		s.ledger.OnEventsCommitted(wake)
-		done <- struct{}{}
-		done <- struct{}{}
 	}
 	previous := s.close
 	s.close = func() {
@@ -122,9 +74,7 @@ func (s *Server) startEvents(opts Options, resolver *graph.Resolver) {
 			return true
 		})
 		cancel()
-		for range 6 {
-			<-done
-		}
+		running.Wait()
 		previous()
 	}
 }
@@ -132,3 +82,31 @@ func (s *Server) startEvents(opts Options, resolver *graph.Resolver) {
 // Events is the server's subscription hub (for tests and benchmarks that
 // subscribe without a socket).
 func (s *Server) Events() *events.Hub { return s.hub }
+
+// paced runs do on a goroutine of running after a poke, at most once per
+// interval, until ctx ends; the poke never blocks, and the pokes that come
+// while do runs or waits are one.
+func paced(ctx context.Context, running *sync.WaitGroup, interval time.Duration, do func(context.Context)) (poke func()) {
+	poked := make(chan struct{}, 1)
+	running.Go(func() {
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-poked:
+				do(ctx)
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(interval):
+			}
+		}
+	})
+	return func() {
+		select {
+		case poked <- struct{}{}:
+		default:
+		}
+	}
+}
