@@ -41,6 +41,29 @@ func (_m *Debt) ActiveStatus() collection.ActiveStatus { return _m.settled().Act
 // IsCompleted reports whether the debt is CLOSED.
 func (_m *Debt) IsCompleted() bool { return _m.settled().IsCompleted }
 
+// LoadedItems are the debt's items as an operation's selection eager-loaded
+// them (Debt.invoices under any alias), and whether it did. The field takes
+// no arguments, so a load under any alias holds every item of the debt.
+func (_m *Debt) LoadedItems() ([]*DebtItem, bool) {
+	for _, items := range _m.Edges.namedInvoices {
+		return items, true
+	}
+	return nil, false
+}
+
+// LoadItemColumns makes the query's eager loads of the debts' items
+// (Debt.invoices under any alias, as an operation's selection asks for
+// them) read columns as well when they select only some.
+func (_q *DebtQuery) LoadItemColumns(columns ...string) {
+	for _, q := range _q.withNamedInvoices {
+		if len(q.ctx.Fields) > 0 {
+			for _, c := range columns {
+				q.ctx.AppendFieldOnce(c)
+			}
+		}
+	}
+}
+
 // KeptRemaining is what the kept summary leaves outstanding: charged -
 // paid, never below 0. It is the claim's outstanding total today unless
 // interest accrues on the debt (InterestBearing), whose claim the ledger

@@ -457,7 +457,13 @@ func (r *queryResolver) Debt(ctx context.Context, clientID string, id int) (*ent
 	if err != nil {
 		return nil, err
 	}
-	return onlyOrNil(q.Only(ctx))
+	d, err := onlyOrNil(q.Only(ctx))
+	if d != nil {
+		// Its claim is read from this debt as read, with its items as
+		// loaded, whichever of its fields asks first.
+		ledger.PrimeClaims(ctx, []*ent.Debt{d})
+	}
+	return d, err
 }
 
 // Debts is the resolver for the debts field.

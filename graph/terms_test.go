@@ -2,6 +2,7 @@ package graph_test
 
 import (
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -387,5 +388,80 @@ func TestTermsClaimOfAnItemWithoutItsDueDay(t *testing.T) {
 	after := termsRead(t, c, clientID, d.ID, "2026-03-01")
 	if before.Claim.Interest != after.Claim.Interest || before.Claim.Interest.Charged == "0.00" {
 		t.Errorf("interest with due_on %+v, without %+v", before.Claim.Interest, after.Claim.Interest)
+	}
+}
+
+// The claims of a page whose selection loads the debts' items (under any
+// alias, with any of their fields) take the items from that load: the
+// claims are the same as when the facts statement reads them, and a page
+// of debts with neither payments nor fees reads no facts at all.
+func TestTermsClaimPageFromLoadedItems(t *testing.T) {
+	env := apitest.New(t)
+	env.Clock.Set(time.Date(2026, 6, 1, 12, 0, 0, 0, apitest.Stockholm))
+	clientID, c := env.ClientCaller(t, "Laddat AB")
+	dated := func(number, amount, due string) apitest.Vars {
+		it := debtCaseItemInput(number, amount)
+		it["invoiceDate"], it["dueDate"] = "2026-01-01T10:00:00+01:00", due
+		return it
+	}
+	agreed := dated("A-2", "500.00", "2026-02-15T10:00:00+01:00")
+	agreed["interestRate"] = "12"
+	statutory := debtCaseInput("198112189876", "Anna Andersson", dated("A-1", "1000.00", "2026-02-01T10:00:00+01:00"), agreed)
+	statutory["terms"] = apitest.Vars{"interest": "STATUTORY", "collectionFee": "180.00", "lateCompensation": false}
+	s := termsMustCreate(t, c, clientID, statutory)
+	termsPay(t, c, clientID, s.ID, s.Invoices[1].ID, "200.00", "2026-04-01")
+	old := dated("B-1", "800.00", "2026-03-01T10:00:00+01:00")
+	old["interestRate"] = "9"
+	o := termsMustCreate(t, c, clientID, debtCaseInput("198112189876", "Anna Andersson", old))
+	// Handed over before the due day was kept: the claim dates it by its due date.
+	if _, err := env.DB.SQL.Exec(fmt.Sprintf("UPDATE debt_invoices SET due_on = NULL WHERE debt_id = %d", o.ID)); err != nil {
+		t.Fatal(err)
+	}
+	termsMustCreate(t, c, clientID, debtCaseInput("198112189876", "Anna Andersson", dated("C-1", "300.00", "2026-05-01T10:00:00+02:00")))
+
+	const claim = `claim { principal { charged paid outstanding } interest { charged paid outstanding } fees { charged paid outstanding } total { charged paid outstanding } }`
+	claims := func(items string) map[int]any {
+		var out struct {
+			Debts struct {
+				Nodes []struct {
+					ID    int
+					Claim any
+				}
+			}
+		}
+		c.Do(t, `query($c: UUID!) { debts(clientId: $c) { nodes { id `+items+` `+claim+` } } }`, apitest.Vars{"c": clientID}).OK(t, &out)
+		m := map[int]any{}
+		for _, n := range out.Debts.Nodes {
+			m[n.ID] = n.Claim
+		}
+		return m
+	}
+	read := claims("")
+	if len(read) != 3 {
+		t.Fatalf("%d debts", len(read))
+	}
+	for _, items := range []string{"invoices { amount }", "lines: invoices { invoiceNumber }", "invoices { id } other: invoices { dueDate }"} {
+		if loaded := claims(items); !reflect.DeepEqual(loaded, read) {
+			t.Errorf("with %s the claims are\n%v\nread apart they are\n%v", items, loaded, read)
+		}
+	}
+	if fmt.Sprint(read[s.ID]) == fmt.Sprint(read[o.ID]) || !strings.Contains(fmt.Sprint(read[o.ID]), "charged:") {
+		t.Fatalf("claims %v", read)
+	}
+
+	// Unpaid debts without fees: the page's load is all the claims need.
+	client2, c2 := env.ClientCaller(t, "Enkel AB")
+	for i := range 3 {
+		termsMustCreate(t, c2, client2, debtCaseInput("198112189876", "Anna Andersson", debtCaseItemInput(fmt.Sprintf("E-%d", i), "100.00")))
+	}
+	count := func(sel string) int {
+		q := `query($c: UUID!) { debts(clientId: $c) { nodes { id invoices { amount } ` + sel + ` } } }`
+		c2.Do(t, q, apitest.Vars{"c": client2}).OK(t, nil)
+		env.Statements.Reset()
+		c2.Do(t, q, apitest.Vars{"c": client2}).OK(t, nil)
+		return env.Statements.Count()
+	}
+	if without, with := count(""), count("claim { total { outstanding } }"); with != without {
+		t.Errorf("%d statements with the claims, %d without: the items are read again", with, without)
 	}
 }

@@ -1,9 +1,11 @@
 package ledger
 
 import (
+	"cmp"
 	"context"
 	stdsql "database/sql"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -64,13 +66,24 @@ func (s *Service) claimFactsMany(ctx context.Context, debts []*ent.Debt, rates *
 		// that can have its rows.
 		var ids, paying, charging []int64
 		for _, d := range debts[start:min(start+maxFactsDebts, len(debts))] {
-			ids = append(ids, int64(d.ID))
+			// The items the operation's selection loaded serve the claim:
+			// they are read once.
+			if items, ok := d.LoadedItems(); ok {
+				for _, it := range items {
+					byID[d.ID].Items = append(byID[d.ID].Items, s.claimItem(it))
+				}
+			} else {
+				ids = append(ids, int64(d.ID))
+			}
 			if !byAmounts || d.PaidAmount != 0 {
 				paying = append(paying, int64(d.ID))
 			}
 			if !byAmounts || d.InterestBearing || d.ChargedAmount != d.OriginalAmount {
 				charging = append(charging, int64(d.ID))
 			}
+		}
+		if len(ids)+len(paying)+len(charging) == 0 {
+			continue
 		}
 		query, args := s.factsQuery(ids, paying, charging)
 		rows, err := s.db(ctx).QueryContext(ctx, query, args...)
@@ -116,6 +129,11 @@ func (s *Service) claimFactsMany(ctx context.Context, debts []*ent.Debt, rates *
 			})
 		}
 	}
+	for i := range facts {
+		// Loaded items come in the order of the debt's load; a claim takes
+		// them by id, as the statement gives them.
+		slices.SortFunc(facts[i].Items, func(a, b collection.ClaimItem) int { return cmp.Compare(a.ID, b.ID) })
+	}
 	if statutory {
 		var inForce []collection.ReferenceRate
 		var err error
@@ -140,6 +158,30 @@ func (s *Service) claimFactsMany(ctx context.Context, debts []*ent.Debt, rates *
 		out[id] = *f
 	}
 	return out, nil
+}
+
+// claimItem is an item of a claim as the claim takes it; an item handed
+// over before its due day was kept has it from its due date.
+func (s *Service) claimItem(it *ent.DebtItem) collection.ClaimItem {
+	c := collection.ClaimItem{ID: int(it.ID), Amount: it.Amount, InterestRate: it.InterestRate}
+	if it.DueOn != nil {
+		c.Due = *it.DueOn
+	} else {
+		c.Due = s.dayIn(it.DueDate)
+	}
+	return c
+}
+
+// claimItemColumns are the columns of an item its claim is computed from.
+var claimItemColumns = []string{debtitem.FieldDebtID, debtitem.FieldAmount, debtitem.FieldDueOn, debtitem.FieldDueDate, debtitem.FieldInterestRate}
+
+// loadClaimColumns makes a query of debts whose selection eager-loads their
+// items (Debt.invoices) load the columns of the items' claims too, so that
+// claimFactsMany takes a page's items from the page's own load
+// (Debt.LoadedItems) instead of reading them again.
+func loadClaimColumns(_ context.Context, q *ent.DebtQuery) error {
+	q.LoadItemColumns(claimItemColumns...)
+	return nil
 }
 
 // The kinds of row of claimFactsStatement (and of the statement that
@@ -226,7 +268,7 @@ func claimFactsUnion(where func(n int) string) string {
 // an array.
 func pgFactsQuery(items, payments, fees []int64) (string, []any) {
 	return claimFactsStatement(func(n int) string { return "debt_id = ANY($" + strconv.Itoa(n+1) + "::bigint[])" }),
-		[]any{items, orEmpty(payments), orEmpty(fees)}
+		[]any{orEmpty(items), orEmpty(payments), orEmpty(fees)}
 }
 
 // orEmpty is ids, or an empty list for none (an array, not NULL).

@@ -18,6 +18,7 @@ import (
 	"github.com/debtql/debtql/ent"
 	"github.com/debtql/debtql/ent/apikey"
 	"github.com/debtql/debtql/ent/creditor"
+	"github.com/debtql/debtql/ent/intercept"
 	"github.com/debtql/debtql/internal/apierr"
 	"github.com/debtql/debtql/internal/auth"
 	"github.com/debtql/debtql/internal/collection"
@@ -126,6 +127,7 @@ type Service struct {
 func New(db *store.DB, clock Clock) *Service {
 	s := &Service{orm: db.Ent, clock: clock, locker: db, payments: &paymentQueues{}, accruing: &accruingDebts{},
 		paymentOrder: collection.DefaultPaymentOrderAmounts}
+	db.Ent.Debt.Intercept(intercept.TraverseDebt(loadClaimColumns))
 	if db.IsPostgres() {
 		s.postgres = true
 		s.booker = queuedBooker{pgBooker{s}}
