@@ -41,6 +41,9 @@ var (
 	rate     = flag.Int("rate", 200, "events per second during the latency run")
 	duration = flag.Duration("duration", 10*time.Second, "length of the latency run")
 	hooks    = flag.Int("deliveries", 3000, "webhook deliveries queued for the sending run")
+	clients  = flag.Int("clients", 1, "clients the subscriptions are spread over (subscription i follows client i mod clients); each change is one client's, in turn, so each event reaches subscriptions/clients subscribers")
+	outage   = flag.Duration("outage", 5*time.Minute, "how long the receiver is down in the outage run")
+	phases   = flag.String("phases", "subscriptions,webhooks", "the runs, in order: subscriptions, webhooks, outage")
 )
 
 func main() {
@@ -161,9 +164,9 @@ func gql(ctx context.Context, query string, vars map[string]any) (json.RawMessag
 	return out.Data, nil
 }
 
-func newClient(ctx context.Context) (string, error) {
+func newClient(ctx context.Context, n int) (string, error) {
 	in := map[string]any{
-		"name": "Events Bench AB", "organizationNumber": "556036-0793", "adress1": "Storgatan 1", "address2": "Box 12",
+		"name": fmt.Sprintf("Events Bench %d AB", n), "organizationNumber": "556036-0793", "adress1": "Storgatan 1", "address2": "Box 12",
 		"zipCode": "111 22", "city": "Stockholm", "countryCode": "SE", "bankNumber": "5050-1055",
 		"email": "faktura@example.se", "contactName": "Anna Andersson", "contactEmail": "anna@example.se", "contactPhone": "+46 8 123 456",
 	}
@@ -192,23 +195,40 @@ func run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	clientID, err := newClient(ctx)
-	if err != nil {
-		srv.stop()
-		return err
-	}
-	if err := subscriptions(ctx, srv, clientID); err != nil {
-		srv.stop()
-		return err
+	ids := make([]string, max(*clients, 1))
+	for i := range ids {
+		if ids[i], err = newClient(ctx, i); err != nil {
+			srv.stop()
+			return err
+		}
 	}
 	srv.stop()
-	return webhooks(ctx, clientID)
+	for _, phase := range strings.Split(*phases, ",") {
+		switch phase {
+		case "subscriptions":
+			if srv, err = start(); err != nil {
+				return err
+			}
+			err = subscriptions(ctx, srv, ids)
+			srv.stop()
+		case "webhooks":
+			err = webhooks(ctx, ids[0])
+		case "outage":
+			err = receiverOutage(ctx, ids[0])
+		default:
+			err = fmt.Errorf("no run %q: subscriptions, webhooks or outage", phase)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // subscriptions opens the subscriptions, measures the memory they take,
 // then sends changes at the rate for the duration and measures each
 // event's latency at each subscriber.
-func subscriptions(ctx context.Context, srv *server, clientID string) error {
+func subscriptions(ctx context.Context, srv *server, clientIDs []string) error {
 	time.Sleep(time.Second)
 	h0, s0, g0 := live()
 	before := srv.rss()
@@ -235,7 +255,7 @@ func subscriptions(ctx context.Context, srv *server, clientID string) error {
 			}
 			err = send(map[string]any{"id": strconv.Itoa(i), "type": "subscribe", "payload": map[string]any{
 				"query":     `subscription($c: UUID) { auditEvents(clientId: $c) { id createdAt } }`,
-				"variables": map[string]any{"c": clientID}}})
+				"variables": map[string]any{"c": clientIDs[i%len(clientIDs)]}}})
 			opened <- err
 			var local []time.Duration
 			defer func() {
@@ -300,7 +320,7 @@ func subscriptions(ctx context.Context, srv *server, clientID string) error {
 		go func() {
 			defer wg.Done()
 			for n := range ticks {
-				if change(ctx, clientID, n) != nil {
+				if change(ctx, clientIDs[n%len(clientIDs)], n) != nil {
 					failed.Add(1)
 				}
 			}
@@ -315,7 +335,9 @@ func subscriptions(ctx context.Context, srv *server, clientID string) error {
 	close(ticks)
 	wg.Wait()
 	sent := time.Since(t0)
-	want := int64(total-int(failed.Load())) * int64(*subs)
+	// Each change reaches the subscribers of its client (all when
+	// subscriptions divides evenly among the clients).
+	want := int64(total-int(failed.Load())) * int64(*subs/len(clientIDs))
 	for end := time.Now().Add(30 * time.Second); received.Load() < want && time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
 	}
 	cancel()
@@ -329,8 +351,8 @@ func subscriptions(ctx context.Context, srv *server, clientID string) error {
 		}
 		return latencies[min(len(latencies)-1, int(p*float64(len(latencies))))]
 	}
-	fmt.Printf("latency run: %d changes in %s (%.0f/s, %d failed), %d of %d event deliveries received\n",
-		total, sent.Round(time.Millisecond), float64(total)/sent.Seconds(), failed.Load(), len(latencies), want)
+	fmt.Printf("latency run: %d subscribers per client of %d; %d changes in %s (%.0f/s, %d failed), %d of %d event deliveries received\n",
+		*subs/len(clientIDs), len(clientIDs), total, sent.Round(time.Millisecond), float64(total)/sent.Seconds(), failed.Load(), len(latencies), want)
 	fmt.Printf("  event creation to arrival at a subscriber: p50 %s, p90 %s, p99 %s, max %s\n",
 		pct(0.5).Round(time.Millisecond), pct(0.9).Round(time.Millisecond), pct(0.99).Round(time.Millisecond), pct(1).Round(time.Millisecond))
 	return nil
@@ -390,5 +412,65 @@ func webhooks(ctx context.Context, clientID string) error {
 	el := time.Since(t1)
 	fmt.Printf("webhooks: %d deliveries queued; a sending server (16 workers, ready in %s) delivered %d in %s: %.0f deliveries/s\n",
 		*hooks, ready.Round(time.Millisecond), got.Load(), el.Round(time.Millisecond), float64(got.Load())/el.Seconds())
+	return nil
+}
+
+// receiverOutage makes changes while the receiver is down (its port
+// refuses connections) for the outage, at one a second, then brings it
+// back and waits until every delivery has arrived: the retry schedule's
+// waits (30 s, 2 min, 10 min, ...) decide how long after.
+func receiverOutage(ctx context.Context, clientID string) error {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	addr := ln.Addr().String()
+	ln.Close() // down
+	srv, err := start()
+	if err != nil {
+		return err
+	}
+	defer srv.stop()
+	if _, err := gql(ctx, `mutation($c: UUID, $in: WebhookEndpointInput!) { createWebhookEndpoint(clientId: $c, input: $in) { secret } }`,
+		map[string]any{"c": clientID, "in": map[string]any{"url": "http://" + addr + "/hooks", "operations": []string{"updateClient"}}}); err != nil {
+		return err
+	}
+	t0 := time.Now()
+	made := 0
+	for n := 0; time.Since(t0) < *outage-time.Second; n++ {
+		time.Sleep(time.Until(t0.Add(time.Duration(n) * time.Second)))
+		if err := change(ctx, clientID, 1_000_000+n); err != nil {
+			return err
+		}
+		made++
+	}
+	time.Sleep(time.Until(t0.Add(*outage)))
+	var got, dups atomic.Int64
+	seen := sync.Map{}
+	if ln, err = net.Listen("tcp", addr); err != nil {
+		return fmt.Errorf("bringing the receiver back on %s: %w", addr, err)
+	}
+	up := time.Now()
+	var last atomic.Int64
+	rec := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		if _, dup := seen.LoadOrStore(r.Header.Get("webhook-id"), true); dup {
+			dups.Add(1)
+		} else {
+			got.Add(1)
+			last.Store(int64(time.Since(up)))
+		}
+		w.WriteHeader(204)
+	})}
+	go func() { _ = rec.Serve(ln) }()
+	defer rec.Close()
+	fmt.Printf("outage: the receiver was down %s; %d changes made meanwhile (one a second); it is up again\n", *outage, made)
+	for end := up.Add(30 * time.Minute); got.Load() < int64(made) && time.Now().Before(end); time.Sleep(time.Second) {
+	}
+	fmt.Printf("  %d of %d deliveries received (%d more than once), the last %s after the receiver came back\n",
+		got.Load(), made, dups.Load(), time.Duration(last.Load()).Round(time.Second))
+	if got.Load() < int64(made) {
+		return fmt.Errorf("%d deliveries missing 30 minutes after the receiver came back", int64(made)-got.Load())
+	}
 	return nil
 }
