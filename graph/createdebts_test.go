@@ -210,7 +210,8 @@ func TestCreateDebtsIsIdempotent(t *testing.T) {
 
 // TestCreateDebtsStatementsDoNotGrow: a batch is written with the same
 // number of SQL statements whatever its size (bulk inserts, not one round
-// trip per debt): 2 entries and 200 cost the same.
+// trip per debt): 2 entries and 200 cost the same, of new debtors and (on
+// PostgreSQL) of existing ones, refreshed by one update.
 func TestCreateDebtsStatementsDoNotGrow(t *testing.T) {
 	env := apitest.New(t)
 	clientID, _ := env.NewClient(t, "Bulk AB")
@@ -224,7 +225,34 @@ func TestCreateDebtsStatementsDoNotGrow(t *testing.T) {
 	if counts[2] != counts[200] {
 		t.Errorf("statements: %d for 2 entries, %d for 200; want the same", counts[2], counts[200])
 	}
-	t.Logf("statements per createDebts (with the answer's reads): %v", counts)
+	t.Logf("statements per createDebts of new debtors (with the answer's reads): %v", counts)
+	if !env.Postgres {
+		return // SQLite updates existing debtors one statement each
+	}
+	// The same debtors again, with new numbers: one statement refreshes
+	// them all.
+	again := map[int]int{}
+	for _, n := range []int{2, 200} {
+		in := handoverBatch(n*1000, n, "S")
+		for i, e := range in {
+			e["name"] = fmt.Sprintf("Renamed %d", i)
+			for _, it := range e["debts"].([]apitest.Vars) {
+				it["invoiceNumber"] = "AGAIN-" + it["invoiceNumber"].(string)
+			}
+		}
+		env.Statements.Reset()
+		env.Admin().Do(t, doc, apitest.Vars{"c": clientID, "in": in}).OK(t, nil)
+		again[n] = env.Statements.Count()
+	}
+	if again[2] != again[200] || again[2] != counts[2] {
+		t.Errorf("statements with existing debtors: %d for 2 entries, %d for 200; want %d (one update instead of the insert)",
+			again[2], again[200], counts[2])
+	}
+	var renamed int
+	if err := env.DB.SQL.QueryRow(`SELECT count(*) FROM debtors WHERE name LIKE 'Renamed %' AND name_key LIKE 'renamed %'`).
+		Scan(&renamed); err != nil || renamed != 202 {
+		t.Errorf("%d debtors renamed with their search keys (%v), want 202", renamed, err)
+	}
 }
 
 // TestConcurrentHandOversOfOneClient: 20 concurrent createDebt calls of

@@ -417,7 +417,8 @@ func (s *Service) checkNumbersFree(ctx context.Context, clientID string, entries
 // and contact details (contact details not given are kept), or a new
 // debtor. Entries of one identity share one debtor, refreshed as if they
 // came one after the other. One statement reads the existing debtors, one
-// inserts the new ones, and each existing one is updated by one more.
+// inserts the new ones, and one updates the existing ones (on SQLite, one
+// each).
 func (s *Service) handoverDebtors(ctx context.Context, clientID string, hs []handover) error {
 	db := s.db(ctx)
 	type identity struct {
@@ -462,26 +463,12 @@ func (s *Service) handoverDebtors(ctx context.Context, clientID string, hs []han
 	}
 	var creates []*ent.DebtorCreate
 	var created []*identity
+	var refreshed []refresh
 	ids := map[*identity]string{}
 	for _, id := range order {
 		in := id.record
 		if d, ok := found[id.key]; ok {
-			update := db.Debtor.UpdateOne(d).
-				SetIsCorporation(in.IsCorporation).
-				SetIdentificationNumber(in.IdentificationNumber).
-				SetName(in.Name).
-				SetAddress1(in.Address.Address1).
-				SetZipCode(in.Address.ZipCode).
-				SetCity(in.Address.City).
-				SetCountryCode(in.Address.CountryCode).
-				SetNillableEmail(in.Email).
-				SetNillablePhone(in.Phone)
-			m := update.Mutation()
-			setOrClear(in.Address.Address2, m.SetAddress2, m.ClearAddress2)
-			setOrClear(in.Address.CareOf, m.SetCareOf, m.ClearCareOf)
-			if err := update.Exec(ctx); err != nil {
-				return err
-			}
+			refreshed = append(refreshed, refresh{d, in})
 			ids[id] = d.ID
 			continue
 		}
@@ -489,6 +476,9 @@ func (s *Service) handoverDebtors(ctx context.Context, clientID string, hs []han
 		setDebtor(create.Mutation(), in.Debtor())
 		creates = append(creates, create)
 		created = append(created, id)
+	}
+	if err := s.refreshDebtors(ctx, clientID, refreshed); err != nil {
+		return err
 	}
 	saved, err := saveInChunks(ctx, creates, 1000, func(c []*ent.DebtorCreate) ([]*ent.Debtor, error) {
 		return db.Debtor.CreateBulk(c...).Save(ctx)
@@ -555,5 +545,78 @@ func (s *Service) recordMany(ctx context.Context, e event, clientID string, debt
 	_, err = saveInChunks(ctx, recs, handoverRecordRows, func(c []*ent.AuditEventRecordCreate) ([]*ent.AuditEventRecord, error) {
 		return db.AuditEventRecord.CreateBulk(c...).Save(ctx)
 	})
+	return err
+}
+
+// refresh is an existing debtor and the hand-over's details for it.
+type refresh struct {
+	d  *ent.Debtor
+	in collection.DebtorWithDebtsRecord
+}
+
+// refreshDebtors writes the hand-over's details into existing debtors:
+// isCorporation, number (as now written), name and address; e-mail and
+// phone when given (kept when not). On PostgreSQL with one statement for
+// all of them, its keys computed as ent's hooks compute them; on SQLite
+// through ent, one statement each.
+func (s *Service) refreshDebtors(ctx context.Context, clientID string, rs []refresh) error {
+	if len(rs) == 0 {
+		return nil
+	}
+	tx := ent.TxFromContext(ctx)
+	if !s.postgres || tx == nil {
+		db := s.db(ctx)
+		for _, r := range rs {
+			in := r.in
+			update := db.Debtor.UpdateOne(r.d).
+				SetIsCorporation(in.IsCorporation).
+				SetIdentificationNumber(in.IdentificationNumber).
+				SetName(in.Name).
+				SetAddress1(in.Address.Address1).
+				SetZipCode(in.Address.ZipCode).
+				SetCity(in.Address.City).
+				SetCountryCode(in.Address.CountryCode).
+				SetNillableEmail(in.Email).
+				SetNillablePhone(in.Phone)
+			m := update.Mutation()
+			setOrClear(in.Address.Address2, m.SetAddress2, m.ClearAddress2)
+			setOrClear(in.Address.CareOf, m.SetCareOf, m.ClearCareOf)
+			if err := update.Exec(ctx); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	n := len(rs)
+	ids, numbers, idKeys, names, nameKeys := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	address1s, zips, cities, countries := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	address2s, careOfs, emails, emailKeys, phones := make([]*string, n), make([]*string, n), make([]*string, n), make([]*string, n), make([]*string, n)
+	corporations := make([]bool, n)
+	for i, r := range rs {
+		in := r.in
+		ids[i], corporations[i], numbers[i] = r.d.ID, in.IsCorporation, in.IdentificationNumber
+		idKeys[i] = collection.IdentificationKey(in.IdentificationNumber)
+		names[i], nameKeys[i] = in.Name, collection.SearchKey(in.Name)
+		address1s[i], address2s[i], careOfs[i] = in.Address.Address1, in.Address.Address2, in.Address.CareOf
+		zips[i], cities[i], countries[i] = in.Address.ZipCode, in.Address.City, in.Address.CountryCode
+		emails[i], phones[i] = in.Email, in.Phone
+		if in.Email != nil {
+			k := collection.SearchKey(*in.Email)
+			emailKeys[i] = &k
+		}
+	}
+	_, err := tx.ExecContext(ctx, `UPDATE debtors AS d SET is_corporation = u.is_corporation,
+	    identification_number = u.identification_number, identification_key = u.identification_key,
+	    name = u.name, name_key = u.name_key, address1 = u.address1, address2 = u.address2, care_of = u.care_of,
+	    zip_code = u.zip_code, city = u.city, country_code = u.country_code,
+	    email = coalesce(u.email, d.email), email_key = coalesce(u.email_key, d.email_key),
+	    phone = coalesce(u.phone, d.phone), updated_at = $16
+	  FROM unnest($1::uuid[], $2::boolean[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
+	              $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[])
+	       AS u(id, is_corporation, identification_number, identification_key, name, name_key, address1, address2,
+	            care_of, zip_code, city, country_code, email, email_key, phone)
+	 WHERE d.id = u.id AND d.client_id = $17`,
+		ids, corporations, numbers, idKeys, names, nameKeys, address1s, address2s, careOfs, zips, cities, countries,
+		emails, emailKeys, phones, time.Now().UTC().Truncate(time.Microsecond), clientID)
 	return err
 }
