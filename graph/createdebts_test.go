@@ -167,6 +167,18 @@ func TestCreateDebtsIsAllOrNothing(t *testing.T) {
 		t.Errorf("errors on %v, want only the later item", fields)
 	}
 
+	// Every entry broken: the first 100 errors, and one saying how many
+	// more there were.
+	all := handoverBatch(0, 300, "W")
+	for _, e := range all {
+		e["name"] = " "
+	}
+	r = createDebts(t, env.Admin(), clientID, all)
+	r.Refused(t, http.StatusBadRequest, "BAD_USER_INPUT", "input.99.name")
+	if fields := debtCaseErrFields(r); len(fields) != 101 || fields[100] != "" {
+		t.Errorf("%d errors (the last on %q), want 100 and one without a field", len(fields), fields[len(fields)-1])
+	}
+
 	createDebts(t, env.Admin(), clientID, []apitest.Vars{}).Refused(t, http.StatusBadRequest, "BAD_USER_INPUT", "input")
 	createDebts(t, env.Admin(), clientID, handoverBatch(0, 501, "Y")).Refused(t, http.StatusBadRequest, "BAD_USER_INPUT", "input")
 

@@ -156,7 +156,7 @@ func (s *Service) handOver(ctx context.Context, a Actor, clientID string, entrie
 		}
 	}
 	if len(errs) > 0 {
-		return nil, errs.Err()
+		return nil, capped(errs)
 	}
 	normalized := make([]collection.DebtorWithDebtsRecord, len(hs))
 	for i := range hs {
@@ -409,7 +409,26 @@ func (s *Service) checkNumbersFree(ctx context.Context, clientID string, entries
 			first[it.InvoiceNumber] = f
 		}
 	}
-	return errs.Err()
+	if len(errs) == 0 {
+		return nil
+	}
+	return capped(errs)
+}
+
+// maxHandoverErrors bounds the errors of one refused hand-over, as the
+// errors of a request's variables are bounded (api.md, "One error per
+// broken field").
+const maxHandoverErrors = 100
+
+// capped is errs with at most maxHandoverErrors errors: the first ones,
+// and one without a field that says how many more there were.
+func capped(errs apierr.List) error {
+	if len(errs) <= maxHandoverErrors {
+		return errs
+	}
+	more := &apierr.Error{Code: errs[0].Code,
+		Message: strconv.Itoa(len(errs)-maxHandoverErrors) + " more errors are not reported: only the first " + strconv.Itoa(maxHandoverErrors) + " are"}
+	return append(errs[:maxHandoverErrors:maxHandoverErrors], more)
 }
 
 // handoverDebtors sets each entry's debtorID: the client's debtor with the
