@@ -348,3 +348,44 @@ func TestConcurrentHandOversOfOneClient(t *testing.T) {
 		t.Errorf("the debts of one identity have %d debtors (%v), want 1", sameDebtors, err)
 	}
 }
+
+// TestAnonymizationRacesHandOvers: anonymizeDebtor and createDebt of the
+// same debtor, sent at once, serialise on the debtor's identity: either
+// the hand-over comes first (and anonymization is CONFLICT: an open debt)
+// or anonymization does (and the hand-over creates a new debtor); never an
+// anonymized debtor with an open debt.
+func TestAnonymizationRacesHandOvers(t *testing.T) {
+	env := apitest.New(t)
+	clientID, _ := env.NewClient(t, "Bulk AB")
+	const n = 8
+	debtors := make([]string, n)
+	for i := range debtors {
+		d := debtCaseMustCreate(t, env.Admin(), clientID, handoverEntry(fmt.Sprintf("AN-%d", i), fmt.Sprintf("AN-%d", i)))
+		debtCaseWithdraw(t, env.Admin(), clientID, apitest.Vars{"id": d.ID}).OK(t, nil)
+		debtors[i] = d.Debtor.ID
+	}
+	var wg sync.WaitGroup
+	for i, id := range debtors {
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			r := env.Admin().Do(t, `mutation($c: UUID!, $id: UUID!) { anonymizeDebtor(clientId: $c, id: $id) { id } }`,
+				apitest.Vars{"c": clientID, "id": id})
+			if r.Status != http.StatusOK && r.Status != http.StatusConflict {
+				t.Errorf("anonymizeDebtor: %s", r)
+			}
+		}()
+		go func() {
+			defer wg.Done()
+			if r := debtCaseCreate(t, env.Admin(), clientID, handoverEntry(fmt.Sprintf("AN-%d", i), fmt.Sprintf("AN2-%d", i))); r.Status != http.StatusOK {
+				t.Errorf("createDebt: %s", r)
+			}
+		}()
+	}
+	wg.Wait()
+	var bad int
+	if err := env.DB.SQL.QueryRow(fmt.Sprintf(`SELECT count(*) FROM debtors r JOIN debts d ON d.debtor_id = r.id
+	  WHERE r.client_id = '%s' AND r.anonymized_at IS NOT NULL AND d.withdrawn_at IS NULL`, clientID)).Scan(&bad); err != nil || bad != 0 {
+		t.Errorf("%d unwithdrawn debts of anonymized debtors (%v)", bad, err)
+	}
+}
