@@ -21,7 +21,6 @@ import (
 	"github.com/debtql/debtql/ent/auditeventrecord"
 	"github.com/debtql/debtql/ent/creditor"
 	"github.com/debtql/debtql/ent/debt"
-	"github.com/debtql/debtql/ent/debtcount"
 	"github.com/debtql/debtql/ent/debtitem"
 	"github.com/debtql/debtql/ent/debtor"
 	"github.com/debtql/debtql/ent/debtstep"
@@ -52,8 +51,6 @@ type Client struct {
 	Creditor *CreditorClient
 	// Debt is the client for interacting with the Debt builders.
 	Debt *DebtClient
-	// DebtCount is the client for interacting with the DebtCount builders.
-	DebtCount *DebtCountClient
 	// DebtItem is the client for interacting with the DebtItem builders.
 	DebtItem *DebtItemClient
 	// DebtStep is the client for interacting with the DebtStep builders.
@@ -92,7 +89,6 @@ func (c *Client) init() {
 	c.AuditEventRecord = NewAuditEventRecordClient(c.config)
 	c.Creditor = NewCreditorClient(c.config)
 	c.Debt = NewDebtClient(c.config)
-	c.DebtCount = NewDebtCountClient(c.config)
 	c.DebtItem = NewDebtItemClient(c.config)
 	c.DebtStep = NewDebtStepClient(c.config)
 	c.Debtor = NewDebtorClient(c.config)
@@ -201,7 +197,6 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		AuditEventRecord:  NewAuditEventRecordClient(cfg),
 		Creditor:          NewCreditorClient(cfg),
 		Debt:              NewDebtClient(cfg),
-		DebtCount:         NewDebtCountClient(cfg),
 		DebtItem:          NewDebtItemClient(cfg),
 		DebtStep:          NewDebtStepClient(cfg),
 		Debtor:            NewDebtorClient(cfg),
@@ -237,7 +232,6 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		AuditEventRecord:  NewAuditEventRecordClient(cfg),
 		Creditor:          NewCreditorClient(cfg),
 		Debt:              NewDebtClient(cfg),
-		DebtCount:         NewDebtCountClient(cfg),
 		DebtItem:          NewDebtItemClient(cfg),
 		DebtStep:          NewDebtStepClient(cfg),
 		Debtor:            NewDebtorClient(cfg),
@@ -278,10 +272,9 @@ func (c *Client) Close() error {
 // In order to add hooks to a specific client, call: `client.Node.Use(...)`.
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
-		c.APIKey, c.AuditEvent, c.AuditEventRecord, c.Creditor, c.Debt, c.DebtCount,
-		c.DebtItem, c.DebtStep, c.Debtor, c.Fee, c.IdempotencyRecord, c.Invoice,
-		c.InvoiceArticle, c.Payment, c.ReferenceRate, c.WebhookDelivery,
-		c.WebhookEndpoint,
+		c.APIKey, c.AuditEvent, c.AuditEventRecord, c.Creditor, c.Debt, c.DebtItem,
+		c.DebtStep, c.Debtor, c.Fee, c.IdempotencyRecord, c.Invoice, c.InvoiceArticle,
+		c.Payment, c.ReferenceRate, c.WebhookDelivery, c.WebhookEndpoint,
 	} {
 		n.Use(hooks...)
 	}
@@ -291,10 +284,9 @@ func (c *Client) Use(hooks ...Hook) {
 // In order to add interceptors to a specific client, call: `client.Node.Intercept(...)`.
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
-		c.APIKey, c.AuditEvent, c.AuditEventRecord, c.Creditor, c.Debt, c.DebtCount,
-		c.DebtItem, c.DebtStep, c.Debtor, c.Fee, c.IdempotencyRecord, c.Invoice,
-		c.InvoiceArticle, c.Payment, c.ReferenceRate, c.WebhookDelivery,
-		c.WebhookEndpoint,
+		c.APIKey, c.AuditEvent, c.AuditEventRecord, c.Creditor, c.Debt, c.DebtItem,
+		c.DebtStep, c.Debtor, c.Fee, c.IdempotencyRecord, c.Invoice, c.InvoiceArticle,
+		c.Payment, c.ReferenceRate, c.WebhookDelivery, c.WebhookEndpoint,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -313,8 +305,6 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.Creditor.mutate(ctx, m)
 	case *DebtMutation:
 		return c.Debt.mutate(ctx, m)
-	case *DebtCountMutation:
-		return c.DebtCount.mutate(ctx, m)
 	case *DebtItemMutation:
 		return c.DebtItem.mutate(ctx, m)
 	case *DebtStepMutation:
@@ -1247,139 +1237,6 @@ func (c *DebtClient) mutate(ctx context.Context, m *DebtMutation) (Value, error)
 		return (&DebtDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown Debt mutation op: %q", m.Op())
-	}
-}
-
-// DebtCountClient is a client for the DebtCount schema.
-type DebtCountClient struct {
-	config
-}
-
-// NewDebtCountClient returns a client for the DebtCount from the given config.
-func NewDebtCountClient(c config) *DebtCountClient {
-	return &DebtCountClient{config: c}
-}
-
-// Use adds a list of mutation hooks to the hooks stack.
-// A call to `Use(f, g, h)` equals to `debtcount.Hooks(f(g(h())))`.
-func (c *DebtCountClient) Use(hooks ...Hook) {
-	c.hooks.DebtCount = append(c.hooks.DebtCount, hooks...)
-}
-
-// Intercept adds a list of query interceptors to the interceptors stack.
-// A call to `Intercept(f, g, h)` equals to `debtcount.Intercept(f(g(h())))`.
-func (c *DebtCountClient) Intercept(interceptors ...Interceptor) {
-	c.inters.DebtCount = append(c.inters.DebtCount, interceptors...)
-}
-
-// Create returns a builder for creating a DebtCount entity.
-func (c *DebtCountClient) Create() *DebtCountCreate {
-	mutation := newDebtCountMutation(c.config, OpCreate)
-	return &DebtCountCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
-}
-
-// CreateBulk returns a builder for creating a bulk of DebtCount entities.
-func (c *DebtCountClient) CreateBulk(builders ...*DebtCountCreate) *DebtCountCreateBulk {
-	return &DebtCountCreateBulk{config: c.config, builders: builders}
-}
-
-// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
-// a builder and applies setFunc on it.
-func (c *DebtCountClient) MapCreateBulk(slice any, setFunc func(*DebtCountCreate, int)) *DebtCountCreateBulk {
-	rv := reflect.ValueOf(slice)
-	if rv.Kind() != reflect.Slice {
-		return &DebtCountCreateBulk{err: fmt.Errorf("calling to DebtCountClient.MapCreateBulk with wrong type %T, need slice", slice)}
-	}
-	builders := make([]*DebtCountCreate, rv.Len())
-	for i := 0; i < rv.Len(); i++ {
-		builders[i] = c.Create()
-		setFunc(builders[i], i)
-	}
-	return &DebtCountCreateBulk{config: c.config, builders: builders}
-}
-
-// Update returns an update builder for DebtCount.
-func (c *DebtCountClient) Update() *DebtCountUpdate {
-	mutation := newDebtCountMutation(c.config, OpUpdate)
-	return &DebtCountUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
-}
-
-// UpdateOne returns an update builder for the given entity.
-func (c *DebtCountClient) UpdateOne(_m *DebtCount) *DebtCountUpdateOne {
-	mutation := newDebtCountMutation(c.config, OpUpdateOne, withDebtCount(_m))
-	return &DebtCountUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
-}
-
-// UpdateOneID returns an update builder for the given id.
-func (c *DebtCountClient) UpdateOneID(id string) *DebtCountUpdateOne {
-	mutation := newDebtCountMutation(c.config, OpUpdateOne, withDebtCountID(id))
-	return &DebtCountUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
-}
-
-// Delete returns a delete builder for DebtCount.
-func (c *DebtCountClient) Delete() *DebtCountDelete {
-	mutation := newDebtCountMutation(c.config, OpDelete)
-	return &DebtCountDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
-}
-
-// DeleteOne returns a builder for deleting the given entity.
-func (c *DebtCountClient) DeleteOne(_m *DebtCount) *DebtCountDeleteOne {
-	return c.DeleteOneID(_m.ID)
-}
-
-// DeleteOneID returns a builder for deleting the given entity by its id.
-func (c *DebtCountClient) DeleteOneID(id string) *DebtCountDeleteOne {
-	builder := c.Delete().Where(debtcount.ID(id))
-	builder.mutation.id = &id
-	builder.mutation.op = OpDeleteOne
-	return &DebtCountDeleteOne{builder}
-}
-
-// Query returns a query builder for DebtCount.
-func (c *DebtCountClient) Query() *DebtCountQuery {
-	return &DebtCountQuery{
-		config: c.config,
-		ctx:    &QueryContext{Type: TypeDebtCount},
-		inters: c.Interceptors(),
-	}
-}
-
-// Get returns a DebtCount entity by its id.
-func (c *DebtCountClient) Get(ctx context.Context, id string) (*DebtCount, error) {
-	return c.Query().Where(debtcount.ID(id)).Only(ctx)
-}
-
-// GetX is like Get, but panics if an error occurs.
-func (c *DebtCountClient) GetX(ctx context.Context, id string) *DebtCount {
-	obj, err := c.Get(ctx, id)
-	if err != nil {
-		panic(err)
-	}
-	return obj
-}
-
-// Hooks returns the client hooks.
-func (c *DebtCountClient) Hooks() []Hook {
-	return c.hooks.DebtCount
-}
-
-// Interceptors returns the client interceptors.
-func (c *DebtCountClient) Interceptors() []Interceptor {
-	return c.inters.DebtCount
-}
-
-func (c *DebtCountClient) mutate(ctx context.Context, m *DebtCountMutation) (Value, error) {
-	switch m.Op() {
-	case OpCreate:
-		return (&DebtCountCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
-	case OpUpdate:
-		return (&DebtCountUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
-	case OpUpdateOne:
-		return (&DebtCountUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
-	case OpDelete, OpDeleteOne:
-		return (&DebtCountDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
-	default:
-		return nil, fmt.Errorf("ent: unknown DebtCount mutation op: %q", m.Op())
 	}
 }
 
@@ -3061,13 +2918,13 @@ func (c *WebhookEndpointClient) mutate(ctx context.Context, m *WebhookEndpointMu
 // hooks and interceptors per client, for fast access.
 type (
 	hooks struct {
-		APIKey, AuditEvent, AuditEventRecord, Creditor, Debt, DebtCount, DebtItem,
-		DebtStep, Debtor, Fee, IdempotencyRecord, Invoice, InvoiceArticle, Payment,
+		APIKey, AuditEvent, AuditEventRecord, Creditor, Debt, DebtItem, DebtStep,
+		Debtor, Fee, IdempotencyRecord, Invoice, InvoiceArticle, Payment,
 		ReferenceRate, WebhookDelivery, WebhookEndpoint []ent.Hook
 	}
 	inters struct {
-		APIKey, AuditEvent, AuditEventRecord, Creditor, Debt, DebtCount, DebtItem,
-		DebtStep, Debtor, Fee, IdempotencyRecord, Invoice, InvoiceArticle, Payment,
+		APIKey, AuditEvent, AuditEventRecord, Creditor, Debt, DebtItem, DebtStep,
+		Debtor, Fee, IdempotencyRecord, Invoice, InvoiceArticle, Payment,
 		ReferenceRate, WebhookDelivery, WebhookEndpoint []ent.Interceptor
 	}
 )

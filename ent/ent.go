@@ -17,7 +17,6 @@ import (
 	"github.com/debtql/debtql/ent/auditeventrecord"
 	"github.com/debtql/debtql/ent/creditor"
 	"github.com/debtql/debtql/ent/debt"
-	"github.com/debtql/debtql/ent/debtcount"
 	"github.com/debtql/debtql/ent/debtitem"
 	"github.com/debtql/debtql/ent/debtor"
 	"github.com/debtql/debtql/ent/debtstep"
@@ -94,7 +93,6 @@ func checkColumn(t, c string) error {
 			auditeventrecord.Table:  auditeventrecord.ValidColumn,
 			creditor.Table:          creditor.ValidColumn,
 			debt.Table:              debt.ValidColumn,
-			debtcount.Table:         debtcount.ValidColumn,
 			debtitem.Table:          debtitem.ValidColumn,
 			debtstep.Table:          debtstep.ValidColumn,
 			debtor.Table:            debtor.ValidColumn,

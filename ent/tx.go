@@ -24,8 +24,6 @@ type Tx struct {
 	Creditor *CreditorClient
 	// Debt is the client for interacting with the Debt builders.
 	Debt *DebtClient
-	// DebtCount is the client for interacting with the DebtCount builders.
-	DebtCount *DebtCountClient
 	// DebtItem is the client for interacting with the DebtItem builders.
 	DebtItem *DebtItemClient
 	// DebtStep is the client for interacting with the DebtStep builders.
@@ -184,7 +182,6 @@ func (tx *Tx) init() {
 	tx.AuditEventRecord = NewAuditEventRecordClient(tx.config)
 	tx.Creditor = NewCreditorClient(tx.config)
 	tx.Debt = NewDebtClient(tx.config)
-	tx.DebtCount = NewDebtCountClient(tx.config)
 	tx.DebtItem = NewDebtItemClient(tx.config)
 	tx.DebtStep = NewDebtStepClient(tx.config)
 	tx.Debtor = NewDebtorClient(tx.config)

@@ -641,7 +641,7 @@ func TestNoMutationReachesTheAuditTrail(t *testing.T) {
 		names = append(names, f.Name)
 	}
 	want := []string{"createClient", "updateClient", "createDebtor", "updateDebtor", "createInvoice", "withdrawInvoice",
-		"createDebt", "addDebtPayment", "withdrawDebt", "createApiKey", "revokeApiKey", "setReferenceRate", "setCollectionTerms",
+		"createDebt", "createDebts", "addDebtPayment", "withdrawDebt", "createApiKey", "revokeApiKey", "setReferenceRate", "setCollectionTerms",
 		"disputeDebt", "resolveDispute", "applyForPaymentOrder", "anonymizeDebtor",
 		"createWebhookEndpoint", "updateWebhookEndpoint", "deleteWebhookEndpoint", "retryWebhookDelivery"}
 	if !reflect.DeepEqual(names, want) {

@@ -2,6 +2,7 @@ package graph
 
 import (
 	"github.com/debtql/debtql/ent"
+	"github.com/debtql/debtql/internal/collection"
 	"github.com/debtql/debtql/internal/ledger"
 )
 
@@ -76,6 +77,10 @@ func Complexity() ComplexityRoot {
 	// _service keeps the default cost: one field and its text.
 	c.Query.__resolve_entities = func(child int, representations []map[string]any) int {
 		return times(len(representations), child)
+	}
+	// createDebts answers one debt per entry: its selection once per entry.
+	c.Mutation.CreateDebts = func(child int, _ string, input []*collection.DebtorWithDebtsRecord) int {
+		return times(len(input), child)
 	}
 	list := func(child int) int { return times(ListWeight, child) }
 	c.Debt.Events = list

@@ -2,6 +2,7 @@ package graph
 
 import (
 	"context"
+	"fmt"
 	"sort"
 
 	"github.com/debtql/debtql/ent"
@@ -54,6 +55,35 @@ func sortItems(items []*ent.DebtItem) []*ent.DebtItem {
 func sortPayments(p []*ent.Payment) []*ent.Payment {
 	sort.Slice(p, func(i, j int) bool { return p[i].ID < p[j].ID })
 	return p
+}
+
+// reloadDebts reads debts just written, with the fields the mutation's
+// selection asks for eager-loaded, in the order given: one statement for
+// the debts and one per eager-loaded edge, however many they are.
+func (r *Resolver) reloadDebts(ctx context.Context, written []*ent.Debt) ([]*ent.Debt, error) {
+	ids := make([]scalar.IntID, len(written))
+	for i, d := range written {
+		ids[i] = d.ID
+	}
+	q, err := r.db(ctx).Debt.Query().Where(debt.IDIn(ids...)).CollectFields(ctx)
+	if err != nil {
+		return nil, err
+	}
+	read, err := q.All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	byID := make(map[scalar.IntID]*ent.Debt, len(read))
+	for _, d := range read {
+		byID[d.ID] = d
+	}
+	out := make([]*ent.Debt, len(ids))
+	for i, id := range ids {
+		if out[i] = byID[id]; out[i] == nil {
+			return nil, fmt.Errorf("graph: debt %d just written is not there", id)
+		}
+	}
+	return out, nil
 }
 
 // reloadDebt reads a debt just written, with the fields the mutation's

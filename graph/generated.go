@@ -371,6 +371,7 @@ type ComplexityRoot struct {
 		CreateClient          func(childComplexity int, input collection.ClientRecord) int
 		CreateDebt            func(childComplexity int, clientID string, input collection.DebtorWithDebtsRecord) int
 		CreateDebtor          func(childComplexity int, clientID string, input collection.DebtorRecord) int
+		CreateDebts           func(childComplexity int, clientID string, input []*collection.DebtorWithDebtsRecord) int
 		CreateInvoice         func(childComplexity int, clientID string, input collection.InvoiceRecord) int
 		CreateWebhookEndpoint func(childComplexity int, clientID *string, input ledger.WebhookEndpointInput) int
 		DeleteWebhookEndpoint func(childComplexity int, id string) int
@@ -580,6 +581,7 @@ type MutationResolver interface {
 	CreateInvoice(ctx context.Context, clientID string, input collection.InvoiceRecord) (*ent.Invoice, error)
 	WithdrawInvoice(ctx context.Context, clientID string, id string, comment *string) (*ent.Invoice, error)
 	CreateDebt(ctx context.Context, clientID string, input collection.DebtorWithDebtsRecord) (*ent.Debt, error)
+	CreateDebts(ctx context.Context, clientID string, input []*collection.DebtorWithDebtsRecord) ([]*ent.Debt, error)
 	AddDebtPayment(ctx context.Context, clientID string, input collection.PaymentRecord) (*ent.Payment, error)
 	WithdrawDebt(ctx context.Context, clientID string, input WithdrawDebtInput) (*ent.Debt, error)
 	CreateAPIKey(ctx context.Context, input CreateAPIKeyInput) (*CreatedAPIKey, error)
@@ -2045,6 +2047,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateDebtor(childComplexity, args["clientId"].(string), args["input"].(collection.DebtorRecord)), true
+	case "Mutation.createDebts":
+		if e.ComplexityRoot.Mutation.CreateDebts == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createDebts_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateDebts(childComplexity, args["clientId"].(string), args["input"].([]*collection.DebtorWithDebtsRecord)), true
 	case "Mutation.createInvoice":
 		if e.ComplexityRoot.Mutation.CreateInvoice == nil {
 			break
@@ -3128,6 +3141,17 @@ type Mutation {
   unwithdrawn debt of the client already holds is CONFLICT.
   """
   createDebt("The client's id." clientId: UUID!, "The debtor and the debt's items." input: DebtorWithDebtsInput!): Debt!
+
+  """
+  Hands many debtors' receivables over at once (1 to 500 entries): each entry
+  is handed over as createDebt would, one debt per entry, all in one
+  transaction. All or nothing: one broken entry and nothing is written; each
+  error names its entry (extensions.field input.17.debts.0.invoiceNumber). An
+  invoice number held by an unwithdrawn debt of the client, or given twice in
+  the batch, is CONFLICT. Entries with the same identification number share
+  one debtor. Returns the debts in the order of the entries.
+  """
+  createDebts("The client's id." clientId: UUID!, "The debtors with their debts, 1 to 500." input: [DebtorWithDebtsInput!]!): [Debt!]!
 
   """
   Records a payment on a debt, designated to one of its items. A payment
@@ -6353,6 +6377,28 @@ func (ec *executionContext) field_Mutation_createDebtor_args(ctx context.Context
 	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (collection.DebtorRecord, error) {
 			return ec.unmarshalNDebtorInput2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐDebtorRecord(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_createDebts_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "clientId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNUUID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["clientId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) ([]*collection.DebtorWithDebtsRecord, error) {
+			return ec.unmarshalNDebtorWithDebtsInput2ᚕᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐDebtorWithDebtsRecordᚄ(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -13125,6 +13171,50 @@ func (ec *executionContext) fieldContext_Mutation_createDebt(ctx context.Context
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_createDebt_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_createDebts(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_createDebts(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreateDebts(ctx, fc.Args["clientId"].(string), fc.Args["input"].([]*collection.DebtorWithDebtsRecord))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.Debt) graphql.Marshaler {
+			return ec.marshalNDebt2ᚕᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋentᚐDebtᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_createDebts(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Debt(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_createDebts_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -22460,6 +22550,13 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "createDebts":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createDebts(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "addDebtPayment":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_addDebtPayment(ctx, field)
@@ -24835,6 +24932,25 @@ func (ec *executionContext) marshalNDebtorOrderField2ᚖgithubᚗcomᚋdebtqlᚋ
 func (ec *executionContext) unmarshalNDebtorWithDebtsInput2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐDebtorWithDebtsRecord(ctx context.Context, v any) (collection.DebtorWithDebtsRecord, error) {
 	res, err := ec.unmarshalInputDebtorWithDebtsInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNDebtorWithDebtsInput2ᚕᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐDebtorWithDebtsRecordᚄ(ctx context.Context, v any) ([]*collection.DebtorWithDebtsRecord, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*collection.DebtorWithDebtsRecord, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNDebtorWithDebtsInput2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐDebtorWithDebtsRecord(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) unmarshalNDebtorWithDebtsInput2ᚖgithubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐDebtorWithDebtsRecord(ctx context.Context, v any) (*collection.DebtorWithDebtsRecord, error) {
+	res, err := ec.unmarshalInputDebtorWithDebtsInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalNDecimal2githubᚗcomᚋdebtqlᚋdebtqlᚋinternalᚋcollectionᚐMoney(ctx context.Context, v any) (collection.Money, error) {

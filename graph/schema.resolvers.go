@@ -302,6 +302,19 @@ func (r *mutationResolver) CreateDebt(ctx context.Context, clientID string, inpu
 	return r.reloadDebt(ctx, d.ID)
 }
 
+// CreateDebts is the resolver for the createDebts field.
+func (r *mutationResolver) CreateDebts(ctx context.Context, clientID string, input []*collection.DebtorWithDebtsRecord) ([]*ent.Debt, error) {
+	in := make([]collection.DebtorWithDebtsRecord, len(input))
+	for i, e := range input {
+		in[i] = *e
+	}
+	debts, err := r.ledger.CreateDebts(ctx, r.actor(ctx), clientID, in)
+	if err != nil {
+		return nil, err
+	}
+	return r.reloadDebts(ctx, debts)
+}
+
 // AddDebtPayment is the resolver for the addDebtPayment field.
 func (r *mutationResolver) AddDebtPayment(ctx context.Context, clientID string, input collection.PaymentRecord) (*ent.Payment, error) {
 	return r.ledger.AddDebtPayment(ctx, r.actor(ctx), clientID, input)

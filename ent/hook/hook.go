@@ -69,18 +69,6 @@ func (f DebtFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error)
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.DebtMutation", m)
 }
 
-// The DebtCountFunc type is an adapter to allow the use of ordinary
-// function as DebtCount mutator.
-type DebtCountFunc func(context.Context, *ent.DebtCountMutation) (ent.Value, error)
-
-// Mutate calls f(ctx, m).
-func (f DebtCountFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
-	if mv, ok := m.(*ent.DebtCountMutation); ok {
-		return f(ctx, mv)
-	}
-	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.DebtCountMutation", m)
-}
-
 // The DebtItemFunc type is an adapter to allow the use of ordinary
 // function as DebtItem mutator.
 type DebtItemFunc func(context.Context, *ent.DebtItemMutation) (ent.Value, error)

@@ -13,7 +13,6 @@ import (
 	"github.com/debtql/debtql/ent/auditeventrecord"
 	"github.com/debtql/debtql/ent/creditor"
 	"github.com/debtql/debtql/ent/debt"
-	"github.com/debtql/debtql/ent/debtcount"
 	"github.com/debtql/debtql/ent/debtitem"
 	"github.com/debtql/debtql/ent/debtor"
 	"github.com/debtql/debtql/ent/debtstep"
@@ -217,33 +216,6 @@ func (f TraverseDebt) Traverse(ctx context.Context, q ent.Query) error {
 		return f(ctx, q)
 	}
 	return fmt.Errorf("unexpected query type %T. expect *ent.DebtQuery", q)
-}
-
-// The DebtCountFunc type is an adapter to allow the use of ordinary function as a Querier.
-type DebtCountFunc func(context.Context, *ent.DebtCountQuery) (ent.Value, error)
-
-// Query calls f(ctx, q).
-func (f DebtCountFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
-	if q, ok := q.(*ent.DebtCountQuery); ok {
-		return f(ctx, q)
-	}
-	return nil, fmt.Errorf("unexpected query type %T. expect *ent.DebtCountQuery", q)
-}
-
-// The TraverseDebtCount type is an adapter to allow the use of ordinary function as Traverser.
-type TraverseDebtCount func(context.Context, *ent.DebtCountQuery) error
-
-// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
-func (f TraverseDebtCount) Intercept(next ent.Querier) ent.Querier {
-	return next
-}
-
-// Traverse calls f(ctx, q).
-func (f TraverseDebtCount) Traverse(ctx context.Context, q ent.Query) error {
-	if q, ok := q.(*ent.DebtCountQuery); ok {
-		return f(ctx, q)
-	}
-	return fmt.Errorf("unexpected query type %T. expect *ent.DebtCountQuery", q)
 }
 
 // The DebtItemFunc type is an adapter to allow the use of ordinary function as a Querier.
@@ -556,8 +528,6 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.CreditorQuery, predicate.Creditor, creditor.OrderOption]{typ: ent.TypeCreditor, tq: q}, nil
 	case *ent.DebtQuery:
 		return &query[*ent.DebtQuery, predicate.Debt, debt.OrderOption]{typ: ent.TypeDebt, tq: q}, nil
-	case *ent.DebtCountQuery:
-		return &query[*ent.DebtCountQuery, predicate.DebtCount, debtcount.OrderOption]{typ: ent.TypeDebtCount, tq: q}, nil
 	case *ent.DebtItemQuery:
 		return &query[*ent.DebtItemQuery, predicate.DebtItem, debtitem.OrderOption]{typ: ent.TypeDebtItem, tq: q}, nil
 	case *ent.DebtStepQuery:

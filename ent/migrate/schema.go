@@ -247,19 +247,6 @@ var (
 			},
 		},
 	}
-	// DebtCountsColumns holds the columns for the "debt_counts" table.
-	DebtCountsColumns = []*schema.Column{
-		{Name: "client_id", Type: field.TypeString, SchemaType: map[string]string{"postgres": "uuid", "sqlite3": "text"}},
-		{Name: "debts", Type: field.TypeInt64},
-		{Name: "open_debts", Type: field.TypeInt64},
-		{Name: "legal_debts", Type: field.TypeInt64, Default: 0},
-	}
-	// DebtCountsTable holds the schema information for the "debt_counts" table.
-	DebtCountsTable = &schema.Table{
-		Name:       "debt_counts",
-		Columns:    DebtCountsColumns,
-		PrimaryKey: []*schema.Column{DebtCountsColumns[0]},
-	}
 	// DebtInvoicesColumns holds the columns for the "debt_invoices" table.
 	DebtInvoicesColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeInt, Increment: true},
@@ -725,7 +712,6 @@ var (
 		AuditEventRecordsTable,
 		ClientsTable,
 		DebtsTable,
-		DebtCountsTable,
 		DebtInvoicesTable,
 		DebtStepsTable,
 		DebtorsTable,
@@ -755,9 +741,6 @@ func init() {
 	}
 	DebtsTable.ForeignKeys[0].RefTable = ClientsTable
 	DebtsTable.ForeignKeys[1].RefTable = DebtorsTable
-	DebtCountsTable.Annotation = &entsql.Annotation{
-		Table: "debt_counts",
-	}
 	DebtInvoicesTable.ForeignKeys[0].RefTable = DebtsTable
 	DebtInvoicesTable.Annotation = &entsql.Annotation{
 		Table: "debt_invoices",

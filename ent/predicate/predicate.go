@@ -21,9 +21,6 @@ type Creditor func(*sql.Selector)
 // Debt is the predicate function for debt builders.
 type Debt func(*sql.Selector)
 
-// DebtCount is the predicate function for debtcount builders.
-type DebtCount func(*sql.Selector)
-
 // DebtItem is the predicate function for debtitem builders.
 type DebtItem func(*sql.Selector)
 

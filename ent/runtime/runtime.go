@@ -10,7 +10,6 @@ import (
 	"github.com/debtql/debtql/ent/auditeventrecord"
 	"github.com/debtql/debtql/ent/creditor"
 	"github.com/debtql/debtql/ent/debt"
-	"github.com/debtql/debtql/ent/debtcount"
 	"github.com/debtql/debtql/ent/debtitem"
 	"github.com/debtql/debtql/ent/debtor"
 	"github.com/debtql/debtql/ent/debtstep"
@@ -192,12 +191,6 @@ func init() {
 	debtDescLateCompensation := debtFields[15].Descriptor()
 	// debt.DefaultLateCompensation holds the default value on creation for the late_compensation field.
 	debt.DefaultLateCompensation = debtDescLateCompensation.Default.(bool)
-	debtcountFields := schema.DebtCount{}.Fields()
-	_ = debtcountFields
-	// debtcountDescLegalDebts is the schema descriptor for legal_debts field.
-	debtcountDescLegalDebts := debtcountFields[3].Descriptor()
-	// debtcount.DefaultLegalDebts holds the default value on creation for the legal_debts field.
-	debtcount.DefaultLegalDebts = debtcountDescLegalDebts.Default.(int64)
 	debtitemMixin := schema.DebtItem{}.Mixin()
 	debtitemHooks := schema.DebtItem{}.Hooks()
 	debtitem.Hooks[0] = debtitemHooks[0]

@@ -460,11 +460,12 @@ func redactURL(dsn string) string {
 	return u.String()
 }
 
-// debtCountsDrift lists the clients whose debt_counts row differs from
-// their debts: its count and open count against the rows'.
+// debtCountsDrift lists the clients whose debt_counts rows (summed over
+// the shards) differ from their debts: the count and open count against
+// the rows'.
 const debtCountsDrift = `SELECT coalesce(c.client_id, d.client_id), coalesce(c.debts, 0), coalesce(c.open_debts, 0),
        coalesce(d.n, 0), coalesce(d.open, 0)
-  FROM debt_counts c
+  FROM (SELECT client_id, sum(debts) AS debts, sum(open_debts) AS open_debts FROM debt_counts GROUP BY client_id) c
   FULL JOIN (SELECT client_id, count(*) AS n,
                     sum(CASE WHEN ` + collection.OpenCondition + ` THEN 1 ELSE 0 END) AS open
                FROM debts GROUP BY client_id) d ON d.client_id = c.client_id

@@ -65,9 +65,19 @@ func (s *Service) AnonymizeDebtor(ctx context.Context, a Actor, clientID, id str
 		if err := s.forClient(ctx, clientID); err != nil {
 			return nil, err
 		}
-		// createDebt reuses debtors under the client's lock: no debt can
-		// open on the debtor while it is being anonymised.
-		if err := s.lockClient(ctx, clientID); err != nil {
+		// createDebt reuses a debtor under the lock of its identity: no
+		// debt can open on the debtor while it is being anonymised. The
+		// identity is read first, then locked, then the row (the order
+		// createDebt takes them in).
+		key, err := s.db(ctx).Debtor.Query().Where(debtor.ClientID(clientID), debtor.ID(id)).
+			Select(debtor.FieldIdentificationKey).String(ctx)
+		if ent.IsNotFound(err) {
+			return nil, apierr.New(apierr.NotFound, "debtor %s does not exist", id)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if err := s.lockKeys(ctx, clientID, []int64{debtorLock(clientID, key)}); err != nil {
 			return nil, err
 		}
 		return s.anonymizeDebtor(ctx, a, clientID, id)

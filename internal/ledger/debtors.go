@@ -21,6 +21,10 @@ func (s *Service) CreateDebtor(ctx context.Context, a Actor, clientID string, in
 		if err := in.Normalize(); err != nil {
 			return nil, apierr.Prefix(err, "input")
 		}
+		// Under the lock of the identity, as createDebt creates a debtor.
+		if err := s.lockKeys(ctx, clientID, []int64{debtorLock(clientID, collection.IdentificationKey(in.IdentificationNumber))}); err != nil {
+			return nil, err
+		}
 		if err := s.checkDebtorNumberFree(ctx, clientID, in.IdentificationNumber, ""); err != nil {
 			return nil, err
 		}
@@ -49,7 +53,7 @@ func (s *Service) UpdateDebtor(ctx context.Context, a Actor, clientID, id string
 			return nil, apierr.Prefix(err, "input")
 		}
 		current, err := s.db(ctx).Debtor.Query().Where(debtor.ClientID(clientID), debtor.ID(id)).
-			Select(debtor.FieldAnonymizedAt).Only(ctx)
+			Select(debtor.FieldAnonymizedAt, debtor.FieldIdentificationKey).Only(ctx)
 		if ent.IsNotFound(err) {
 			return nil, apierr.New(apierr.NotFound, "debtor %s does not exist", id)
 		}
@@ -57,6 +61,12 @@ func (s *Service) UpdateDebtor(ctx context.Context, a Actor, clientID, id string
 			return nil, err
 		}
 		if err := notAnonymized(current); err != nil {
+			return nil, err
+		}
+		// Under the locks of the identity it has and the one it takes, as
+		// createDebt reuses and creates debtors.
+		if err := s.lockKeys(ctx, clientID, []int64{debtorLock(clientID, current.IdentificationKey),
+			debtorLock(clientID, collection.IdentificationKey(in.IdentificationNumber))}); err != nil {
 			return nil, err
 		}
 		if err := s.checkDebtorNumberFree(ctx, clientID, in.IdentificationNumber, id); err != nil {

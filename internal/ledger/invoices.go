@@ -53,16 +53,18 @@ func (s *Service) WithdrawInvoice(ctx context.Context, a Actor, clientID, id str
 		if err != nil {
 			return nil, err
 		}
-		// Under the client's debt lock: no debt takes the invoice meanwhile.
-		if err := s.lockClient(ctx, clientID); err != nil {
-			return nil, err
-		}
 		db := s.db(ctx)
 		inv, err := db.Invoice.Query().Where(invoice.ClientID(clientID), invoice.ID(id)).Only(ctx)
 		if ent.IsNotFound(err) {
 			return nil, apierr.New(apierr.NotFound, "invoice %s does not exist", id)
 		}
 		if err != nil {
+			return nil, err
+		}
+		// Under the lock of its number, which a hand-over of that number
+		// takes: no debt takes the invoice meanwhile. Its statuses are read
+		// after the lock.
+		if err := s.lockKeys(ctx, clientID, []int64{invoiceLock(clientID, inv.InvoiceNumber)}); err != nil {
 			return nil, err
 		}
 		facts, err := s.InvoiceFacts(ctx, []*ent.Invoice{inv}, nil)

@@ -85,6 +85,9 @@ func (c Clock) At() collection.Now {
 // out the next client number) within the current transaction.
 type Locker interface {
 	Lock(ctx context.Context, tx *ent.Tx, key int64) error
+	// LockKeys takes shared locks on shared, then exclusive locks on
+	// exclusive (sorted by the caller), with one statement.
+	LockKeys(ctx context.Context, tx *ent.Tx, shared, exclusive []int64) error
 	// LockRows makes a query lock the rows it reads for the rest of the
 	// transaction (SELECT ... FOR UPDATE where the database has it).
 	LockRows(s *sql.Selector)

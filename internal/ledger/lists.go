@@ -10,7 +10,6 @@ import (
 
 	"github.com/debtql/debtql/ent"
 	"github.com/debtql/debtql/ent/debt"
-	"github.com/debtql/debtql/ent/debtcount"
 	"github.com/debtql/debtql/ent/debtitem"
 	"github.com/debtql/debtql/ent/debtor"
 	"github.com/debtql/debtql/ent/invoice"
@@ -207,11 +206,11 @@ var invoiceCursorValues = map[string]cursorValue{
 }
 
 // keptDebtTotal is the total of a client's debts that match filter as
-// debt_counts keeps it, for the filters those counts answer: none, or the
+// debt_counts keeps it (the sum over the client's rows), for the filters those counts answer: none, or the
 // selections of mainStatus and activeStatus (collection.Selection), without
 // a search. Any other filter is counted (nil).
 func keptDebtTotal(clientID string, f *DebtFilter) func(dialect string) *sql.Selector {
-	t := sql.Table(debtcount.Table)
+	t := sql.Table(store.DebtCounts)
 	sel := collection.SelectAll
 	if f != nil {
 		if f.UnderStatus != nil || f.PaymentStatus != nil || f.IsDisputed != nil || !blankTerm(f.SearchTerm) {
@@ -224,7 +223,7 @@ func keptDebtTotal(clientID string, f *DebtFilter) func(dialect string) *sql.Sel
 			sel = sel.And(f.ActiveStatus.Selects())
 		}
 	}
-	debts, open, legal := t.C(debtcount.FieldDebts), t.C(debtcount.FieldOpenDebts), t.C(debtcount.FieldLegalDebts)
+	debts, open, legal := t.C(store.DebtCountsDebts), t.C(store.DebtCountsOpenDebts), t.C(store.DebtCountsLegalDebts)
 	var column string
 	switch sel {
 	case collection.SelectAll:
@@ -241,8 +240,11 @@ func keptDebtTotal(clientID string, f *DebtFilter) func(dialect string) *sql.Sel
 		return nil // a value no debt reads, or exclusive values at once: counted
 	}
 	return func(d string) *sql.Selector {
-		return sql.Dialect(d).Select(sql.As(column, "n")).From(t).
-			Where(sql.EQ(t.C(debtcount.FieldID), clientID))
+		// The sum of the client's rows (its shards on PostgreSQL; an
+		// integer, not PostgreSQL's numeric sum of bigints); NULL without a
+		// row, which counts instead.
+		return sql.Dialect(d).Select(sql.As("CAST(sum("+column+") AS bigint)", "n")).From(t).
+			Where(sql.EQ(t.C(store.DebtCountsClientID), clientID))
 	}
 }
 

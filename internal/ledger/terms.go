@@ -82,8 +82,7 @@ func (s *Service) chargeFees(ctx context.Context, clientID string, debtID scalar
 	db := s.db(ctx)
 	creates := make([]*ent.FeeCreate, len(fees))
 	for i, f := range fees {
-		creates[i] = db.Fee.Create().SetClientID(clientID).SetDebtID(debtID).
-			SetKind(fee.Kind(f.Kind.String())).SetAmount(f.Amount).SetChargedOn(f.ChargedOn)
+		creates[i] = feeCreate(db, clientID, debtID, f)
 	}
 	saved, err := db.Fee.CreateBulk(creates...).Save(ctx)
 	if err != nil {
@@ -96,11 +95,18 @@ func (s *Service) chargeFees(ctx context.Context, clientID string, debtID scalar
 	return ids, nil
 }
 
-// handoverFacts are the claim facts of a debt about to be created from in:
-// its items and opening payments numbered in the order they will be
-// inserted (their ids grow in that order, which is all the claim uses ids
-// for), its terms, fees and the reference rates.
-func (s *Service) handoverFacts(ctx context.Context, in collection.DebtorWithDebtsRecord, terms collection.Terms, fees []collection.Fee) (collection.ClaimFacts, error) {
+// feeCreate is the insert of a fee charged on a debt.
+func feeCreate(db *ent.Client, clientID string, debtID scalar.IntID, f collection.Fee) *ent.FeeCreate {
+	return db.Fee.Create().SetClientID(clientID).SetDebtID(debtID).
+		SetKind(fee.Kind(f.Kind.String())).SetAmount(f.Amount).SetChargedOn(f.ChargedOn)
+}
+
+// handoverFactsWithout are the claim facts of a debt about to be created
+// from in, without the reference rates (which the caller adds when the
+// terms' interest is statutory): its items and opening payments numbered
+// in the order they will be inserted (their ids grow in that order, which
+// is all the claim uses ids for), its terms and fees.
+func handoverFactsWithout(in collection.DebtorWithDebtsRecord, terms collection.Terms, fees []collection.Fee) collection.ClaimFacts {
 	f := collection.ClaimFacts{Terms: terms, Fees: fees}
 	for i, it := range in.Debts {
 		f.Items = append(f.Items, collection.ClaimItem{ID: i + 1, Due: scalar.DateOf(it.DueDate), Amount: it.Amount, InterestRate: it.InterestRate})
@@ -109,13 +115,7 @@ func (s *Service) handoverFacts(ctx context.Context, in collection.DebtorWithDeb
 				Amount: p.Amount, Item: i + 1, Opening: true})
 		}
 	}
-	if terms.Interest == collection.InterestStatutory {
-		var err error
-		if f.Rates, err = s.RatesInForce(ctx); err != nil {
-			return f, err
-		}
-	}
-	return f, nil
+	return f
 }
 
 // dayIn is the calendar day of t in the service's time zone.

@@ -208,6 +208,37 @@ func (d *DB) MigrateUp(ctx context.Context, opts MigrateOptions) (*MigrationRepo
 	return &MigrationReport{}, nil
 }
 
+// DebtCounts is the table of the kept debt counts: per client (and, on
+// PostgreSQL, per shard) its debts, its open debts (neither withdrawn nor
+// paid in full: collection.OpenCondition) and its open debts in stage
+// LEGAL (collection.LegalConditionOf), so that a list's totalCount over all
+// of a client's debts, its open ones or its closed ones is read instead of
+// counted (docs/decisions.md, "Debt counts"). A client's counts are the
+// sums of its rows' columns: PostgreSQL keeps up to DebtCountShards rows
+// per client (a transaction writes the row of its transaction id's shard,
+// so that concurrent writers of one client do not queue on one row; the
+// migration debt_count_shards), SQLite one.
+//
+// The database keeps it, not our code: triggers on debts (the migrations
+// on PostgreSQL, sqliteDebtCounts on SQLite) change it in the transaction
+// of every insert, update and delete of a debt, whoever writes, so that it
+// cannot drift from the rows. It is not an ent entity (its key on
+// PostgreSQL is two columns) and is not part of the GraphQL schema.
+const (
+	DebtCounts           = "debt_counts"
+	DebtCountsClientID   = "client_id"
+	DebtCountsDebts      = "debts"
+	DebtCountsOpenDebts  = "open_debts"
+	DebtCountsLegalDebts = "legal_debts"
+	// DebtCountShards is the number of rows PostgreSQL keeps per client.
+	DebtCountShards = 16
+)
+
+// sqliteDebtCountsTable is debt_counts on SQLite, as ent created it when it
+// was an ent entity: one row per client.
+const sqliteDebtCountsTable = `CREATE TABLE IF NOT EXISTS debt_counts (client_id text NOT NULL,
+  debts integer NOT NULL, open_debts integer NOT NULL, legal_debts integer NOT NULL DEFAULT 0, PRIMARY KEY (client_id))`
+
 // sqliteDebtCountTriggers keep debt_counts on SQLite as the migrations
 // debt_count_triggers and collection_process do on PostgreSQL (SQLite
 // triggers are per row).
@@ -236,7 +267,8 @@ var sqliteDebtCountTriggers = []string{
 	END`,
 }
 
-// sqliteDebtCounts installs the debt_counts triggers on a SQLite database
+// sqliteDebtCounts creates debt_counts when it is missing (a new database:
+// ent does not create it) and installs its triggers on a SQLite database
 // whose triggers are not these (none, or an earlier version's) and counts
 // the debts already there, in one transaction, so that the counts start
 // equal to the rows; with the triggers in place it does nothing.
@@ -250,6 +282,9 @@ func sqliteDebtCounts(ctx context.Context, db *sql.DB) (err error) {
 			_ = tx.Rollback()
 		}
 	}()
+	if _, err := tx.ExecContext(ctx, sqliteDebtCountsTable); err != nil {
+		return err
+	}
 	installed := map[string]bool{}
 	rows, err := tx.QueryContext(ctx, "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'debts_count_%'")
 	if err != nil {
@@ -373,6 +408,30 @@ func (d *DB) Lock(ctx context.Context, tx *ent.Tx, key int64) error {
 	}
 	if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock($1)", key); err != nil {
 		return fmt.Errorf("store: taking advisory lock: %w", err)
+	}
+	return nil
+}
+
+// LockKeys takes advisory locks for the rest of the transaction in one
+// statement, in the order given: shared locks on shared first, then
+// exclusive locks on exclusive. Callers give the exclusive keys sorted, so
+// that two transactions wanting overlapping sets take them in the same
+// order and cannot deadlock on them. SQLite has no such locks; its write
+// transactions already exclude every other writer.
+func (d *DB) LockKeys(ctx context.Context, tx *ent.Tx, shared, exclusive []int64) error {
+	if !d.IsPostgres() || len(shared)+len(exclusive) == 0 {
+		return nil
+	}
+	keys := append(append(make([]int64, 0, len(shared)+len(exclusive)), shared...), exclusive...)
+	modes := make([]bool, len(keys))
+	for i := range shared {
+		modes[i] = true
+	}
+	// unnest yields the rows in the arrays' order, and each row takes its
+	// lock before the next is read.
+	if _, err := tx.ExecContext(ctx, `SELECT CASE WHEN s THEN pg_advisory_xact_lock_shared(k) ELSE pg_advisory_xact_lock(k) END
+	  FROM unnest($1::bigint[], $2::boolean[]) AS l(k, s)`, keys, modes); err != nil {
+		return fmt.Errorf("store: taking advisory locks: %w", err)
 	}
 	return nil
 }

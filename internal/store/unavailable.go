@@ -14,7 +14,10 @@ import (
 // Unavailable reports whether err says that the database could not be
 // reached or went away, rather than that the request was wrong: no
 // connection could be made (refused, reset, a server starting up or
-// shutting down, too many connections), or a connection broke mid-way.
+// shutting down, too many connections), or a connection broke mid-way;
+// or the database rolled the transaction back to break a deadlock (two
+// operations with several hand-overs each, taking overlapping locks in
+// opposite orders), which the same request sent again can pass.
 // The API answers these 503 (try again), not 500.
 func Unavailable(err error) bool {
 	if err == nil {
@@ -28,6 +31,8 @@ func Unavailable(err error) bool {
 		case pe.Code == "57P01", pe.Code == "57P02", pe.Code == "57P03": // admin shutdown, crash shutdown, cannot connect now
 			return true
 		case pe.Code == "53300": // too many connections
+			return true
+		case pe.Code == "40P01": // deadlock detected: the transaction was rolled back, a retry can pass
 			return true
 		}
 		return false

@@ -43,6 +43,7 @@ func TestUnavailable(t *testing.T) {
 		{"starting up", &pgconn.PgError{Code: "57P03"}, true},
 		{"connection failure", &pgconn.PgError{Code: "08006"}, true},
 		{"too many connections", &pgconn.PgError{Code: "53300"}, true},
+		{"deadlock detected", &pgconn.PgError{Code: "40P01"}, true},
 		{"unique violation", &pgconn.PgError{Code: "23505"}, false},
 		{"undefined table", &pgconn.PgError{Code: "42P01"}, false},
 		{"bad connection", fmt.Errorf("x: %w", errors.Join(errors.New("y"), sql.ErrConnDone)), true},

@@ -1,0 +1,641 @@
+package ledger
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/debtql/debtql/ent"
+	"github.com/debtql/debtql/ent/auditevent"
+	"github.com/debtql/debtql/ent/auditeventrecord"
+	"github.com/debtql/debtql/ent/debt"
+	"github.com/debtql/debtql/ent/debtitem"
+	"github.com/debtql/debtql/ent/debtor"
+	"github.com/debtql/debtql/ent/payment"
+	"github.com/debtql/debtql/internal/apierr"
+	"github.com/debtql/debtql/internal/collection"
+	"github.com/debtql/debtql/internal/scalar"
+)
+
+// OpCreateDebts is the operation of createDebts' events: one event per
+// debt, as createDebt writes.
+const OpCreateDebts = "createDebts"
+
+// MaxHandoverBatch is how many debtors with their debts one createDebts
+// hands over (api.md, Limits).
+const MaxHandoverBatch = 500
+
+// maxFineLocks bounds the advisory locks one hand-over takes on its
+// debtors and invoice numbers. PostgreSQL keeps advisory locks in its
+// shared lock table, sized for max_locks_per_transaction (64 by default)
+// per connection: a hand-over with more keys than this takes its client's
+// lock exclusively instead of one lock per key (docs/decisions.md,
+// "Hand-over locks").
+const maxFineLocks = 64
+
+// lockKey names an advisory lock: the first 8 bytes of the SHA-256 of its
+// name.
+func lockKey(name string) int64 {
+	sum := sha256.Sum256([]byte(name))
+	return int64(binary.BigEndian.Uint64(sum[:8]))
+}
+
+// clientLock names the client's hand-over lock: every hand-over of the
+// client takes it shared, and one with more keys than maxFineLocks takes it
+// exclusively.
+func clientLock(clientID string) int64 { return lockKey("debts:" + clientID) }
+
+// debtorLock names the lock of a debtor identity of the client (its
+// identification key): reusing or creating that debtor happens under it,
+// so that the debtor is created once.
+func debtorLock(clientID, identificationKey string) int64 {
+	return lockKey("debtor:" + clientID + ":" + identificationKey)
+}
+
+// invoiceLock names the lock of an invoice number of the client: checking
+// that no unwithdrawn debt holds the number and taking it happen under it,
+// so that two debts never hold it at once.
+func invoiceLock(clientID, number string) int64 {
+	return lockKey("invoice:" + clientID + ":" + number)
+}
+
+// lockKeys takes the client's lock shared and the given debtor and invoice
+// locks exclusively (sorted, so that overlapping sets cannot deadlock), or,
+// with more than maxFineLocks keys, the client's lock exclusively: for the
+// rest of the transaction, in one statement. Outside a transaction (no
+// caller here) and on SQLite, whose writers run one at a time, it takes
+// nothing.
+func (s *Service) lockKeys(ctx context.Context, clientID string, keys []int64) error {
+	tx := ent.TxFromContext(ctx)
+	if tx == nil {
+		return nil
+	}
+	slices.Sort(keys)
+	keys = slices.Compact(keys)
+	if len(keys) > maxFineLocks {
+		return s.locker.LockKeys(ctx, tx, nil, []int64{clientLock(clientID)})
+	}
+	return s.locker.LockKeys(ctx, tx, []int64{clientLock(clientID)}, keys)
+}
+
+// lockHandover takes the locks of handing entries over: their debtors'
+// identities and their invoice numbers.
+func (s *Service) lockHandover(ctx context.Context, clientID string, entries []collection.DebtorWithDebtsRecord) error {
+	var keys []int64
+	for _, e := range entries {
+		keys = append(keys, debtorLock(clientID, collection.IdentificationKey(e.IdentificationNumber)))
+		for _, it := range e.Debts {
+			keys = append(keys, invoiceLock(clientID, it.InvoiceNumber))
+		}
+	}
+	return s.lockKeys(ctx, clientID, keys)
+}
+
+// CreateDebts hands many debtors' receivables over at once (createDebts):
+// every entry as CreateDebt would, in one transaction, all or nothing.
+// Errors name their entry: "input.17.debts.0.invoiceNumber". The debts are
+// returned in the order of in.
+func (s *Service) CreateDebts(ctx context.Context, a Actor, clientID string, in []collection.DebtorWithDebtsRecord) ([]*ent.Debt, error) {
+	ctx = a.scope(ctx)
+	return inTx(ctx, s, func(ctx context.Context) ([]*ent.Debt, error) {
+		if err := s.forClient(ctx, clientID); err != nil {
+			return nil, err
+		}
+		if n := len(in); n < 1 || n > MaxHandoverBatch {
+			return nil, apierr.Invalid("input", "must hold 1 to %d debtors with their debts, not %d", MaxHandoverBatch, n)
+		}
+		return s.handOver(ctx, a, clientID, in, OpCreateDebts, func(i int) string { return "input." + strconv.Itoa(i) })
+	})
+}
+
+// handover is one entry of a hand-over on its way to the database.
+type handover struct {
+	in           collection.DebtorWithDebtsRecord
+	debtorID     string
+	terms        collection.Terms
+	fees         []collection.Fee
+	facts        collection.ClaimFacts
+	demandSentAt time.Time
+	original     collection.Money
+	paid         collection.Money
+	charged      collection.Money
+}
+
+// Rows per insert of a hand-over: below the databases' parameter limits
+// (65,535 on PostgreSQL, 32,766 on SQLite) with every column of the row.
+const (
+	handoverItemRows    = 1500
+	handoverPaymentRows = 3000
+	handoverFeeRows     = 3000
+	handoverRecordRows  = 5000
+)
+
+// handOver writes entries, each a debtor with its debts, as one debt each,
+// with a number of statements that does not grow with the number of
+// entries: the locks, the check of the invoice numbers, the client's terms
+// and the reference rates (when needed), the debtors (read, inserted, and
+// one update per debtor that existed), then one insert each of the debts,
+// their items, opening payments, fees, events and the events' records
+// (each per so many rows). field names an entry's place in the arguments
+// ("input" for createDebt, "input.3" for createDebts).
+func (s *Service) handOver(ctx context.Context, a Actor, clientID string, entries []collection.DebtorWithDebtsRecord,
+	op string, field func(int) string) ([]*ent.Debt, error) {
+	at := s.clock.At()
+	hs := make([]handover, len(entries))
+	var errs apierr.List
+	for i := range entries {
+		hs[i].in = entries[i]
+		if err := hs[i].in.NormalizeAt(at.Today); err != nil {
+			if !appendErrs(&errs, apierr.Prefix(err, field(i))) {
+				return nil, err
+			}
+		}
+	}
+	if len(errs) > 0 {
+		return nil, capped(errs)
+	}
+	normalized := make([]collection.DebtorWithDebtsRecord, len(hs))
+	for i := range hs {
+		normalized[i] = hs[i].in
+	}
+	if err := s.lockHandover(ctx, clientID, normalized); err != nil {
+		return nil, err
+	}
+	if err := s.checkNumbersFree(ctx, clientID, normalized, field); err != nil {
+		return nil, err
+	}
+	if err := s.handoverDebtors(ctx, clientID, hs); err != nil {
+		return nil, err
+	}
+	var clientTerms *collection.Terms
+	var rates []collection.ReferenceRate
+	ratesRead := false
+	created := time.Now().UTC().Truncate(time.Microsecond)
+	for i := range hs {
+		h := &hs[i]
+		var err error
+		// Within the ceiling: Normalize refused items that sum above it.
+		if h.original, h.paid, err = h.in.Amounts(); err != nil {
+			return nil, err
+		}
+		switch {
+		case h.in.Terms != nil:
+			h.terms = *h.in.Terms
+		case clientTerms != nil:
+			h.terms = *clientTerms
+		default:
+			c, err := s.db(ctx).Creditor.Get(ctx, clientID)
+			if err != nil {
+				return nil, err
+			}
+			t := ClientTerms(c)
+			clientTerms, h.terms = &t, t
+		}
+		// The demand: sent at the hand-over's instant, today, or on the
+		// day given (from the start of that day).
+		demandDay := at.Today
+		h.demandSentAt = created
+		if h.in.DemandSentOn != nil {
+			demandDay = *h.in.DemandSentOn
+			h.demandSentAt = demandDay.Start(at.Location).UTC()
+		}
+		h.fees = handoverFees(h.in, h.terms, demandDay)
+		h.facts = handoverFactsWithout(h.in, h.terms, h.fees)
+		if h.terms.Interest == collection.InterestStatutory {
+			if !ratesRead {
+				if rates, err = s.RatesInForce(ctx); err != nil {
+					return nil, err
+				}
+				ratesRead = true
+			}
+			h.facts.Rates = rates
+		}
+		if h.charged, err = h.facts.Summary(at.Today); err != nil {
+			return nil, err
+		}
+	}
+	db := s.db(ctx)
+	debtCreates := make([]*ent.DebtCreate, len(hs))
+	for i, h := range hs {
+		debtCreates[i] = db.Debt.Create().
+			SetClientID(clientID).
+			SetDebtorID(h.debtorID).
+			SetCreatedAt(created).
+			SetUpdatedAt(created).
+			SetOriginalAmount(h.original).
+			SetPaidAmount(h.paid).
+			SetChargedAmount(h.charged).
+			SetInterestRule(debt.InterestRule(h.terms.Interest.String())).
+			SetCollectionFee(h.terms.CollectionFee).
+			SetLateCompensation(h.terms.LateCompensation).
+			SetInterestBearing(h.facts.InterestBearing()).
+			SetDemandSentAt(h.demandSentAt)
+	}
+	debts, err := db.Debt.CreateBulk(debtCreates...).Save(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var itemCreates []*ent.DebtItemCreate
+	for i, h := range hs {
+		for pos, it := range h.in.Debts {
+			var reminder *time.Time
+			if it.ReminderDate != nil {
+				u := it.ReminderDate.UTC()
+				reminder = &u
+			}
+			itemCreates = append(itemCreates, db.DebtItem.Create().
+				SetClientID(clientID).
+				SetDebtID(debts[i].ID).
+				SetPosition(pos).
+				SetInvoiceNumber(it.InvoiceNumber).
+				SetNillableDescription(it.Description).
+				SetInvoiceDate(it.InvoiceDate.UTC()).
+				SetDueDate(it.DueDate.UTC()).
+				SetNillableReminderDate(reminder).
+				SetDueOn(scalar.DateOf(it.DueDate)).
+				SetAmount(it.Amount).
+				SetPaidAmount(it.Paid()).
+				SetNillableInterestRate(it.InterestRate).
+				SetNillableReminderFee(it.ReminderFee))
+		}
+	}
+	items, err := saveInChunks(ctx, itemCreates, handoverItemRows, func(c []*ent.DebtItemCreate) ([]*ent.DebtItem, error) {
+		return db.DebtItem.CreateBulk(c...).Save(ctx)
+	})
+	if err != nil {
+		return nil, err
+	}
+	var paymentCreates []*ent.PaymentCreate
+	var paymentOf []int // the entry of each payment
+	var feeCreates []*ent.FeeCreate
+	var feeOf []int
+	next := 0 // the first item of the entry
+	for i, h := range hs {
+		for pos, it := range h.in.Debts {
+			for _, p := range it.Payments {
+				var booked *scalar.Date
+				if p.BookedDate != nil {
+					b := scalar.DateOf(*p.BookedDate)
+					booked = &b
+				}
+				paymentCreates = append(paymentCreates, db.Payment.Create().
+					SetClientID(clientID).
+					SetDebtID(debts[i].ID).
+					SetDebtItemID(items[next+pos].ID).
+					SetAmount(p.Amount).
+					SetTransactionDate(scalar.DateOf(p.TransactionDate)).
+					SetNillableBookedDate(booked).
+					SetSource(payment.SourceBEFORE_HANDOVER))
+				paymentOf = append(paymentOf, i)
+			}
+		}
+		next += len(h.in.Debts)
+		for _, f := range h.fees {
+			feeCreates = append(feeCreates, feeCreate(db, clientID, debts[i].ID, f))
+			feeOf = append(feeOf, i)
+		}
+	}
+	fees, err := saveInChunks(ctx, feeCreates, handoverFeeRows, func(c []*ent.FeeCreate) ([]*ent.Fee, error) {
+		return db.Fee.CreateBulk(c...).Save(ctx)
+	})
+	if err != nil {
+		return nil, err
+	}
+	payments, err := saveInChunks(ctx, paymentCreates, handoverPaymentRows, func(c []*ent.PaymentCreate) ([]*ent.Payment, error) {
+		return db.Payment.CreateBulk(c...).Save(ctx)
+	})
+	if err != nil {
+		return nil, err
+	}
+	// Each debt's event names its debtor, the debt, its items, fees and
+	// opening payments, as createDebt's.
+	events := make([][]auditRecord, len(hs))
+	next = 0
+	for i, h := range hs {
+		debtRecord := touchedInt(auditeventrecord.RecordTypeDEBT, debts[i].ID)
+		debtRecord.after = s.debtStatuses(debts[i])
+		events[i] = append(events[i], touched(auditeventrecord.RecordTypeDEBTOR, h.debtorID), debtRecord)
+		for _, it := range items[next : next+len(h.in.Debts)] {
+			events[i] = append(events[i], touchedInt(auditeventrecord.RecordTypeDEBT_INVOICE, it.ID))
+		}
+		next += len(h.in.Debts)
+	}
+	for j, f := range fees {
+		events[feeOf[j]] = append(events[feeOf[j]], touchedInt(auditeventrecord.RecordTypeFEE, f.ID))
+	}
+	for j, p := range payments {
+		events[paymentOf[j]] = append(events[paymentOf[j]], touchedInt(auditeventrecord.RecordTypePAYMENT, p.ID))
+	}
+	ids := make([]scalar.IntID, len(debts))
+	for i, d := range debts {
+		ids[i] = d.ID
+	}
+	if err := s.recordMany(ctx, event{a, op}, clientID, ids, events); err != nil {
+		return nil, err
+	}
+	return debts, nil
+}
+
+// appendErrs appends err's API errors to errs; false when err is not one.
+func appendErrs(errs *apierr.List, err error) bool {
+	var list apierr.List
+	var one *apierr.Error
+	switch {
+	case errors.As(err, &list):
+		*errs = append(*errs, list...)
+	case errors.As(err, &one):
+		*errs = append(*errs, one)
+	default:
+		return false
+	}
+	return true
+}
+
+// saveInChunks saves creates in chunks of at most n rows, one statement
+// each, and returns what they saved in order.
+func saveInChunks[C any, T any](ctx context.Context, creates []C, n int, save func([]C) ([]T, error)) ([]T, error) {
+	out := make([]T, 0, len(creates))
+	for start := 0; start < len(creates); start += n {
+		saved, err := save(creates[start:min(start+n, len(creates))])
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, saved...)
+	}
+	return out, nil
+}
+
+// checkNumbersFree refuses items whose invoice number an unwithdrawn debt of
+// the client already holds, or an earlier entry of the same hand-over: no
+// invoice is collected twice. One statement for every entry.
+func (s *Service) checkNumbersFree(ctx context.Context, clientID string, entries []collection.DebtorWithDebtsRecord, field func(int) string) error {
+	var numbers []string
+	for _, e := range entries {
+		for _, it := range e.Debts {
+			numbers = append(numbers, it.InvoiceNumber)
+		}
+	}
+	held, err := s.db(ctx).DebtItem.Query().
+		Where(debtitem.ClientID(clientID), debtitem.InvoiceNumberIn(numbers...),
+			debtitem.HasDebtWith(debt.WithdrawnAtIsNil())).
+		Select(debtitem.FieldInvoiceNumber, debtitem.FieldDebtID).
+		All(ctx)
+	if err != nil {
+		return err
+	}
+	byNumber := map[string]scalar.IntID{}
+	for _, h := range held {
+		byNumber[h.InvoiceNumber] = h.DebtID
+	}
+	var errs apierr.List
+	first := map[string]string{} // the field of a number's first item here
+	for i, e := range entries {
+		for j, it := range e.Debts {
+			f := field(i) + ".debts." + strconv.Itoa(j) + ".invoiceNumber"
+			if id, ok := byNumber[it.InvoiceNumber]; ok {
+				errs = append(errs, &apierr.Error{Code: apierr.Conflict, Field: f,
+					Message: "invoice " + it.InvoiceNumber + " is already in collection in debt " + strconv.Itoa(int(id))})
+				continue
+			}
+			if earlier, ok := first[it.InvoiceNumber]; ok {
+				errs = append(errs, &apierr.Error{Code: apierr.Conflict, Field: f,
+					Message: "invoice " + it.InvoiceNumber + " is handed over twice: also at " + earlier})
+				continue
+			}
+			first[it.InvoiceNumber] = f
+		}
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	return capped(errs)
+}
+
+// maxHandoverErrors bounds the errors of one refused hand-over, as the
+// errors of a request's variables are bounded (api.md, "One error per
+// broken field").
+const maxHandoverErrors = 100
+
+// capped is errs with at most maxHandoverErrors errors: the first ones,
+// and one without a field that says how many more there were.
+func capped(errs apierr.List) error {
+	if len(errs) <= maxHandoverErrors {
+		return errs
+	}
+	more := &apierr.Error{Code: errs[0].Code,
+		Message: strconv.Itoa(len(errs)-maxHandoverErrors) + " more errors are not reported: only the first " + strconv.Itoa(maxHandoverErrors) + " are"}
+	return append(errs[:maxHandoverErrors:maxHandoverErrors], more)
+}
+
+// handoverDebtors sets each entry's debtorID: the client's debtor with the
+// entry's identification number, refreshed with the entry's name, address
+// and contact details (contact details not given are kept), or a new
+// debtor. Entries of one identity share one debtor, refreshed as if they
+// came one after the other. One statement reads the existing debtors, one
+// inserts the new ones, and one updates the existing ones (on SQLite, one
+// each).
+func (s *Service) handoverDebtors(ctx context.Context, clientID string, hs []handover) error {
+	db := s.db(ctx)
+	type identity struct {
+		key     string
+		record  collection.DebtorWithDebtsRecord // the last entry's, with the last e-mail and phone given
+		entries []int
+	}
+	var order []*identity
+	byKey := map[string]*identity{}
+	for i := range hs {
+		in := hs[i].in
+		k := collection.IdentificationKey(in.IdentificationNumber)
+		id := byKey[k]
+		if id == nil {
+			id = &identity{key: k}
+			byKey[k] = id
+			order = append(order, id)
+		}
+		email, phone := id.record.Email, id.record.Phone
+		id.record = in
+		if in.Email == nil {
+			id.record.Email = email
+		}
+		if in.Phone == nil {
+			id.record.Phone = phone
+		}
+		id.entries = append(id.entries, i)
+	}
+	keys := make([]string, len(order))
+	for i, id := range order {
+		keys[i] = id.key
+	}
+	existing, err := db.Debtor.Query().
+		Where(debtor.ClientID(clientID), debtor.IdentificationKeyIn(keys...)).
+		All(ctx)
+	if err != nil {
+		return err
+	}
+	found := map[string]*ent.Debtor{}
+	for _, d := range existing {
+		found[d.IdentificationKey] = d
+	}
+	var creates []*ent.DebtorCreate
+	var created []*identity
+	var refreshed []refresh
+	ids := map[*identity]string{}
+	for _, id := range order {
+		in := id.record
+		if d, ok := found[id.key]; ok {
+			refreshed = append(refreshed, refresh{d, in})
+			ids[id] = d.ID
+			continue
+		}
+		create := db.Debtor.Create().SetClientID(clientID)
+		setDebtor(create.Mutation(), in.Debtor())
+		creates = append(creates, create)
+		created = append(created, id)
+	}
+	if err := s.refreshDebtors(ctx, clientID, refreshed); err != nil {
+		return err
+	}
+	saved, err := saveInChunks(ctx, creates, 1000, func(c []*ent.DebtorCreate) ([]*ent.Debtor, error) {
+		return db.Debtor.CreateBulk(c...).Save(ctx)
+	})
+	if err != nil {
+		return err
+	}
+	for i, d := range saved {
+		ids[created[i]] = d.ID
+	}
+	for _, id := range order {
+		for _, i := range id.entries {
+			hs[i].debtorID = ids[id]
+		}
+	}
+	return nil
+}
+
+// recordMany appends one event per debt of a hand-over, each with its
+// records, in the use case's transaction: one insert of the events and
+// one of their records (per so many rows).
+func (s *Service) recordMany(ctx context.Context, e event, clientID string, debtIDs []scalar.IntID, records [][]auditRecord) error {
+	if len(debtIDs) == 1 {
+		return s.record(ctx, e, &clientID, &debtIDs[0], records[0]...)
+	}
+	tx := ent.TxFromContext(ctx)
+	if tx == nil {
+		return errNoTransaction
+	}
+	s.afterCommit(ctx)
+	db := s.db(ctx)
+	creates := make([]*ent.AuditEventCreate, len(debtIDs))
+	for i := range debtIDs {
+		creates[i] = db.AuditEvent.Create().
+			SetClientID(clientID).
+			SetAPIKeyID(e.KeyID).
+			SetAPIKeyName(e.KeyName).
+			SetRole(auditevent.Role(e.Role)).
+			SetOperation(e.operation).
+			SetRequestID(e.RequestID).
+			SetDebtID(debtIDs[i])
+	}
+	events, err := db.AuditEvent.CreateBulk(creates...).Save(ctx)
+	if err != nil {
+		return err
+	}
+	var recs []*ent.AuditEventRecordCreate
+	for i, ev := range events {
+		for _, rec := range records[i] {
+			c := db.AuditEventRecord.Create().
+				SetEventID(ev.ID).
+				SetClientID(clientID).
+				SetRecordType(rec.typ).
+				SetRecordID(rec.id)
+			if rec.before != nil {
+				c.SetBefore(rec.before)
+			}
+			if rec.after != nil {
+				c.SetAfter(rec.after)
+			}
+			recs = append(recs, c)
+		}
+	}
+	_, err = saveInChunks(ctx, recs, handoverRecordRows, func(c []*ent.AuditEventRecordCreate) ([]*ent.AuditEventRecord, error) {
+		return db.AuditEventRecord.CreateBulk(c...).Save(ctx)
+	})
+	return err
+}
+
+// refresh is an existing debtor and the hand-over's details for it.
+type refresh struct {
+	d  *ent.Debtor
+	in collection.DebtorWithDebtsRecord
+}
+
+// refreshDebtors writes the hand-over's details into existing debtors:
+// isCorporation, number (as now written), name and address; e-mail and
+// phone when given (kept when not). On PostgreSQL with one statement for
+// all of them, its keys computed as ent's hooks compute them; on SQLite
+// through ent, one statement each.
+func (s *Service) refreshDebtors(ctx context.Context, clientID string, rs []refresh) error {
+	if len(rs) == 0 {
+		return nil
+	}
+	tx := ent.TxFromContext(ctx)
+	if !s.postgres || tx == nil {
+		db := s.db(ctx)
+		for _, r := range rs {
+			in := r.in
+			update := db.Debtor.UpdateOne(r.d).
+				SetIsCorporation(in.IsCorporation).
+				SetIdentificationNumber(in.IdentificationNumber).
+				SetName(in.Name).
+				SetAddress1(in.Address.Address1).
+				SetZipCode(in.Address.ZipCode).
+				SetCity(in.Address.City).
+				SetCountryCode(in.Address.CountryCode).
+				SetNillableEmail(in.Email).
+				SetNillablePhone(in.Phone)
+			m := update.Mutation()
+			setOrClear(in.Address.Address2, m.SetAddress2, m.ClearAddress2)
+			setOrClear(in.Address.CareOf, m.SetCareOf, m.ClearCareOf)
+			if err := update.Exec(ctx); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	n := len(rs)
+	ids, numbers, idKeys, names, nameKeys := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	address1s, zips, cities, countries := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	address2s, careOfs, emails, emailKeys, phones := make([]*string, n), make([]*string, n), make([]*string, n), make([]*string, n), make([]*string, n)
+	corporations := make([]bool, n)
+	for i, r := range rs {
+		in := r.in
+		ids[i], corporations[i], numbers[i] = r.d.ID, in.IsCorporation, in.IdentificationNumber
+		idKeys[i] = collection.IdentificationKey(in.IdentificationNumber)
+		names[i], nameKeys[i] = in.Name, collection.SearchKey(in.Name)
+		address1s[i], address2s[i], careOfs[i] = in.Address.Address1, in.Address.Address2, in.Address.CareOf
+		zips[i], cities[i], countries[i] = in.Address.ZipCode, in.Address.City, in.Address.CountryCode
+		emails[i], phones[i] = in.Email, in.Phone
+		if in.Email != nil {
+			k := collection.SearchKey(*in.Email)
+			emailKeys[i] = &k
+		}
+	}
+	_, err := tx.ExecContext(ctx, `UPDATE debtors AS d SET is_corporation = u.is_corporation,
+	    identification_number = u.identification_number, identification_key = u.identification_key,
+	    name = u.name, name_key = u.name_key, address1 = u.address1, address2 = u.address2, care_of = u.care_of,
+	    zip_code = u.zip_code, city = u.city, country_code = u.country_code,
+	    email = coalesce(u.email, d.email), email_key = coalesce(u.email_key, d.email_key),
+	    phone = coalesce(u.phone, d.phone), updated_at = $16
+	  FROM unnest($1::uuid[], $2::boolean[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
+	              $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[])
+	       AS u(id, is_corporation, identification_number, identification_key, name, name_key, address1, address2,
+	            care_of, zip_code, city, country_code, email, email_key, phone)
+	 WHERE d.id = u.id AND d.client_id = $17`,
+		ids, corporations, numbers, idKeys, names, nameKeys, address1s, address2s, careOfs, zips, cities, countries,
+		emails, emailKeys, phones, time.Now().UTC().Truncate(time.Microsecond), clientID)
+	return err
+}
