@@ -9,6 +9,7 @@ import (
 	"io"
 	"iter"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -109,7 +110,13 @@ func Run(ctx context.Context, db *store.DB, cfg Config, opts Options) (*Summary,
 	}
 	var err error
 	if db.IsPostgres() {
-		err = loadPostgres(ctx, db, tables, opts, sum)
+		var suffixes table
+		for n, t := range tables {
+			if t.name == "debtors" {
+				suffixes, tables[n].tap = g.nameSuffixes(t.cols)
+			}
+		}
+		err = loadPostgres(ctx, db, tables, suffixes, opts, sum)
 	} else {
 		err = loadSQLite(ctx, db, tables, opts, sum)
 	}
@@ -241,8 +248,11 @@ func (x pgExecer) count(ctx context.Context, table string) (int64, error) {
 
 // loadPostgres copies the tables in with COPY, on one pgx connection taken
 // from the pool, in one transaction, and moves the id sequences past the
-// ids it set.
-func loadPostgres(ctx context.Context, db *store.DB, tables []table, opts Options, sum *Summary) error {
+// ids it set. The debtors' name suffixes, which a trigger would make from
+// the debtors' COPY, are copied in last from suffixes (nameSuffixes),
+// with that trigger off until then.
+func loadPostgres(ctx context.Context, db *store.DB, tables []table, suffixes table, opts Options, sum *Summary) error {
+	tables = append(slices.Clip(tables), suffixes)
 	conn, err := db.SQL.Conn(ctx)
 	if err != nil {
 		return err
@@ -265,6 +275,10 @@ func loadPostgres(ctx context.Context, db *store.DB, tables []table, opts Option
 		if err != nil {
 			return err
 		}
+		trigger := "ALTER TABLE debtors %s TRIGGER " + nameSuffixTrigger
+		if _, err := tx.Exec(ctx, fmt.Sprintf(trigger, "DISABLE")); err != nil {
+			return err
+		}
 		for _, t := range tables {
 			started := time.Now()
 			names := make([]string, len(t.cols))
@@ -278,6 +292,9 @@ func loadPostgres(ctx context.Context, db *store.DB, tables []table, opts Option
 				return fmt.Errorf("seed: copying %s: %w", t.name, err)
 			}
 			progress(opts, t.name, n, started)
+		}
+		if _, err := tx.Exec(ctx, fmt.Sprintf(trigger, "ENABLE")); err != nil {
+			return err
 		}
 		started := time.Now()
 		for _, stmt := range restore {
@@ -296,13 +313,13 @@ func loadPostgres(ctx context.Context, db *store.DB, tables []table, opts Option
 	})
 }
 
-// derivedTables are the tables the database fills from the loaded ones, by
-// triggers (debtor_name_suffixes: every suffix of every debtor's name, 14
-// rows a debtor). Their primary keys are dropped during the load too: at
-// the bench10 scale, 29 million suffixes inserted into their key's btree
-// one by one took longer than the rest of the load, and one sorted build
-// of the key afterwards takes a fraction of that.
-var derivedTables = []string{"debtor_name_suffixes"}
+// derivedTables are the tables that triggers fill from other tables
+// (debtor_name_suffixes: every suffix of every debtor's name, 14 rows a
+// debtor), which the load fills itself. Their primary keys are dropped
+// during the load too: at the bench10 scale, 29 million suffixes inserted
+// into their key's btree one by one took longer than the rest of the load,
+// and one build of the key afterwards takes a fraction of that.
+var derivedTables = []string{store.DebtorNameSuffixes}
 
 // dropSecondary drops the foreign keys and the indexes other than primary
 // keys of the tables about to be loaded, and the primary keys of the

@@ -871,6 +871,14 @@ func TestSeedRestoresIndexesAndKeys(t *testing.T) {
 	if got := schema(); got != want {
 		t.Errorf("after a reset and a seed the schema is\n%s\nwant\n%s", got, want)
 	}
+	// The load writes the suffixes in the order of their key, so that
+	// building the key reads sorted rows (nameSuffixes).
+	var unordered, rows int
+	if err := env.DB.SQL.QueryRowContext(ctx, `SELECT count(*) FILTER (WHERE a <> b), count(*) FROM (
+		SELECT row_number() OVER (ORDER BY ctid) AS a, row_number() OVER (ORDER BY client_id, suffix, debtor_id) AS b
+		  FROM `+store.DebtorNameSuffixes+`) AS s`).Scan(&unordered, &rows); err != nil || unordered != 0 || rows == 0 {
+		t.Errorf("%d of %d suffixes are out of the key's order on disk (err %v)", unordered, rows, err)
+	}
 	var missing int
 	if err := env.DB.SQL.QueryRowContext(ctx, `SELECT count(*) FROM debtors d, generate_series(1, char_length(d.name_key)) AS i
 		WHERE NOT EXISTS (SELECT 1 FROM `+store.DebtorNameSuffixes+` s
