@@ -11,6 +11,9 @@
 # settings and load, and lets the settings below be tuned for measuring.
 set -euo pipefail
 . "$(dirname "$0")/env.sh"
+# The cluster listens on 127.0.0.1 whatever PGHOST says; the other scripts
+# connect to PGHOST, so it must be that address too.
+loopback_only "postgres://$PGUSER@$PGHOST:$PGPORT/postgres"
 
 ctl() { as_pg "$PG_BIN/pg_ctl" -D "$PGDATA_BENCH" "$@"; }
 

@@ -30,6 +30,8 @@ BENCH="$(cd "${BENCH:-$ROOT/bench}" && pwd)"
 # env.sh names the anchor's database; DebtQL has its own in the same
 # cluster: debtql, and debtql10 for the 10x data.
 DEBTQL_DB="${DEBTQL_DB:-debtql}"
+loopback_only "postgres://${PGUSER}@${PGHOST}:${PGPORT}/$DEBTQL_DB"
+loopback_only "$PGL_URL"
 PORT="${PORT:-8088}"
 POOL="${POOL:-16}"
 REPS="${REPS:-1}"
