@@ -284,3 +284,38 @@ const (
 )
 
 var bench10Q1Start = []int{1999992, 1999988, 1999984}
+
+// TestInOrder: the rows of items made on several goroutines come in item
+// order, whatever the number of workers and items per chunk, and stopping
+// early returns (the workers and the dispatcher finish).
+func TestInOrder(t *testing.T) {
+	item := func(i int) [][]any {
+		rows := make([][]any, i%3) // 0, 1 or 2 rows an item
+		for k := range rows {
+			rows[k] = []any{i, k}
+		}
+		return rows
+	}
+	var want [][2]int
+	const n = 5000
+	for i := 1; i <= n; i++ {
+		for k := range i % 3 {
+			want = append(want, [2]int{i, k})
+		}
+	}
+	for _, workers := range []int{1, 2, 3, 8} {
+		var got [][2]int
+		for row := range inOrder(n, workers, item) {
+			got = append(got, [2]int{row[0].(int), row[1].(int)})
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%d workers: %d rows, not in order", workers, len(got))
+		}
+		seen := 0
+		for range inOrder(n, workers, item) {
+			if seen++; seen == 1500 {
+				break
+			}
+		}
+	}
+}
