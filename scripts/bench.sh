@@ -90,7 +90,8 @@ setup() {
   has_db "$db" || createdb "$db" </dev/null
   (cd "$ROOT" && go build -o "$tmp/debtql" ./cmd/debtql)
   local reset=""
-  if [ "$(psql -XAtd "$db" -c "SELECT to_regclass('public.clients') IS NOT NULL AND EXISTS (SELECT 1 FROM clients)" </dev/null)" = t ]; then
+  # (A new database has no clients table: the query fails, quietly.)
+  if [ "$(psql -XAtd "$db" -c "SELECT to_regclass('public.clients') IS NOT NULL AND EXISTS (SELECT 1 FROM clients)" 2>/dev/null </dev/null)" = t ]; then
     # Seeded by an older seed, whose open debts were not the anchor's: again.
     if ! same_open_debts "$s"; then log "$db: the hot client's open debts are not the anchor's: seeding again (--reset)"; reset=--reset; fi
   else
