@@ -5,7 +5,7 @@
 //	debtql apikey create --role ADMIN|CLIENT [--client UUID] --name NAME
 //	debtql apikey list
 //	debtql apikey revoke ID
-//	debtql seed [--scale small|bench] [--reset] [flags]
+//	debtql seed [--scale small|bench|bench10] [--reset] [flags]
 //	debtql migrate status|up [--baseline VERSION]
 //	debtql retention --before YEAR [--apply]
 //	debtql schema
@@ -54,7 +54,7 @@ Usage:
   debtql apikey create --role ADMIN|CLIENT [--client UUID] --name NAME
   debtql apikey list
   debtql apikey revoke ID
-  debtql seed [--scale small|bench] [--reset] [flags]   fill the database with generated data
+  debtql seed [--scale small|bench|bench10] [--reset]   fill the database with generated data
   debtql migrate status|up [--baseline VERSION]          PostgreSQL's versioned schema migrations
   debtql retention --before YEAR [--apply]               the yearly anonymisation of debtors closed before YEAR's end
   debtql schema               print the API's schema (SDL), as GET /graphql/schema.graphql serves it

@@ -16,7 +16,7 @@ import (
 	"github.com/debtql/debtql/internal/store"
 )
 
-const seedUsage = `Usage: debtql seed [--scale small|bench] [flags]
+const seedUsage = `Usage: debtql seed [--scale small|bench|bench10] [flags]
 
 Fills the database with deterministic, realistic data: Swedish clients and
 debtors (valid personnummer and organisation numbers), invoices with
@@ -29,6 +29,9 @@ Presets (--scale):
           (50,000 of client 1001), 400,000 debt items, 150,000 payments,
           100,000 invoices with 300,000 articles; the open debts are the
           benchmark's main_status = 2 (17,405 of client 1001's)
+  bench10 the benchmark's data set at scale 10: 2,000,000 debtors and debts
+          (500,000 of client 1001), 4,000,000 debt items, 1,500,000
+          payments, 1,000,000 invoices with 3,000,000 articles
 The size flags override the preset's. Every debt has 2 items and every
 invoice 3 articles. A third of the debts are open; of the others one in
 ten is withdrawn and the rest are paid in full (more are withdrawn when
@@ -55,7 +58,7 @@ func seedCommand(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	fs := flag.NewFlagSet("debtql seed", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	c.registerDatabase(fs)
-	fs.StringVar(&scale, "scale", "small", "preset sizes: small or bench")
+	fs.StringVar(&scale, "scale", "small", "preset sizes: small, bench or bench10")
 	fs.IntVar(&clients, "clients", 0, "number of clients (default: the preset's)")
 	fs.IntVar(&debts, "debts", 0, "number of debtors and of debts, debt i of debtor i (default: the preset's)")
 	fs.IntVar(&invoices, "invoices", 0, "number of invoices (default: the preset's)")

@@ -60,7 +60,7 @@ type Config struct {
 	// not depend on it.
 	Seed uint64
 	// BenchOpen makes the open debts the benchmark's: debt i is open (in
-	// collection, not withdrawn nor paid in full) exactly when seed.sql
+	// collection, not withdrawn nor paid in full) exactly when data.sql
 	// gives it main_status = 2 (benchOpen), whatever the seed, so that Q1
 	// answers with the same rows on both servers. Without it, as many
 	// debts (35 %) are open, picked by the seed.
@@ -74,8 +74,11 @@ type Config struct {
 var Presets = map[string]Config{
 	// small is a few clients with tens of rows each, to explore in GraphiQL.
 	"small": {Clients: 3, Debts: 60, HotShare: 0.5, Payments: 75, Invoices: 40},
-	// bench is the benchmark's data set (../shared/bench/README.md).
+	// bench is the benchmark anchor's data set (bench/data.sql at scale 1).
 	"bench": {Clients: 20, Debts: 200_000, HotShare: 0.25, Payments: 150_000, Invoices: 100_000, BenchOpen: true},
+	// bench10 is the anchor's data at scale 10: ten times the rows, the
+	// same ids, mapping and open debts (the hot client holds 500,000 debts).
+	"bench10": {Clients: 20, Debts: 2_000_000, HotShare: 0.25, Payments: 1_500_000, Invoices: 1_000_000, BenchOpen: true},
 }
 
 // PresetNames lists the presets in a stable order.
@@ -92,7 +95,8 @@ func PresetNames() []string {
 func Preset(name string) (Config, error) {
 	c, ok := Presets[name]
 	if !ok {
-		return Config{}, fmt.Errorf("unknown scale %q: use %s", name, strings.Join(PresetNames(), " or "))
+		names := PresetNames()
+		return Config{}, fmt.Errorf("unknown scale %q: use %s or %s", name, strings.Join(names[:len(names)-1], ", "), names[len(names)-1])
 	}
 	c.Seed = 1
 	return c, nil

@@ -529,7 +529,7 @@ func (g *generator) wantsMore(i int) bool {
 // plan decides every debt's outcome and number of payments.
 //
 // 35 % of the debts are open (openDebtsPercent). With Config.BenchOpen they
-// are the benchmark's: debt i is open exactly when seed.sql gives it
+// are the benchmark's: debt i is open exactly when data.sql gives it
 // main_status = 2 (benchOpen), so that the benchmark's Q1 (the hot client's
 // open debts) has the same rows here, whatever the seed. Of the others
 // (closed), one in 10 is withdrawn and the rest are paid in full, each with

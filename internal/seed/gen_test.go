@@ -9,7 +9,7 @@ import (
 )
 
 // TestBenchShape checks, without a database, that the bench preset has the
-// benchmark's shape (../shared/bench/README.md, seed.sql): its row-to-client
+// benchmark's shape (bench/data.sql): its row-to-client
 // mapping, its payment mapping, and unique valid identity numbers.
 func TestBenchShape(t *testing.T) {
 	cfg, err := Preset("bench")
@@ -27,7 +27,7 @@ func TestBenchShape(t *testing.T) {
 	}
 	perClient := map[int]int{}
 	for n := 1; n <= cfg.Debts; n++ {
-		want := 2 + n%19 // seed.sql: n % 4 = 0 -> client 1, else 1002 + n % 19
+		want := 2 + n%19 // data.sql: n % 4 = 0 -> client 1, else 1002 + n % 19
 		if n%4 == 0 {
 			want = 1
 		}
@@ -200,5 +200,122 @@ func TestDebtOutcomes(t *testing.T) {
 			t.Errorf("%+v: %d payments", cfg, total)
 		}
 		t.Logf("%d debts, %d payments: %d open, %d paid in full, %d withdrawn", cfg.Debts, cfg.Payments, n[outcomeOpen], n[outcomePaid], n[outcomeWithdrawn])
+	}
+}
+
+// TestBench10Shape checks, without a database, that the bench10 preset is
+// the anchor's data at scale 10 (bench/data.sql with scale=10): ten times
+// the rows, the hot client's quarter (500,000 debts) by the same rule, the
+// open debts exactly its main_status = 2 (the counts and id sums read from
+// debtbench10), exactly 1,500,000 payments, and identity numbers still
+// unique at 2,000,000 debtors.
+func TestBench10Shape(t *testing.T) {
+	if testing.Short() {
+		t.Skip("plans 2,000,000 debts")
+	}
+	cfg, err := Preset("bench10")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.AsOf = scalar.NewDate(2026, 11, 22)
+	if err := cfg.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Debts != 2_000_000 || cfg.Payments != 1_500_000 || cfg.Invoices != 1_000_000 || cfg.Clients != 20 {
+		t.Fatalf("bench10 is %+v", cfg)
+	}
+	g := newGenerator(cfg)
+	if g.hotCount(cfg.Debts) != 500_000 || g.hotCount(cfg.Invoices) != 250_000 {
+		t.Errorf("the hot client holds %d debts and %d invoices", g.hotCount(cfg.Debts), g.hotCount(cfg.Invoices))
+	}
+	var all, hot, allSum, hotSum, payments int
+	var page []int
+	seen := make(map[string]bool, cfg.Debts)
+	for i := cfg.Debts; i >= 1; i-- {
+		want := 2 + i%19
+		if i%4 == 0 {
+			want = 1
+		}
+		if got := g.clientOf(i); got != want {
+			t.Fatalf("row %d belongs to client %d, want %d", i, got, want)
+		}
+		if (g.outcomes[i] == outcomeOpen) != benchOpen(i) {
+			t.Fatalf("debt %d: outcome %d, but open in the benchmark: %v", i, g.outcomes[i], benchOpen(i))
+		}
+		payments += g.paymentCount(i)
+		n := organisationsnummer(i)
+		if i%10 != 0 {
+			n = g.personnummer(i)
+		}
+		if seen[n] {
+			t.Fatalf("debtor %d repeats identity number %s", i, n)
+		}
+		seen[n] = true
+		if !benchOpen(i) {
+			continue
+		}
+		all, allSum = all+1, allSum+i
+		if want == 1 {
+			hot, hotSum = hot+1, hotSum+i
+			if len(page) < 3 {
+				page = append(page, i)
+			}
+		}
+	}
+	if payments != cfg.Payments {
+		t.Errorf("%d payments, want %d", payments, cfg.Payments)
+	}
+	// SELECT count(*), sum(id) FROM debts WHERE main_status = 2 [AND client_id = hot] on debtbench10
+	if all != bench10Open || allSum != bench10OpenSum || hot != bench10HotOpen || hotSum != bench10HotOpenSum {
+		t.Errorf("open debts: %d (id sum %d), the hot client's %d (%d); debtbench10: %d (%d), %d (%d)",
+			all, allSum, hot, hotSum, bench10Open, bench10OpenSum, bench10HotOpen, bench10HotOpenSum)
+	}
+	if !slices.Equal(page, bench10Q1Start) {
+		t.Errorf("Q1's page starts %v, debtbench10's %v", page, bench10Q1Start)
+	}
+}
+
+// debtbench10's open debts (main_status = 2): SELECT count(*), sum(id)
+// FROM debts WHERE main_status = 2 [AND client_id = the hot client], and
+// the first ids of Q1's page.
+const (
+	bench10Open, bench10OpenSum       = 700342, 700254377799
+	bench10HotOpen, bench10HotOpenSum = 174496, 174708588688
+)
+
+var bench10Q1Start = []int{1999992, 1999988, 1999984}
+
+// TestInOrder: the rows of items made on several goroutines come in item
+// order, whatever the number of workers and items per chunk, and stopping
+// early returns (the workers and the dispatcher finish).
+func TestInOrder(t *testing.T) {
+	item := func(i int) [][]any {
+		rows := make([][]any, i%3) // 0, 1 or 2 rows an item
+		for k := range rows {
+			rows[k] = []any{i, k}
+		}
+		return rows
+	}
+	var want [][2]int
+	const n = 5000
+	for i := 1; i <= n; i++ {
+		for k := range i % 3 {
+			want = append(want, [2]int{i, k})
+		}
+	}
+	for _, workers := range []int{1, 2, 3, 8} {
+		var got [][2]int
+		for row := range inOrder(n, workers, item) {
+			got = append(got, [2]int{row[0].(int), row[1].(int)})
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%d workers: %d rows, not in order", workers, len(got))
+		}
+		seen := 0
+		for range inOrder(n, workers, item) {
+			if seen++; seen == 1500 {
+				break
+			}
+		}
 	}
 }

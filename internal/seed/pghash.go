@@ -2,7 +2,7 @@ package seed
 
 import "math/bits"
 
-// The benchmark's seed (../shared/bench/seed.sql) derives every value from
+// The benchmark anchor's data script (bench/data.sql) derives every value from
 // pg_temp.h(n, salt) = hashint8extended(n, salt) & 9223372036854775807,
 // PostgreSQL's extended hash of a bigint. pgHash is that function, bit for
 // bit, so that the seed can follow the benchmark where the benchmark's
@@ -76,16 +76,16 @@ func lookup3Final(a, b, c uint32) (uint32, uint32, uint32) {
 	return a, b, c
 }
 
-// pgHash is seed.sql's pg_temp.h(n, salt): a non-negative 63-bit hash.
+// pgHash is data.sql's pg_temp.h(n, salt): a non-negative 63-bit hash.
 func pgHash(n, salt int64) int64 {
 	return int64(pgHashInt8Extended(n, uint64(salt)) & (1<<63 - 1))
 }
 
-// benchOpenSalt is the salt of seed.sql's main_status: ms = h(i, 22) % 100.
+// benchOpenSalt is the salt of data.sql's main_status: ms = h(i, 22) % 100.
 const benchOpenSalt = 22
 
 // benchOpen reports whether debt i is open (in collection) in the
-// benchmark's data: main_status = 2, which seed.sql gives when
+// benchmark's data: main_status = 2, which data.sql gives when
 // 25 <= h(i, 22) % 100 < 60 (35% of the debts).
 func benchOpen(i int) bool {
 	ms := pgHash(int64(i), benchOpenSalt) % 100

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -98,25 +100,23 @@ func Run(ctx context.Context, db *store.DB, cfg Config, opts Options) (*Summary,
 		HotDebts: g.hotCount(cfg.Debts),
 	}
 	tables := g.tables()
-	// Tally the debts' outcomes as they stream past.
+	// Tally the debts' outcomes as they stream past (on the loading
+	// goroutine: tap runs in order).
 	now := collection.Now{Today: cfg.AsOf, Location: stockholm}
 	for n, t := range tables {
-		if t.name != "debts" {
-			continue
-		}
-		rows := t.rows
-		tables[n].rows = func(yield func([]any) bool) {
-			for row := range rows {
-				tally(&sum.Debts, row, now)
-				if !yield(row) {
-					return
-				}
-			}
+		if t.name == "debts" {
+			tables[n].tap = func(row []any) { tally(&sum.Debts, row, now) }
 		}
 	}
 	var err error
 	if db.IsPostgres() {
-		err = loadPostgres(ctx, db, tables, opts, sum)
+		var suffixes table
+		for n, t := range tables {
+			if t.name == "debtors" {
+				suffixes, tables[n].tap = g.nameSuffixes(t.cols)
+			}
+		}
+		err = loadPostgres(ctx, db, tables, suffixes, opts, sum)
 	} else {
 		err = loadSQLite(ctx, db, tables, opts, sum)
 	}
@@ -248,8 +248,11 @@ func (x pgExecer) count(ctx context.Context, table string) (int64, error) {
 
 // loadPostgres copies the tables in with COPY, on one pgx connection taken
 // from the pool, in one transaction, and moves the id sequences past the
-// ids it set.
-func loadPostgres(ctx context.Context, db *store.DB, tables []table, opts Options, sum *Summary) error {
+// ids it set. The debtors' name suffixes, which a trigger would make from
+// the debtors' COPY, are copied in last from suffixes (nameSuffixes),
+// with that trigger off until then.
+func loadPostgres(ctx context.Context, db *store.DB, tables []table, suffixes table, opts Options, sum *Summary) error {
+	tables = append(slices.Clip(tables), suffixes)
 	conn, err := db.SQL.Conn(ctx)
 	if err != nil {
 		return err
@@ -268,8 +271,12 @@ func loadPostgres(ctx context.Context, db *store.DB, tables []table, opts Option
 		if err := prepare(ctx, pgExecer{tx}, opts, sum, true); err != nil {
 			return err
 		}
-		restore, err := dropSecondary(ctx, tx, loadOrder(tables))
+		restore, err := dropSecondary(ctx, tx, loadOrder(tables), derivedTables)
 		if err != nil {
+			return err
+		}
+		trigger := "ALTER TABLE debtors %s TRIGGER " + nameSuffixTrigger
+		if _, err := tx.Exec(ctx, fmt.Sprintf(trigger, "DISABLE")); err != nil {
 			return err
 		}
 		for _, t := range tables {
@@ -285,6 +292,9 @@ func loadPostgres(ctx context.Context, db *store.DB, tables []table, opts Option
 				return fmt.Errorf("seed: copying %s: %w", t.name, err)
 			}
 			progress(opts, t.name, n, started)
+		}
+		if _, err := tx.Exec(ctx, fmt.Sprintf(trigger, "ENABLE")); err != nil {
+			return err
 		}
 		started := time.Now()
 		for _, stmt := range restore {
@@ -303,30 +313,50 @@ func loadPostgres(ctx context.Context, db *store.DB, tables []table, opts Option
 	})
 }
 
+// derivedTables are the tables that triggers fill from other tables
+// (debtor_name_suffixes: every suffix of every debtor's name, 14 rows a
+// debtor), which the load fills itself. Their primary keys are dropped
+// during the load too: at the bench10 scale, 29 million suffixes inserted
+// into their key's btree one by one took longer than the rest of the load,
+// and one build of the key afterwards takes a fraction of that.
+var derivedTables = []string{store.DebtorNameSuffixes}
+
 // dropSecondary drops the foreign keys and the indexes other than primary
-// keys of the tables about to be loaded, and returns the statements that
-// recreate them exactly as they were (from PostgreSQL's own definitions).
-// Building an index once over loaded rows, and checking a foreign key with
-// one join, is several times faster than maintaining them row by row. It
-// runs in the load's transaction: a failed load restores them with the
-// rest.
-func dropSecondary(ctx context.Context, tx pgx.Tx, tables []string) ([]string, error) {
+// keys of the tables about to be loaded, and the primary keys of the
+// derived tables, and returns the statements that recreate them exactly as
+// they were (from PostgreSQL's own definitions). Building an index once
+// over loaded rows, and checking a foreign key with one join, is several
+// times faster than maintaining them row by row. It runs in the load's
+// transaction: a failed load restores them with the rest.
+func dropSecondary(ctx context.Context, tx pgx.Tx, tables, derived []string) ([]string, error) {
 	const ours = `(SELECT to_regclass(t) FROM unnest($1::text[]) AS t)`
 	var restore, drop []string
+	// Foreign keys first (to drop; to restore, last): a key of a derived
+	// table may not be referred to while it is gone.
 	rows, err := tx.Query(ctx, `
 		SELECT format('ALTER TABLE %s DROP CONSTRAINT %I', conrelid::regclass, conname),
-		       format('ALTER TABLE %s ADD CONSTRAINT %I %s', conrelid::regclass, conname, pg_get_constraintdef(oid))
-		FROM pg_constraint WHERE contype = 'f' AND conrelid IN `+ours+` ORDER BY conname`, tables)
+		       format('ALTER TABLE %s ADD CONSTRAINT %I %s', conrelid::regclass, conname, pg_get_constraintdef(oid)),
+		       contype = 'f'
+		FROM pg_constraint
+		WHERE contype = 'f' AND conrelid IN `+ours+`
+		   OR contype = 'p' AND conrelid IN (SELECT to_regclass(t) FROM unnest($2::text[]) AS t)
+		ORDER BY contype = 'p', conname`, tables, derived)
 	if err != nil {
-		return nil, fmt.Errorf("seed: reading foreign keys: %w", err)
+		return nil, fmt.Errorf("seed: reading foreign and derived tables' keys: %w", err)
 	}
 	var fkeys []string
 	for rows.Next() {
 		var d, r string
-		if err := rows.Scan(&d, &r); err != nil {
+		var foreign bool
+		if err := rows.Scan(&d, &r, &foreign); err != nil {
 			return nil, err
 		}
-		drop, fkeys = append(drop, d), append(fkeys, r)
+		drop = append(drop, d)
+		if foreign {
+			fkeys = append(fkeys, r)
+		} else {
+			restore = append(restore, r)
+		}
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
@@ -357,9 +387,13 @@ func dropSecondary(ctx context.Context, tx pgx.Tx, tables []string) ([]string, e
 			return nil, fmt.Errorf("seed: %s: %w", stmt, err)
 		}
 	}
-	// Index builds sort: give them memory for this transaction only.
-	if _, err := tx.Exec(ctx, "SET LOCAL maintenance_work_mem = '256MB'"); err != nil {
-		return nil, err
+	// Index builds sort, a GIN build collects its entries, and a foreign
+	// key's check joins two whole tables in this memory: give them enough
+	// for this transaction only.
+	for _, set := range []string{"SET LOCAL maintenance_work_mem = '512MB'", "SET LOCAL work_mem = '256MB'"} {
+		if _, err := tx.Exec(ctx, set); err != nil {
+			return nil, err
+		}
 	}
 	return append(restore, fkeys...), nil
 }
@@ -375,7 +409,7 @@ type copySource struct {
 }
 
 func newCopySource(t table) *copySource {
-	next, stop := iter.Pull(t.rows)
+	next, stop := iter.Pull(t.stream(runtime.GOMAXPROCS(0)))
 	return &copySource{cols: t.cols, next: next, stop: stop}
 }
 
@@ -495,7 +529,7 @@ func insertBatches(ctx context.Context, tx *sql.Tx, t table) (int64, error) {
 		args, rows = args[:0], 0
 		return err
 	}
-	for row := range t.rows {
+	for row := range t.stream(1) {
 		args = append(args, row...)
 		rows++
 		if rows == perBatch {

@@ -178,7 +178,7 @@ func TestRefusesNonEmptyDatabaseWithoutReset(t *testing.T) {
 }
 
 func TestConfigValidation(t *testing.T) {
-	if _, err := seed.Preset("huge"); err == nil || !strings.Contains(err.Error(), "bench or small") {
+	if _, err := seed.Preset("huge"); err == nil || !strings.Contains(err.Error(), "bench, bench10 or small") {
 		t.Errorf("Preset(huge) = %v, want an error naming the presets", err)
 	}
 	cfg := smallConfig(t)
@@ -658,7 +658,7 @@ func checkServer(t *testing.T, env *apitest.Env) {
 // (its proportions, BenchOpen as in the preset) on PostgreSQL, and asks the
 // server for the hot client's open debts as the benchmark's Q1 does
 // (mainStatus COLLECTION, id descending), page by page: they must be the
-// debts that the harness's own SQL (seed.sql: main_status = 2 when
+// debts that the harness's own SQL (bench/data.sql: main_status = 2 when
 // 25 <= pg_temp.h(i, 22) % 100 < 60) makes main_status 2, computed here by
 // PostgreSQL, not by the seed's Go copy of the hash. It also compares that
 // copy with PostgreSQL over the bench's whole id range.
@@ -827,5 +827,62 @@ func TestNameSuffixesOfAnExistingDatabase(t *testing.T) {
 		apitest.Vars{"c": clientID}).Field(t, "debtors", &p)
 	if p.TotalCount != 1 {
 		t.Errorf("NAME search of the renamed debtor: totalCount %d, want 1", p.TotalCount)
+	}
+}
+
+// TestSeedRestoresIndexesAndKeys: the PostgreSQL load drops the secondary
+// indexes, the foreign keys and the derived tables' primary keys
+// (debtor_name_suffixes) and builds them again after the rows are in. The
+// schema after a seed, and after a reset and another seed, must be the
+// migrated one, definition for definition, and the suffixes must be every
+// suffix of every name (apitest's cleanup compares them too).
+func TestSeedRestoresIndexesAndKeys(t *testing.T) {
+	env := postgresEnv(t)
+	ctx := context.Background()
+	if err := env.DB.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	schema := func() string {
+		t.Helper()
+		var s string
+		if err := env.DB.SQL.QueryRowContext(ctx, `SELECT string_agg(d, E'\n' ORDER BY d) FROM (
+			SELECT indexdef AS d FROM pg_indexes WHERE schemaname = current_schema()
+			UNION ALL
+			SELECT format('%s %s %s', conrelid::regclass, conname, pg_get_constraintdef(oid))
+			  FROM pg_constraint WHERE connamespace = current_schema()::regnamespace
+			UNION ALL
+			SELECT format('%s %s %s', tgrelid::regclass, tgname, tgenabled)
+			  FROM pg_trigger WHERE NOT tgisinternal AND tgrelid::regclass::text NOT LIKE 'pg_%') AS defs`).Scan(&s); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	want := schema()
+	if !strings.Contains(want, "debtor_name_suffixes_pkey PRIMARY KEY") {
+		t.Fatalf("the migrated schema has no key on the name suffixes:\n%s", want)
+	}
+	cfg := smallConfig(t)
+	mustSeed(t, env.DB, cfg, seed.Options{})
+	if got := schema(); got != want {
+		t.Errorf("after a seed the schema is\n%s\nwant\n%s", got, want)
+	}
+	cfg.Seed = 4
+	mustSeed(t, env.DB, cfg, seed.Options{Reset: true})
+	if got := schema(); got != want {
+		t.Errorf("after a reset and a seed the schema is\n%s\nwant\n%s", got, want)
+	}
+	// The load writes the suffixes in the order of their key, so that
+	// building the key reads sorted rows (nameSuffixes).
+	var unordered, rows int
+	if err := env.DB.SQL.QueryRowContext(ctx, `SELECT count(*) FILTER (WHERE a <> b), count(*) FROM (
+		SELECT row_number() OVER (ORDER BY ctid) AS a, row_number() OVER (ORDER BY client_id, suffix, debtor_id) AS b
+		  FROM `+store.DebtorNameSuffixes+`) AS s`).Scan(&unordered, &rows); err != nil || unordered != 0 || rows == 0 {
+		t.Errorf("%d of %d suffixes are out of the key's order on disk (err %v)", unordered, rows, err)
+	}
+	var missing int
+	if err := env.DB.SQL.QueryRowContext(ctx, `SELECT count(*) FROM debtors d, generate_series(1, char_length(d.name_key)) AS i
+		WHERE NOT EXISTS (SELECT 1 FROM `+store.DebtorNameSuffixes+` s
+		                   WHERE s.client_id = d.client_id AND s.suffix = substr(d.name_key, i) AND s.debtor_id = d.id)`).Scan(&missing); err != nil || missing != 0 {
+		t.Errorf("%d suffixes of the seeded names are missing (err %v)", missing, err)
 	}
 }

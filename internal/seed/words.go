@@ -1,7 +1,7 @@
 package seed
 
-// The word lists are those of the benchmark's seed.sql
-// (../shared/bench/seed.sql), so that searches such as "ander" find a
+// The word lists are those of the benchmark anchor's data script
+// (bench/data.sql), so that searches such as "ander" find a
 // similar share of rows in both data sets.
 var (
 	firstNames = [...]string{
