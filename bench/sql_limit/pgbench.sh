@@ -6,8 +6,9 @@
 #   bench/sql_limit/pgbench.sh SCRIPT.sql [-d SECONDS] [-c CLIENTS] [-j THREADS] [-l LABEL] [-o TSV]
 #
 # Prepared statements (-M prepared), as pgx's statement cache sends them.
-# Every script gets client_id (the hot client), main_status=2,
-# pattern='%ander%', and the first Q1 page's debt_ids and debtor_ids.
+# Every script gets client_id (the hot client), main_status=2 and
+# pattern='%ander%'; one that uses them, the first Q1 page's debt_ids and
+# debtor_ids.
 # The database is $PGDATABASE (debtbench).
 set -euo pipefail
 . "$(dirname "$0")/../env.sh"
@@ -20,15 +21,20 @@ done
 label="${label:-sql:$(basename "$script" .sql)}"
 loopback_only "postgres://$PGUSER@$PGHOST:$PGPORT/$PGDATABASE"
 
-page="SELECT id, debtor_id FROM debts WHERE client_id = '$HOT_CLIENT_ID' AND main_status = 2 ORDER BY id DESC LIMIT 51"
-debt_ids="$(psql -XAt -c "SELECT array_agg(id) FROM ($page) p" </dev/null)"
-debtor_ids="$(psql -XAt -c "SELECT array_agg(debtor_id) FROM ($page) p" </dev/null)"
+# The page's ids only for a script that uses them (the anchor's columns:
+# a script of DebtQL's statements runs on DebtQL's database).
+ids=()
+if grep -q ':debt_ids\|:debtor_ids' "$script"; then
+  page="SELECT id, debtor_id FROM debts WHERE client_id = '$HOT_CLIENT_ID' AND main_status = 2 ORDER BY id DESC LIMIT 51"
+  ids=(-D debt_ids="$(psql -XAt -c "SELECT array_agg(id) FROM ($page) p" </dev/null)"
+       -D debtor_ids="$(psql -XAt -c "SELECT array_agg(debtor_id) FROM ($page) p" </dev/null)")
+fi
 
 logs="$(mktemp -d /tmp/bench-pgbench.XXXXXX)"
 trap 'rm -rf "$logs"' EXIT
 raw="$("$PG_BIN/pgbench" -n -M prepared -c "$clients" -j "$jobs" -T "$dur" \
   -D client_id="$HOT_CLIENT_ID" -D main_status=2 -D pattern='%ander%' \
-  -D debt_ids="$debt_ids" -D debtor_ids="$debtor_ids" \
+  "${ids[@]}" \
   -l --log-prefix="$logs/tx" -f "$script" 2>&1 </dev/null)" || { echo "$raw" >&2; exit 1; }
 
 tps="$(sed -nE 's/^tps = ([0-9.]+).*/\1/p' <<<"$raw" | head -1)"
