@@ -605,7 +605,7 @@ mixed_run() {
     mixed_reset "$wc"
   done
   {
-    echo "deadlocks or serialization failures in the server's log: $(grep -ciE 'deadlock|could not serialize|40P01|40001' "$OUT/debtql.log" || true)"
+    echo "deadlocks or serialization failures in the server's log: $(grep -ciE 'deadlock detected|could not serialize|SQLSTATE 40P01|SQLSTATE 40001' "$OUT/debtql.log" || true)"
     echo "in the cluster's log: $(tail -c +"$(( mark + 1 ))" "$PGLOG_BENCH" 2>/dev/null | grep -ciE 'deadlock detected|could not serialize' || true)"
   } | tee "$OUT/errors.txt"
   mixed_summary "$tsv" "$OUT/writes.tsv" | tee "$OUT/summary.txt"
@@ -680,8 +680,8 @@ mixed_summary() {
       for (i = 1; i <= n; i++) printf "%-28s %9.1f %9.1f\n", k[i], med(k[i] ":rps"), med(k[i] ":p99")
       pa = med("debtql:q1_alone:p99"); pm = med("debtql:q1_mixed:p99")
       wa = med("writes:pay_alone:rps") + med("writes:create_alone:rps"); wm = med("writes:pay_mixed:rps") + med("writes:create_mixed:rps")
-      printf "\nQ1 p99 under writes / alone   %.2f  (%.1f / %.1f ms; target <= 2: %s)\n", pa > 0 ? pm / pa : 0, pm, pa, ok(pm <= 2 * pa)
-      printf "writes req/s under Q1 / alone %.2f  (%.1f / %.1f; target >= 0.8: %s)\n", wa > 0 ? wm / wa : 0, wm, wa, ok(wm >= 0.8 * wa)
+      printf "\nQ1 p99 under writes / alone   %.2f  (%.1f / %.1f ms; target <= 2: %s)\n", (pa > 0 ? pm / pa : 0), pm, pa, ok(pm <= 2 * pa)
+      printf "writes req/s under Q1 / alone %.2f  (%.1f / %.1f; target >= 0.8: %s)\n", (wa > 0 ? wm / wa : 0), wm, wa, ok(wm >= 0.8 * wa)
       printf "failed writes (non-2xx or errors): %d\n", med("writes:pay_alone:err") + med("writes:pay_mixed:err") + med("writes:create_alone:err") + med("writes:create_mixed:err")
     }' "$1" "$2"
 }
@@ -767,7 +767,9 @@ case "${1:-run}" in
   mixed) mixed_run ;;
   handover) handover_run ;;
   summary)
-    if [ -f "${2:?results dir}/graphql.tsv" ] && grep -q '@10x' "$2/graphql.tsv"; then scale_summary "$2/graphql.tsv"
+    if [ -f "${2:?results dir}/handover.tsv" ]; then handover_summary "$2/handover.tsv"
+    elif [ -f "$2/writes.tsv" ]; then mixed_summary "$2/graphql.tsv" "$2/writes.tsv"
+    elif [ -f "$2/graphql.tsv" ] && grep -q '@10x' "$2/graphql.tsv"; then scale_summary "$2/graphql.tsv"
     else summary "$2/graphql.tsv" "$2/sql.tsv" "$2/floor.tsv"; fi ;;
   *) sed -n '2,24p' "$0"; exit 2 ;;
 esac

@@ -40,9 +40,9 @@ end
 -- the month, day and serial.
 local function identity(n)
   local year = 1930 + tid
-  local month = 1 + math.floor(n / 28000) % 12
-  local day = 1 + math.floor(n / 1000) % 28
-  local serial = n % 1000
+  local month = 1 + math.floor(n / 27972) % 12
+  local day = 1 + math.floor(n / 999) % 28
+  local serial = 1 + n % 999 -- 000 is no birth number
   local ten = string.format("%02d%02d%02d%03d", year % 100, month, day, serial)
   local sum = 0
   for k = 1, 9 do
