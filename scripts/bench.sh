@@ -541,14 +541,7 @@ SQL
 
 # handover_summary TSV: each way's median time, and the targets.
 handover_summary() {
-  awk -F'\t' '
-    function med(key,   n, i, j, t, a) {
-      n = cnt[key]; if (n == 0) return 0
-      for (i = 1; i <= n; i++) a[i] = v[key, i]
-      for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
-      return (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-    }
-    function ok(c) { return c ? "met" : "NOT met" }
+  awk -F'\t' "$AWK_LIB"'
     NR == 1 { next }
     { cnt[$1]++; v[$1, cnt[$1]] = $3 + 0; debts = $2 }
     END {
@@ -662,15 +655,7 @@ SQL
 # mixed_summary TSV WRITES_TSV: Q1 alone and under writes, the writes alone
 # and under Q1, and the targets.
 mixed_summary() {
-  awk -F'\t' -v wfile="$2" '
-    function med(key,   n, i, j, t, a) {
-      n = cnt[key]; if (n == 0) return 0
-      for (i = 1; i <= n; i++) a[i] = v[key, i]
-      for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
-      return (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-    }
-    function add(key, x) { cnt[key]++; v[key, cnt[key]] = x + 0 }
-    function ok(c) { return c ? "met" : "NOT met" }
+  awk -F'\t' -v wfile="$2" "$AWK_LIB"'
     FNR == 1 { next }
     FILENAME == wfile { add($1 ":rps", $2); add($1 ":p99", $4); add($1 ":err", $5 + $6); next }
     { add($2 ":rps", $6); add($2 ":p99", $9) }
@@ -688,14 +673,7 @@ mixed_summary() {
 
 # scale_summary TSV: medians per label, and each operation's 10x/1x req/s.
 scale_summary() {
-  awk -F'\t' '
-    function med(key,   n, i, j, t, a) {
-      n = cnt[key]; if (n == 0) return 0
-      for (i = 1; i <= n; i++) a[i] = v[key, i]
-      for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
-      return (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-    }
-    function add(key, x) { cnt[key]++; v[key, cnt[key]] = x + 0 }
+  awk -F'\t' "$AWK_LIB"'
     FNR == 1 { next }
     { add($2 ":rps", $6); add($2 ":p99", $9); add($2 ":rss", $13); add($2 ":cpu", $14)
       split($2, a, "@"); split(a[1], b, ":"); ops[b[2]] = 1; sides[b[1]] = 1 }
@@ -707,11 +685,11 @@ scale_summary() {
       printf "\n%-16s %12s %12s %8s %10s\n", "10x / 1x req/s", "DebtQL 1x", "DebtQL 10x", "ratio", "target"
       for (o in ops) {
         one = med("debtql:" o "@1x:rps"); ten = med("debtql:" o "@10x:rps")
-        r = one > 0 ? ten / one : 0
+        q = one > 0 ? ten / one : 0
         extra = ""
         p1 = med("postgraphile:" o "@1x:rps"); p10 = med("postgraphile:" o "@10x:rps")
         if (p1 > 0) extra = sprintf("   (PostGraphile %.1f -> %.1f, %.2f)", p1, p10, p10 / p1)
-        printf "%-16s %12.1f %12.1f %8.2f %10s%s\n", o, one, ten, r, (r >= 0.8 ? ">= 0.8 met" : ">= 0.8 NOT met"), extra
+        printf "%-16s %12.1f %12.1f %8.2f %10s%s\n", o, one, ten, q, (q >= 0.8 ? ">= 0.8 met" : ">= 0.8 NOT met"), extra
       }
     }' "$1"
 }
@@ -720,16 +698,7 @@ scale_summary() {
 summary() {
   local tsv="$1" sql="$2" floor="${3:-/dev/null}"
   [ -s "$floor" ] || floor=/dev/null
-  awk -F'\t' -v sqlfile="$sql" -v floorfile="$floor" '
-    function med(key,   n, i, j, t, a) {
-      n = cnt[key]; if (n == 0) return 0
-      for (i = 1; i <= n; i++) a[i] = v[key, i]
-      for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
-      return (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-    }
-    function add(key, x) { cnt[key]++; v[key, cnt[key]] = x + 0 }
-    function r(a, b) { return b > 0 ? sprintf("%.2f", a / b) : "n/a" }
-    function ok(c) { return c ? "met" : "NOT met" }
+  awk -F'\t' -v sqlfile="$sql" -v floorfile="$floor" "$AWK_LIB"'
     FNR == 1 { next }
     FILENAME == floorfile { add("floor:rps", $6); add("floor:p99", $8); next }
     FILENAME != sqlfile { add($2 ":rps", $6); add($2 ":p99", $9); add($2 ":rss", $13); add($2 ":cpu", $14); ops[$2] = 1; next }
@@ -756,6 +725,20 @@ summary() {
       if (med("debtql:search_number:rps")) printf "number search req/s ours/PostGraphile ILIKE %s  (target >= 3: %s)\n", r(med("debtql:search_number:rps"), med("postgraphile:search_number:rps")), ok(med("debtql:search_number:rps") >= 3 * med("postgraphile:search_number:rps"))
     }' "$tsv" "$(test -s "$sql" && echo "$sql" || echo /dev/null)" "$floor"
 }
+
+# The summaries' awk helpers: add(key, x) records a value, med(key) is the
+# median of a key's values, ok(c) and r(a, b) word a target and a ratio.
+AWK_LIB='
+    function med(key,   n, i, j, t, a) {
+      n = cnt[key]; if (n == 0) return 0
+      for (i = 1; i <= n; i++) a[i] = v[key, i]
+      for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+      return (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+    }
+    function add(key, x) { cnt[key]++; v[key, cnt[key]] = x + 0 }
+    function r(a, b) { return b > 0 ? sprintf("%.2f", a / b) : "n/a" }
+    function ok(c) { return c ? "met" : "NOT met" }
+'
 
 tmp="$(mktemp -d /tmp/debtql-bench.XXXXXX)"
 trap cleanup EXIT
