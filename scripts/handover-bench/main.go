@@ -8,11 +8,10 @@
 //   - batch: createDebts, -batch debts per request (500 by default), from
 //     -c concurrent connections;
 //   - postgraphile: the same hand-over through PostGraphile's generated
-//     mutations on the anchor schema (../shared/bench/schema.sql):
-//     createDebtor and createDebt in one request, then createDebtInvoice for
-//     the two items in a second, from -c concurrent connections. UNTESTED:
-//     written from the schema and PostGraphile 5's Amber naming (a column
-//     id is rowId), not yet run against a PostGraphile server.
+//     mutations on the anchor schema (bench/schema.sql): createDebtor and
+//     createDebt in one request, then createDebtInvoice for the two items
+//     in a second, from -c concurrent connections (PostGraphile 5's Amber
+//     naming: a column id is rowId). scripts/bench.sh handover runs it.
 //
 // DebtQL needs a key with the right to hand over for the client (-key or
 // DEBTQL_KEY); without -client, the ADMIN key creates a client first.
@@ -224,8 +223,7 @@ func (c *caller) createDebts(ctx context.Context, from, count int) error {
 // postgraphile hands the debts over with PostGraphile's generated CRUD
 // mutations on the anchor schema: the debtor (its uuid chosen here, as the
 // table has no default) and the debt in one request, whose answer has the
-// debt's serial id, then the two items in a second. UNTESTED (see the
-// package comment).
+// debt's serial id, then the two items in a second.
 func (c *caller) postgraphile(ctx context.Context, from, count int) error {
 	const debtorAndDebt = `mutation($debtor: DebtorInput!, $debt: DebtInput!) {
   createDebtor(input: {debtor: $debtor}) { debtor { rowId } }
