@@ -238,15 +238,42 @@ reset_payments() {
     -c "SELECT setval(pg_get_serial_sequence('payments', 'id'), 150000)" -c "VACUUM payments" >/dev/null </dev/null
   psql -Xqd "$(ours_db 1)" -v ON_ERROR_STOP=1 >/dev/null <<SQL
 BEGIN;
-DELETE FROM payments WHERE id > 150000;
-UPDATE debts SET paid_amount = (SELECT coalesce(sum(amount), 0) FROM payments WHERE debt_id = debts.id) WHERE id = 199996;
-UPDATE debt_invoices SET paid_amount = (SELECT coalesce(sum(amount), 0) FROM payments WHERE debt_invoice_id = debt_invoices.id) WHERE debt_id = 199996;
+$(payments_back_sql)
 DELETE FROM idempotency_records;
 COMMIT;
 SELECT setval(pg_get_serial_sequence('payments', 'id'), 150000);
 VACUUM payments; VACUUM debts; VACUUM debt_invoices;
 SQL
   psql -Xqd postgres -c CHECKPOINT >/dev/null </dev/null
+}
+
+# payments_back_sql: SQL that deletes DebtQL's payments beyond the seed's
+# 150,000 and puts the paid amounts of their debts and items back.
+payments_back_sql() {
+  cat <<'SQL'
+CREATE TEMP TABLE paid ON COMMIT DROP AS SELECT DISTINCT debt_id FROM payments WHERE id > 150000;
+DELETE FROM payments WHERE id > 150000;
+UPDATE debts SET paid_amount = (SELECT coalesce(sum(amount), 0) FROM payments WHERE debt_id = debts.id) WHERE id IN (SELECT debt_id FROM paid);
+UPDATE debt_invoices SET paid_amount = (SELECT coalesce(sum(amount), 0) FROM payments WHERE debt_invoice_id = debt_invoices.id) WHERE debt_id IN (SELECT debt_id FROM paid);
+SQL
+}
+
+# handed_over_sql CLIENT PATTERN: SQL that deletes DebtQL's debts of CLIENT
+# whose invoice numbers are LIKE PATTERN, with their items, fees and audit
+# events (a run's own hand-overs; their debtors stay).
+handed_over_sql() {
+  cat <<SQL
+CREATE TEMP TABLE made ON COMMIT DROP AS SELECT DISTINCT debt_id FROM debt_invoices WHERE client_id = '$1' AND invoice_number LIKE '$2';
+-- The audit trail refuses deletes (a trigger): the run's own events go
+-- with the triggers off for these two statements only.
+SET LOCAL session_replication_role = replica;
+DELETE FROM audit_event_records WHERE event_id IN (SELECT id FROM audit_events WHERE debt_id IN (SELECT debt_id FROM made));
+DELETE FROM audit_events WHERE debt_id IN (SELECT debt_id FROM made);
+SET LOCAL session_replication_role = origin;
+DELETE FROM fees WHERE debt_id IN (SELECT debt_id FROM made);
+DELETE FROM debt_invoices WHERE debt_id IN (SELECT debt_id FROM made);
+DELETE FROM debts WHERE id IN (SELECT debt_id FROM made);
+SQL
 }
 
 # ready SCALE: the databases of a scale are there and seeded alike.
@@ -462,6 +489,10 @@ scale_run() {
 # The run's rows are deleted from both databases after each hand-over.
 handover_run() {
   local n="${HANDOVER:-20000}" conns="$BENCH_CONNECTIONS" rep wc url="http://127.0.0.1:$PORT/graphql"
+  # The SQL limits hand over n/conns debts per client and 500 per transaction.
+  if ! [[ "$n" =~ ^[0-9]+$ ]] || [ "$n" -lt 500 ] || [ $(( n % 500 )) != 0 ] || [ $(( n % conns )) != 0 ]; then
+    echo "HANDOVER ($n) must be a multiple of 500 and of BENCH_CONNECTIONS ($conns)" >&2; exit 2
+  fi
   ready 1
   OUT="${OUT:-$ROOT/bench/results/$(date -u +%Y%m%d-%H%M%S)-handover}"; mkdir -p "$OUT"
   log "building DebtQL and the hand-over driver"
@@ -511,16 +542,7 @@ handover_one() {
 handover_reset() {
   psql -Xqd "$(ours_db 1)" -v ON_ERROR_STOP=1 >/dev/null <<SQL
 BEGIN;
-CREATE TEMP TABLE made ON COMMIT DROP AS SELECT DISTINCT debt_id FROM debt_invoices WHERE client_id = '$1' AND invoice_number LIKE 'HB-%';
--- The audit trail refuses deletes (a trigger): the run's own events go
--- with the triggers off for these two statements only.
-SET LOCAL session_replication_role = replica;
-DELETE FROM audit_event_records WHERE event_id IN (SELECT id FROM audit_events WHERE debt_id IN (SELECT debt_id FROM made));
-DELETE FROM audit_events WHERE debt_id IN (SELECT debt_id FROM made);
-SET LOCAL session_replication_role = origin;
-DELETE FROM fees WHERE debt_id IN (SELECT debt_id FROM made);
-DELETE FROM debt_invoices WHERE debt_id IN (SELECT debt_id FROM made);
-DELETE FROM debts WHERE id IN (SELECT debt_id FROM made);
+$(handed_over_sql "$1" 'HB-%')
 DELETE FROM debtors d WHERE d.client_id = '$1' AND d.identification_number LIKE 'HB-%' AND NOT EXISTS (SELECT 1 FROM debts WHERE debtor_id = d.id);
 DELETE FROM idempotency_records;
 COMMIT;
@@ -630,20 +652,8 @@ mixed_writes() {
 mixed_reset() {
   psql -Xqd "$(ours_db 1)" -v ON_ERROR_STOP=1 >/dev/null <<SQL
 BEGIN;
-CREATE TEMP TABLE paid ON COMMIT DROP AS SELECT DISTINCT debt_id FROM payments WHERE id > 150000;
-DELETE FROM payments WHERE id > 150000;
-UPDATE debts SET paid_amount = (SELECT coalesce(sum(amount), 0) FROM payments WHERE debt_id = debts.id) WHERE id IN (SELECT debt_id FROM paid);
-UPDATE debt_invoices SET paid_amount = (SELECT coalesce(sum(amount), 0) FROM payments WHERE debt_invoice_id = debt_invoices.id) WHERE debt_id IN (SELECT debt_id FROM paid);
-CREATE TEMP TABLE made ON COMMIT DROP AS SELECT DISTINCT debt_id FROM debt_invoices WHERE client_id = '$1' AND invoice_number LIKE 'RW-%';
--- The audit trail refuses deletes (a trigger): the run's own events go
--- with the triggers off for these two statements only.
-SET LOCAL session_replication_role = replica;
-DELETE FROM audit_event_records WHERE event_id IN (SELECT id FROM audit_events WHERE debt_id IN (SELECT debt_id FROM made));
-DELETE FROM audit_events WHERE debt_id IN (SELECT debt_id FROM made);
-SET LOCAL session_replication_role = origin;
-DELETE FROM fees WHERE debt_id IN (SELECT debt_id FROM made);
-DELETE FROM debt_invoices WHERE debt_id IN (SELECT debt_id FROM made);
-DELETE FROM debts WHERE id IN (SELECT debt_id FROM made);
+$(payments_back_sql)
+$(handed_over_sql "$1" 'RW-%')
 DELETE FROM idempotency_records;
 COMMIT;
 SELECT setval(pg_get_serial_sequence('payments', 'id'), 150000);

@@ -51,9 +51,10 @@ func touchedInt(typ auditeventrecord.RecordType, id scalar.IntID) auditRecord {
 	return auditRecord{typ: typ, id: strconv.Itoa(int(id))}
 }
 
-// auditBatch bounds the rows of one insert of event records, below the
-// databases' parameter limits.
-const auditBatch = 1000
+// auditRecordRows bounds the rows of one insert of event records: six
+// parameters a row, below the databases' parameter limits (65,535 on
+// PostgreSQL, 32,766 on SQLite).
+const auditRecordRows = 5000
 
 // errNoTransaction fails a change whose event cannot be written: a change
 // without its event must not commit.
@@ -102,40 +103,52 @@ func (s *Service) record(ctx context.Context, e event, clientID *string, debtID 
 	}
 	s.afterCommit(ctx)
 	db := s.db(ctx)
-	created, err := db.AuditEvent.Create().
+	created, err := eventCreate(db, e, clientID, debtID).Save(ctx)
+	if err != nil {
+		return err
+	}
+	return saveRecords(ctx, db, recordCreates(db, created.ID, clientID, records))
+}
+
+// eventCreate is the row of the event e, of clientID's data (nil for
+// none), on debtID's timeline (nil for none).
+func eventCreate(db *ent.Client, e event, clientID *string, debtID *scalar.IntID) *ent.AuditEventCreate {
+	return db.AuditEvent.Create().
 		SetNillableClientID(clientID).
 		SetAPIKeyID(e.KeyID).
 		SetAPIKeyName(e.KeyName).
 		SetRole(auditevent.Role(e.Role)).
 		SetOperation(e.operation).
 		SetRequestID(e.RequestID).
-		SetNillableDebtID(debtID).
-		Save(ctx)
-	if err != nil {
-		return err
-	}
-	for start := 0; start < len(records); start += auditBatch {
-		chunk := records[start:min(start+auditBatch, len(records))]
-		creates := make([]*ent.AuditEventRecordCreate, len(chunk))
-		for i, rec := range chunk {
-			c := db.AuditEventRecord.Create().
-				SetEventID(created.ID).
-				SetNillableClientID(clientID).
-				SetRecordType(rec.typ).
-				SetRecordID(rec.id)
-			if rec.before != nil {
-				c.SetBefore(rec.before)
-			}
-			if rec.after != nil {
-				c.SetAfter(rec.after)
-			}
-			creates[i] = c
+		SetNillableDebtID(debtID)
+}
+
+// recordCreates are the rows of the records of the event eventID.
+func recordCreates(db *ent.Client, eventID scalar.IntID, clientID *string, records []auditRecord) []*ent.AuditEventRecordCreate {
+	creates := make([]*ent.AuditEventRecordCreate, len(records))
+	for i, rec := range records {
+		c := db.AuditEventRecord.Create().
+			SetEventID(eventID).
+			SetNillableClientID(clientID).
+			SetRecordType(rec.typ).
+			SetRecordID(rec.id)
+		if rec.before != nil {
+			c.SetBefore(rec.before)
 		}
-		if _, err := db.AuditEventRecord.CreateBulk(creates...).Save(ctx); err != nil {
-			return err
+		if rec.after != nil {
+			c.SetAfter(rec.after)
 		}
+		creates[i] = c
 	}
-	return nil
+	return creates
+}
+
+// saveRecords inserts event records, auditRecordRows at a time.
+func saveRecords(ctx context.Context, db *ent.Client, creates []*ent.AuditEventRecordCreate) error {
+	_, err := saveInChunks(ctx, creates, auditRecordRows, func(c []*ent.AuditEventRecordCreate) ([]*ent.AuditEventRecord, error) {
+		return db.AuditEventRecord.CreateBulk(c...).Save(ctx)
+	})
+	return err
 }
 
 // recorded returns v once the event of its change is appended: the change

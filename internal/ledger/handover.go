@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/debtql/debtql/ent"
-	"github.com/debtql/debtql/ent/auditevent"
 	"github.com/debtql/debtql/ent/auditeventrecord"
 	"github.com/debtql/debtql/ent/debt"
 	"github.com/debtql/debtql/ent/debtitem"
@@ -131,7 +130,6 @@ const (
 	handoverItemRows    = 1500
 	handoverPaymentRows = 3000
 	handoverFeeRows     = 3000
-	handoverRecordRows  = 5000
 )
 
 // handOver writes entries, each a debtor with its debts, as one debt each,
@@ -531,14 +529,7 @@ func (s *Service) recordMany(ctx context.Context, e event, clientID string, debt
 	db := s.db(ctx)
 	creates := make([]*ent.AuditEventCreate, len(debtIDs))
 	for i := range debtIDs {
-		creates[i] = db.AuditEvent.Create().
-			SetClientID(clientID).
-			SetAPIKeyID(e.KeyID).
-			SetAPIKeyName(e.KeyName).
-			SetRole(auditevent.Role(e.Role)).
-			SetOperation(e.operation).
-			SetRequestID(e.RequestID).
-			SetDebtID(debtIDs[i])
+		creates[i] = eventCreate(db, e, &clientID, &debtIDs[i])
 	}
 	events, err := db.AuditEvent.CreateBulk(creates...).Save(ctx)
 	if err != nil {
@@ -546,25 +537,9 @@ func (s *Service) recordMany(ctx context.Context, e event, clientID string, debt
 	}
 	var recs []*ent.AuditEventRecordCreate
 	for i, ev := range events {
-		for _, rec := range records[i] {
-			c := db.AuditEventRecord.Create().
-				SetEventID(ev.ID).
-				SetClientID(clientID).
-				SetRecordType(rec.typ).
-				SetRecordID(rec.id)
-			if rec.before != nil {
-				c.SetBefore(rec.before)
-			}
-			if rec.after != nil {
-				c.SetAfter(rec.after)
-			}
-			recs = append(recs, c)
-		}
+		recs = append(recs, recordCreates(db, ev.ID, &clientID, records[i])...)
 	}
-	_, err = saveInChunks(ctx, recs, handoverRecordRows, func(c []*ent.AuditEventRecordCreate) ([]*ent.AuditEventRecord, error) {
-		return db.AuditEventRecord.CreateBulk(c...).Save(ctx)
-	})
-	return err
+	return saveRecords(ctx, db, recs)
 }
 
 // refresh is an existing debtor and the hand-over's details for it.
