@@ -35,6 +35,8 @@ type Debt struct {
 	PaidAmount collection.Money `json:"paid_amount,omitempty"`
 	// ChargedAmount holds the value of the "charged_amount" field.
 	ChargedAmount collection.Money `json:"charged_amount,omitempty"`
+	// LastPaymentOn holds the value of the "last_payment_on" field.
+	LastPaymentOn *scalar.Date `json:"last_payment_on,omitempty"`
 	// InterestBearing holds the value of the "interest_bearing" field.
 	InterestBearing bool `json:"interest_bearing,omitempty"`
 	// DemandSentAt holds the value of the "demand_sent_at" field.
@@ -162,6 +164,8 @@ func (*Debt) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
+		case debt.FieldLastPaymentOn:
+			values[i] = &sql.NullScanner{S: new(scalar.Date)}
 		case debt.FieldInterestBearing, debt.FieldLateCompensation:
 			values[i] = new(sql.NullBool)
 		case debt.FieldID, debt.FieldOriginalAmount, debt.FieldPaidAmount, debt.FieldChargedAmount, debt.FieldCollectionFee:
@@ -234,6 +238,13 @@ func (_m *Debt) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field charged_amount", values[i])
 			} else if value.Valid {
 				_m.ChargedAmount = collection.Money(value.Int64)
+			}
+		case debt.FieldLastPaymentOn:
+			if value, ok := values[i].(*sql.NullScanner); !ok {
+				return fmt.Errorf("unexpected type %T for field last_payment_on", values[i])
+			} else if value.Valid {
+				_m.LastPaymentOn = new(scalar.Date)
+				*_m.LastPaymentOn = *value.S.(*scalar.Date)
 			}
 		case debt.FieldInterestBearing:
 			if value, ok := values[i].(*sql.NullBool); !ok {
@@ -391,6 +402,11 @@ func (_m *Debt) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("charged_amount=")
 	builder.WriteString(fmt.Sprintf("%v", _m.ChargedAmount))
+	builder.WriteString(", ")
+	if v := _m.LastPaymentOn; v != nil {
+		builder.WriteString("last_payment_on=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
+	}
 	builder.WriteString(", ")
 	builder.WriteString("interest_bearing=")
 	builder.WriteString(fmt.Sprintf("%v", _m.InterestBearing))

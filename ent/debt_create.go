@@ -97,6 +97,20 @@ func (_c *DebtCreate) SetChargedAmount(v collection.Money) *DebtCreate {
 	return _c
 }
 
+// SetLastPaymentOn sets the "last_payment_on" field.
+func (_c *DebtCreate) SetLastPaymentOn(v scalar.Date) *DebtCreate {
+	_c.mutation.SetLastPaymentOn(v)
+	return _c
+}
+
+// SetNillableLastPaymentOn sets the "last_payment_on" field if the given value is not nil.
+func (_c *DebtCreate) SetNillableLastPaymentOn(v *scalar.Date) *DebtCreate {
+	if v != nil {
+		_c.SetLastPaymentOn(*v)
+	}
+	return _c
+}
+
 // SetInterestBearing sets the "interest_bearing" field.
 func (_c *DebtCreate) SetInterestBearing(v bool) *DebtCreate {
 	_c.mutation.SetInterestBearing(v)
@@ -497,6 +511,10 @@ func (_c *DebtCreate) createSpec() (*Debt, *sqlgraph.CreateSpec) {
 		_spec.SetField(debt.FieldChargedAmount, field.TypeInt64, value)
 		_node.ChargedAmount = value
 	}
+	if value, ok := _c.mutation.LastPaymentOn(); ok {
+		_spec.SetField(debt.FieldLastPaymentOn, field.TypeOther, value)
+		_node.LastPaymentOn = &value
+	}
 	if value, ok := _c.mutation.InterestBearing(); ok {
 		_spec.SetField(debt.FieldInterestBearing, field.TypeBool, value)
 		_node.InterestBearing = value
@@ -751,6 +769,24 @@ func (u *DebtUpsert) AddChargedAmount(v collection.Money) *DebtUpsert {
 	return u
 }
 
+// SetLastPaymentOn sets the "last_payment_on" field.
+func (u *DebtUpsert) SetLastPaymentOn(v scalar.Date) *DebtUpsert {
+	u.Set(debt.FieldLastPaymentOn, v)
+	return u
+}
+
+// UpdateLastPaymentOn sets the "last_payment_on" field to the value that was provided on create.
+func (u *DebtUpsert) UpdateLastPaymentOn() *DebtUpsert {
+	u.SetExcluded(debt.FieldLastPaymentOn)
+	return u
+}
+
+// ClearLastPaymentOn clears the value of the "last_payment_on" field.
+func (u *DebtUpsert) ClearLastPaymentOn() *DebtUpsert {
+	u.SetNull(debt.FieldLastPaymentOn)
+	return u
+}
+
 // SetDisputedAt sets the "disputed_at" field.
 func (u *DebtUpsert) SetDisputedAt(v time.Time) *DebtUpsert {
 	u.Set(debt.FieldDisputedAt, v)
@@ -969,6 +1005,27 @@ func (u *DebtUpsertOne) AddChargedAmount(v collection.Money) *DebtUpsertOne {
 func (u *DebtUpsertOne) UpdateChargedAmount() *DebtUpsertOne {
 	return u.Update(func(s *DebtUpsert) {
 		s.UpdateChargedAmount()
+	})
+}
+
+// SetLastPaymentOn sets the "last_payment_on" field.
+func (u *DebtUpsertOne) SetLastPaymentOn(v scalar.Date) *DebtUpsertOne {
+	return u.Update(func(s *DebtUpsert) {
+		s.SetLastPaymentOn(v)
+	})
+}
+
+// UpdateLastPaymentOn sets the "last_payment_on" field to the value that was provided on create.
+func (u *DebtUpsertOne) UpdateLastPaymentOn() *DebtUpsertOne {
+	return u.Update(func(s *DebtUpsert) {
+		s.UpdateLastPaymentOn()
+	})
+}
+
+// ClearLastPaymentOn clears the value of the "last_payment_on" field.
+func (u *DebtUpsertOne) ClearLastPaymentOn() *DebtUpsertOne {
+	return u.Update(func(s *DebtUpsert) {
+		s.ClearLastPaymentOn()
 	})
 }
 
@@ -1371,6 +1428,27 @@ func (u *DebtUpsertBulk) AddChargedAmount(v collection.Money) *DebtUpsertBulk {
 func (u *DebtUpsertBulk) UpdateChargedAmount() *DebtUpsertBulk {
 	return u.Update(func(s *DebtUpsert) {
 		s.UpdateChargedAmount()
+	})
+}
+
+// SetLastPaymentOn sets the "last_payment_on" field.
+func (u *DebtUpsertBulk) SetLastPaymentOn(v scalar.Date) *DebtUpsertBulk {
+	return u.Update(func(s *DebtUpsert) {
+		s.SetLastPaymentOn(v)
+	})
+}
+
+// UpdateLastPaymentOn sets the "last_payment_on" field to the value that was provided on create.
+func (u *DebtUpsertBulk) UpdateLastPaymentOn() *DebtUpsertBulk {
+	return u.Update(func(s *DebtUpsert) {
+		s.UpdateLastPaymentOn()
+	})
+}
+
+// ClearLastPaymentOn clears the value of the "last_payment_on" field.
+func (u *DebtUpsertBulk) ClearLastPaymentOn() *DebtUpsertBulk {
+	return u.Update(func(s *DebtUpsert) {
+		s.ClearLastPaymentOn()
 	})
 }
 

@@ -84,6 +84,26 @@ func (_u *DebtUpdate) AddChargedAmount(v collection.Money) *DebtUpdate {
 	return _u
 }
 
+// SetLastPaymentOn sets the "last_payment_on" field.
+func (_u *DebtUpdate) SetLastPaymentOn(v scalar.Date) *DebtUpdate {
+	_u.mutation.SetLastPaymentOn(v)
+	return _u
+}
+
+// SetNillableLastPaymentOn sets the "last_payment_on" field if the given value is not nil.
+func (_u *DebtUpdate) SetNillableLastPaymentOn(v *scalar.Date) *DebtUpdate {
+	if v != nil {
+		_u.SetLastPaymentOn(*v)
+	}
+	return _u
+}
+
+// ClearLastPaymentOn clears the value of the "last_payment_on" field.
+func (_u *DebtUpdate) ClearLastPaymentOn() *DebtUpdate {
+	_u.mutation.ClearLastPaymentOn()
+	return _u
+}
+
 // SetDisputedAt sets the "disputed_at" field.
 func (_u *DebtUpdate) SetDisputedAt(v time.Time) *DebtUpdate {
 	_u.mutation.SetDisputedAt(v)
@@ -459,6 +479,12 @@ func (_u *DebtUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	if value, ok := _u.mutation.AddedChargedAmount(); ok {
 		_spec.AddField(debt.FieldChargedAmount, field.TypeInt64, value)
 	}
+	if value, ok := _u.mutation.LastPaymentOn(); ok {
+		_spec.SetField(debt.FieldLastPaymentOn, field.TypeOther, value)
+	}
+	if _u.mutation.LastPaymentOnCleared() {
+		_spec.ClearField(debt.FieldLastPaymentOn, field.TypeOther)
+	}
 	if value, ok := _u.mutation.DisputedAt(); ok {
 		_spec.SetField(debt.FieldDisputedAt, field.TypeTime, value)
 	}
@@ -781,6 +807,26 @@ func (_u *DebtUpdateOne) SetNillableChargedAmount(v *collection.Money) *DebtUpda
 // AddChargedAmount adds value to the "charged_amount" field.
 func (_u *DebtUpdateOne) AddChargedAmount(v collection.Money) *DebtUpdateOne {
 	_u.mutation.AddChargedAmount(v)
+	return _u
+}
+
+// SetLastPaymentOn sets the "last_payment_on" field.
+func (_u *DebtUpdateOne) SetLastPaymentOn(v scalar.Date) *DebtUpdateOne {
+	_u.mutation.SetLastPaymentOn(v)
+	return _u
+}
+
+// SetNillableLastPaymentOn sets the "last_payment_on" field if the given value is not nil.
+func (_u *DebtUpdateOne) SetNillableLastPaymentOn(v *scalar.Date) *DebtUpdateOne {
+	if v != nil {
+		_u.SetLastPaymentOn(*v)
+	}
+	return _u
+}
+
+// ClearLastPaymentOn clears the value of the "last_payment_on" field.
+func (_u *DebtUpdateOne) ClearLastPaymentOn() *DebtUpdateOne {
+	_u.mutation.ClearLastPaymentOn()
 	return _u
 }
 
@@ -1188,6 +1234,12 @@ func (_u *DebtUpdateOne) sqlSave(ctx context.Context) (_node *Debt, err error) {
 	}
 	if value, ok := _u.mutation.AddedChargedAmount(); ok {
 		_spec.AddField(debt.FieldChargedAmount, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.LastPaymentOn(); ok {
+		_spec.SetField(debt.FieldLastPaymentOn, field.TypeOther, value)
+	}
+	if _u.mutation.LastPaymentOnCleared() {
+		_spec.ClearField(debt.FieldLastPaymentOn, field.TypeOther)
 	}
 	if value, ok := _u.mutation.DisputedAt(); ok {
 		_spec.SetField(debt.FieldDisputedAt, field.TypeTime, value)

@@ -708,6 +708,11 @@ func (_q *DebtQuery) collectField(ctx context.Context, oneNode bool, opCtx *grap
 				selectedFields = append(selectedFields, debt.FieldChargedAmount)
 				fieldSeen[debt.FieldChargedAmount] = struct{}{}
 			}
+		case "lastPaymentOn":
+			if _, ok := fieldSeen[debt.FieldLastPaymentOn]; !ok {
+				selectedFields = append(selectedFields, debt.FieldLastPaymentOn)
+				fieldSeen[debt.FieldLastPaymentOn] = struct{}{}
+			}
 		case "interestBearing":
 			if _, ok := fieldSeen[debt.FieldInterestBearing]; !ok {
 				selectedFields = append(selectedFields, debt.FieldInterestBearing)

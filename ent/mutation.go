@@ -4333,6 +4333,7 @@ type DebtMutation struct {
 	addpaid_amount           *collection.Money
 	charged_amount           *collection.Money
 	addcharged_amount        *collection.Money
+	last_payment_on          *scalar.Date
 	interest_bearing         *bool
 	demand_sent_at           *time.Time
 	disputed_at              *time.Time
@@ -4783,6 +4784,55 @@ func (m *DebtMutation) AddedChargedAmount() (r collection.Money, exists bool) {
 func (m *DebtMutation) ResetChargedAmount() {
 	m.charged_amount = nil
 	m.addcharged_amount = nil
+}
+
+// SetLastPaymentOn sets the "last_payment_on" field.
+func (m *DebtMutation) SetLastPaymentOn(s scalar.Date) {
+	m.last_payment_on = &s
+}
+
+// LastPaymentOn returns the value of the "last_payment_on" field in the mutation.
+func (m *DebtMutation) LastPaymentOn() (r scalar.Date, exists bool) {
+	v := m.last_payment_on
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLastPaymentOn returns the old "last_payment_on" field's value of the Debt entity.
+// If the Debt object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DebtMutation) OldLastPaymentOn(ctx context.Context) (v *scalar.Date, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLastPaymentOn is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLastPaymentOn requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLastPaymentOn: %w", err)
+	}
+	return oldValue.LastPaymentOn, nil
+}
+
+// ClearLastPaymentOn clears the value of the "last_payment_on" field.
+func (m *DebtMutation) ClearLastPaymentOn() {
+	m.last_payment_on = nil
+	m.clearedFields[debt.FieldLastPaymentOn] = struct{}{}
+}
+
+// LastPaymentOnCleared returns if the "last_payment_on" field was cleared in this mutation.
+func (m *DebtMutation) LastPaymentOnCleared() bool {
+	_, ok := m.clearedFields[debt.FieldLastPaymentOn]
+	return ok
+}
+
+// ResetLastPaymentOn resets all changes to the "last_payment_on" field.
+func (m *DebtMutation) ResetLastPaymentOn() {
+	m.last_payment_on = nil
+	delete(m.clearedFields, debt.FieldLastPaymentOn)
 }
 
 // SetInterestBearing sets the "interest_bearing" field.
@@ -5588,7 +5638,7 @@ func (m *DebtMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *DebtMutation) Fields() []string {
-	fields := make([]string, 0, 17)
+	fields := make([]string, 0, 18)
 	if m.created_at != nil {
 		fields = append(fields, debt.FieldCreatedAt)
 	}
@@ -5609,6 +5659,9 @@ func (m *DebtMutation) Fields() []string {
 	}
 	if m.charged_amount != nil {
 		fields = append(fields, debt.FieldChargedAmount)
+	}
+	if m.last_payment_on != nil {
+		fields = append(fields, debt.FieldLastPaymentOn)
 	}
 	if m.interest_bearing != nil {
 		fields = append(fields, debt.FieldInterestBearing)
@@ -5662,6 +5715,8 @@ func (m *DebtMutation) Field(name string) (ent.Value, bool) {
 		return m.PaidAmount()
 	case debt.FieldChargedAmount:
 		return m.ChargedAmount()
+	case debt.FieldLastPaymentOn:
+		return m.LastPaymentOn()
 	case debt.FieldInterestBearing:
 		return m.InterestBearing()
 	case debt.FieldDemandSentAt:
@@ -5705,6 +5760,8 @@ func (m *DebtMutation) OldField(ctx context.Context, name string) (ent.Value, er
 		return m.OldPaidAmount(ctx)
 	case debt.FieldChargedAmount:
 		return m.OldChargedAmount(ctx)
+	case debt.FieldLastPaymentOn:
+		return m.OldLastPaymentOn(ctx)
 	case debt.FieldInterestBearing:
 		return m.OldInterestBearing(ctx)
 	case debt.FieldDemandSentAt:
@@ -5782,6 +5839,13 @@ func (m *DebtMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetChargedAmount(v)
+		return nil
+	case debt.FieldLastPaymentOn:
+		v, ok := value.(scalar.Date)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLastPaymentOn(v)
 		return nil
 	case debt.FieldInterestBearing:
 		v, ok := value.(bool)
@@ -5934,6 +5998,9 @@ func (m *DebtMutation) AddField(name string, value ent.Value) error {
 // mutation.
 func (m *DebtMutation) ClearedFields() []string {
 	var fields []string
+	if m.FieldCleared(debt.FieldLastPaymentOn) {
+		fields = append(fields, debt.FieldLastPaymentOn)
+	}
 	if m.FieldCleared(debt.FieldDisputedAt) {
 		fields = append(fields, debt.FieldDisputedAt)
 	}
@@ -5963,6 +6030,9 @@ func (m *DebtMutation) FieldCleared(name string) bool {
 // error if the field is not defined in the schema.
 func (m *DebtMutation) ClearField(name string) error {
 	switch name {
+	case debt.FieldLastPaymentOn:
+		m.ClearLastPaymentOn()
+		return nil
 	case debt.FieldDisputedAt:
 		m.ClearDisputedAt()
 		return nil
@@ -6006,6 +6076,9 @@ func (m *DebtMutation) ResetField(name string) error {
 		return nil
 	case debt.FieldChargedAmount:
 		m.ResetChargedAmount()
+		return nil
+	case debt.FieldLastPaymentOn:
+		m.ResetLastPaymentOn()
 		return nil
 	case debt.FieldInterestBearing:
 		m.ResetInterestBearing()

@@ -112,7 +112,7 @@ func (r *debtResolver) Terms(ctx context.Context, obj *ent.Debt) (*collection.Te
 
 // Claim is the resolver for the claim field.
 func (r *debtResolver) Claim(ctx context.Context, obj *ent.Debt, asOf *scalar.Date) (*collection.Claim, error) {
-	c, err := r.ledger.Claim(ctx, obj, asOf)
+	c, err := r.ledger.ClaimTotals(ctx, obj, asOf)
 	return &c, err
 }
 

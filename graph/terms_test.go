@@ -1,6 +1,7 @@
 package graph_test
 
 import (
+	stdsql "database/sql"
 	"fmt"
 	"reflect"
 	"strings"
@@ -454,14 +455,153 @@ func TestTermsClaimPageFromLoadedItems(t *testing.T) {
 	for i := range 3 {
 		termsMustCreate(t, c2, client2, debtCaseInput("198112189876", "Anna Andersson", debtCaseItemInput(fmt.Sprintf("E-%d", i), "100.00")))
 	}
+	// Their items' claims read the page's items once and nothing more (the
+	// debts' own claims follow from their kept amounts:
+	// TestTermsClaimFromKeptAmounts).
+	q := `query($c: UUID!) { debts(clientId: $c) { nodes { id invoices { amount claim { principal { outstanding } } } } } }`
+	c2.Do(t, q, apitest.Vars{"c": client2}).OK(t, nil)
+	env.Statements.Reset()
+	c2.Do(t, q, apitest.Vars{"c": client2}).OK(t, nil)
+	pages, items := 0, 0
+	for _, st := range env.Statements.Log() {
+		switch {
+		case strings.Contains(st, "payments") || strings.Contains(st, "fees"):
+			t.Errorf("the claims of unpaid debts without fees read %s", st)
+		case strings.Contains(st, `FROM "debt_invoices"`) || strings.Contains(st, "FROM `debt_invoices`"):
+			items++
+		case strings.Contains(st, `FROM "debts"`) || strings.Contains(st, "FROM `debts`"):
+			pages++
+		}
+	}
+	if pages == 0 || items != pages {
+		t.Errorf("%d reads of the page, %d of its items: %v", pages, items, env.Statements.Log())
+	}
+}
+
+// A debt without interest, fees or withdrawal answers its claim from its
+// kept amounts when read on or after its latest payment
+// (debts.last_payment_on), and from its facts before: a payment dated
+// tomorrow, or a claim asked of a day in the past.
+func TestTermsClaimFromKeptAmounts(t *testing.T) {
+	env := apitest.New(t)
+	env.Clock.Set(time.Date(2026, 6, 1, 12, 0, 0, 0, apitest.Stockholm))
+	clientID, c := env.ClientCaller(t, "Kvar AB")
+	first := debtCaseItemInput("K-1", "1000.00")
+	first["payments"] = []apitest.Vars{{"amount": "50.00", "transactionDate": "2026-04-30T23:30:00+02:00"},
+		{"amount": "25.00", "transactionDate": "2026-03-01T10:00:00+01:00"}}
+	d := termsMustCreate(t, c, clientID, debtCaseInput("198112189876", "Anna Andersson", first, debtCaseItemInput("K-2", "500.00")))
+	plain := termsMustCreate(t, c, clientID, debtCaseInput("198112189876", "Anna Andersson", debtCaseItemInput("K-3", "100.00")))
+
+	last := func(id int) string {
+		t.Helper()
+		var v stdsql.NullString
+		if err := env.DB.SQL.QueryRow(fmt.Sprintf("SELECT CAST(last_payment_on AS TEXT) FROM debts WHERE id = %d", id)).Scan(&v); err != nil {
+			t.Fatal(err)
+		}
+		return v.String
+	}
+	type part struct{ Charged, Paid, Outstanding string }
+	type claim struct {
+		Total          part
+		OverpaidAmount string
+	}
+	const sel = `total { charged paid outstanding } overpaidAmount`
+	// claims reads d's claim on asOf ("": today) through Query.debt and the
+	// debts page, and what its items' claims (always from the facts) paid.
+	claims := func(asOf string) claim {
+		t.Helper()
+		arg := ""
+		if asOf != "" {
+			arg = `(asOf: "` + asOf + `")`
+		}
+		var one struct {
+			Debt struct {
+				Claim    claim
+				Invoices []struct{ Claim struct{ Principal part } }
+			}
+		}
+		c.Do(t, `query($c: UUID!, $id: Int!) { debt(clientId: $c, id: $id) { claim`+arg+` { `+sel+` }
+			invoices { claim`+arg+` { principal { charged paid outstanding } } } } }`,
+			apitest.Vars{"c": clientID, "id": d.ID}).OK(t, &one)
+		var page struct {
+			Debts struct {
+				Nodes []struct {
+					ID    int
+					Claim claim
+				}
+			}
+		}
+		c.Do(t, `query($c: UUID!) { debts(clientId: $c) { nodes { id claim`+arg+` { `+sel+` } } } }`,
+			apitest.Vars{"c": clientID}).OK(t, &page)
+		for _, n := range page.Debts.Nodes {
+			if n.ID == d.ID && n.Claim != one.Debt.Claim {
+				t.Errorf("claim %s: %+v on the page, %+v alone", asOf, n.Claim, one.Debt.Claim)
+			}
+		}
+		money := func(s string) collection.Money {
+			m, err := collection.ParseMoney(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return m
+		}
+		var paid collection.Money
+		for _, it := range one.Debt.Invoices {
+			paid += money(it.Claim.Principal.Paid)
+		}
+		if got := money(one.Debt.Claim.Total.Paid); got != paid {
+			t.Errorf("claim %s: total paid %s, its items' %s", asOf, got, paid)
+		}
+		return one.Debt.Claim
+	}
+	check := func(asOf, paid, outstanding, overpaid string) {
+		t.Helper()
+		got := claims(asOf)
+		if want := (claim{Total: part{"1500.00", paid, outstanding}, OverpaidAmount: overpaid}); got != want {
+			t.Errorf("claim %q = %+v, want %+v", asOf, got, want)
+		}
+	}
+
+	// The opening payments' latest day, in the offset given (api.md §10).
+	if got := last(d.ID); got != "2026-04-30" {
+		t.Fatalf("last_payment_on after the hand-over = %q, want 2026-04-30", got)
+	}
+	if got := last(plain.ID); got != "" {
+		t.Fatalf("last_payment_on without payments = %q, want NULL", got)
+	}
+	check("", "75.00", "1425.00", "0.00")
+
+	termsPay(t, c, clientID, d.ID, d.Invoices[1].ID, "300.00", "2026-05-20")
+	termsPay(t, c, clientID, d.ID, d.Invoices[0].ID, "200.00", "2026-06-02") // tomorrow
+	termsPay(t, c, clientID, d.ID, d.Invoices[1].ID, "100.00", "2026-05-01") // backdated
+	if got := last(d.ID); got != "2026-06-02" {
+		t.Fatalf("last_payment_on = %q, want 2026-06-02", got)
+	}
+	check("", "475.00", "1025.00", "0.00")           // without tomorrow's payment
+	check("2026-06-02", "675.00", "825.00", "0.00")  // with it
+	check("2026-05-10", "175.00", "1325.00", "0.00") // a day in the past
+	check("2026-02-01", "0.00", "1500.00", "0.00")   // before every payment
+
+	termsPay(t, c, clientID, d.ID, d.Invoices[0].ID, "1500.00", "2026-06-01")
+	check("", "1500.00", "0.00", "475.00")
+	check("2026-06-02", "1500.00", "0.00", "675.00")
+	check("2026-12-31", "1500.00", "0.00", "675.00")
+
+	// A page of debts paid on or before today reads the same statements
+	// with their claims as without: the kept amounts are the claims.
+	client2, c2 := env.ClientCaller(t, "Betalt AB")
+	for i := range 3 {
+		p := termsMustCreate(t, c2, client2, debtCaseInput("198112189876", "Anna Andersson", debtCaseItemInput(fmt.Sprintf("B-%d", i), "100.00")))
+		termsPay(t, c2, client2, p.ID, p.Invoices[0].ID, "40.00", "2026-05-15")
+	}
 	count := func(sel string) int {
-		q := `query($c: UUID!) { debts(clientId: $c) { nodes { id invoices { amount } ` + sel + ` } } }`
+		q := `query($c: UUID!) { debts(clientId: $c) { nodes { id paidAmount ` + sel + ` } } }`
 		c2.Do(t, q, apitest.Vars{"c": client2}).OK(t, nil)
 		env.Statements.Reset()
 		c2.Do(t, q, apitest.Vars{"c": client2}).OK(t, nil)
 		return env.Statements.Count()
 	}
-	if without, with := count(""), count("claim { total { outstanding } }"); with != without {
-		t.Errorf("%d statements with the claims, %d without: the items are read again", with, without)
+	if without, with := count(""), count("claim { total { outstanding } interest { outstanding } }"); with != without {
+		t.Errorf("%d statements with the claims, %d without: the payments are read", with, without)
 	}
 }

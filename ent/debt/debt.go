@@ -32,6 +32,8 @@ const (
 	FieldPaidAmount = "paid_amount"
 	// FieldChargedAmount holds the string denoting the charged_amount field in the database.
 	FieldChargedAmount = "charged_amount"
+	// FieldLastPaymentOn holds the string denoting the last_payment_on field in the database.
+	FieldLastPaymentOn = "last_payment_on"
 	// FieldInterestBearing holds the string denoting the interest_bearing field in the database.
 	FieldInterestBearing = "interest_bearing"
 	// FieldDemandSentAt holds the string denoting the demand_sent_at field in the database.
@@ -129,6 +131,7 @@ var Columns = []string{
 	FieldOriginalAmount,
 	FieldPaidAmount,
 	FieldChargedAmount,
+	FieldLastPaymentOn,
 	FieldInterestBearing,
 	FieldDemandSentAt,
 	FieldDisputedAt,
@@ -239,6 +242,11 @@ func ByPaidAmount(opts ...sql.OrderTermOption) OrderOption {
 // ByChargedAmount orders the results by the charged_amount field.
 func ByChargedAmount(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldChargedAmount, opts...).ToFunc()
+}
+
+// ByLastPaymentOn orders the results by the last_payment_on field.
+func ByLastPaymentOn(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldLastPaymentOn, opts...).ToFunc()
 }
 
 // ByInterestBearing orders the results by the interest_bearing field.

@@ -95,6 +95,11 @@ func ChargedAmount(v collection.Money) predicate.Debt {
 	return predicate.Debt(sql.FieldEQ(FieldChargedAmount, vc))
 }
 
+// LastPaymentOn applies equality check predicate on the "last_payment_on" field. It's identical to LastPaymentOnEQ.
+func LastPaymentOn(v scalar.Date) predicate.Debt {
+	return predicate.Debt(sql.FieldEQ(FieldLastPaymentOn, v))
+}
+
 // InterestBearing applies equality check predicate on the "interest_bearing" field. It's identical to InterestBearingEQ.
 func InterestBearing(v bool) predicate.Debt {
 	return predicate.Debt(sql.FieldEQ(FieldInterestBearing, v))
@@ -511,6 +516,56 @@ func ChargedAmountLT(v collection.Money) predicate.Debt {
 func ChargedAmountLTE(v collection.Money) predicate.Debt {
 	vc := int64(v)
 	return predicate.Debt(sql.FieldLTE(FieldChargedAmount, vc))
+}
+
+// LastPaymentOnEQ applies the EQ predicate on the "last_payment_on" field.
+func LastPaymentOnEQ(v scalar.Date) predicate.Debt {
+	return predicate.Debt(sql.FieldEQ(FieldLastPaymentOn, v))
+}
+
+// LastPaymentOnNEQ applies the NEQ predicate on the "last_payment_on" field.
+func LastPaymentOnNEQ(v scalar.Date) predicate.Debt {
+	return predicate.Debt(sql.FieldNEQ(FieldLastPaymentOn, v))
+}
+
+// LastPaymentOnIn applies the In predicate on the "last_payment_on" field.
+func LastPaymentOnIn(vs ...scalar.Date) predicate.Debt {
+	return predicate.Debt(sql.FieldIn(FieldLastPaymentOn, vs...))
+}
+
+// LastPaymentOnNotIn applies the NotIn predicate on the "last_payment_on" field.
+func LastPaymentOnNotIn(vs ...scalar.Date) predicate.Debt {
+	return predicate.Debt(sql.FieldNotIn(FieldLastPaymentOn, vs...))
+}
+
+// LastPaymentOnGT applies the GT predicate on the "last_payment_on" field.
+func LastPaymentOnGT(v scalar.Date) predicate.Debt {
+	return predicate.Debt(sql.FieldGT(FieldLastPaymentOn, v))
+}
+
+// LastPaymentOnGTE applies the GTE predicate on the "last_payment_on" field.
+func LastPaymentOnGTE(v scalar.Date) predicate.Debt {
+	return predicate.Debt(sql.FieldGTE(FieldLastPaymentOn, v))
+}
+
+// LastPaymentOnLT applies the LT predicate on the "last_payment_on" field.
+func LastPaymentOnLT(v scalar.Date) predicate.Debt {
+	return predicate.Debt(sql.FieldLT(FieldLastPaymentOn, v))
+}
+
+// LastPaymentOnLTE applies the LTE predicate on the "last_payment_on" field.
+func LastPaymentOnLTE(v scalar.Date) predicate.Debt {
+	return predicate.Debt(sql.FieldLTE(FieldLastPaymentOn, v))
+}
+
+// LastPaymentOnIsNil applies the IsNil predicate on the "last_payment_on" field.
+func LastPaymentOnIsNil() predicate.Debt {
+	return predicate.Debt(sql.FieldIsNull(FieldLastPaymentOn))
+}
+
+// LastPaymentOnNotNil applies the NotNil predicate on the "last_payment_on" field.
+func LastPaymentOnNotNil() predicate.Debt {
+	return predicate.Debt(sql.FieldNotNull(FieldLastPaymentOn))
 }
 
 // InterestBearingEQ applies the EQ predicate on the "interest_bearing" field.

@@ -176,6 +176,7 @@ var (
 		{Name: "original_amount", Type: field.TypeInt64},
 		{Name: "paid_amount", Type: field.TypeInt64, Default: 0},
 		{Name: "charged_amount", Type: field.TypeInt64},
+		{Name: "last_payment_on", Type: field.TypeOther, Nullable: true, SchemaType: map[string]string{"postgres": "date", "sqlite3": "text"}},
 		{Name: "interest_bearing", Type: field.TypeBool, Default: false},
 		{Name: "demand_sent_at", Type: field.TypeTime},
 		{Name: "disputed_at", Type: field.TypeTime, Nullable: true},
@@ -197,13 +198,13 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "debts_clients_debts",
-				Columns:    []*schema.Column{DebtsColumns[16]},
+				Columns:    []*schema.Column{DebtsColumns[17]},
 				RefColumns: []*schema.Column{ClientsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
 			{
 				Symbol:     "debts_debtors_debts",
-				Columns:    []*schema.Column{DebtsColumns[17]},
+				Columns:    []*schema.Column{DebtsColumns[18]},
 				RefColumns: []*schema.Column{DebtorsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -212,22 +213,22 @@ var (
 			{
 				Name:    "debt_client_id_created_at_id",
 				Unique:  false,
-				Columns: []*schema.Column{DebtsColumns[16], DebtsColumns[1], DebtsColumns[0]},
+				Columns: []*schema.Column{DebtsColumns[17], DebtsColumns[1], DebtsColumns[0]},
 			},
 			{
 				Name:    "debt_client_id_original_amount_id",
 				Unique:  false,
-				Columns: []*schema.Column{DebtsColumns[16], DebtsColumns[3], DebtsColumns[0]},
+				Columns: []*schema.Column{DebtsColumns[17], DebtsColumns[3], DebtsColumns[0]},
 			},
 			{
 				Name:    "debt_client_id_id",
 				Unique:  false,
-				Columns: []*schema.Column{DebtsColumns[16], DebtsColumns[0]},
+				Columns: []*schema.Column{DebtsColumns[17], DebtsColumns[0]},
 			},
 			{
 				Name:    "debt_open_by_id",
 				Unique:  false,
-				Columns: []*schema.Column{DebtsColumns[16], DebtsColumns[0]},
+				Columns: []*schema.Column{DebtsColumns[17], DebtsColumns[0]},
 				Annotation: &entsql.IndexAnnotation{
 					Where: "withdrawn_at IS NULL AND paid_amount < charged_amount",
 				},
@@ -235,7 +236,7 @@ var (
 			{
 				Name:    "debt_open_by_created_at",
 				Unique:  false,
-				Columns: []*schema.Column{DebtsColumns[16], DebtsColumns[1], DebtsColumns[0]},
+				Columns: []*schema.Column{DebtsColumns[17], DebtsColumns[1], DebtsColumns[0]},
 				Annotation: &entsql.IndexAnnotation{
 					Where: "withdrawn_at IS NULL AND paid_amount < charged_amount",
 				},
@@ -243,7 +244,7 @@ var (
 			{
 				Name:    "debt_debtor_id_created_at",
 				Unique:  false,
-				Columns: []*schema.Column{DebtsColumns[17], DebtsColumns[1]},
+				Columns: []*schema.Column{DebtsColumns[18], DebtsColumns[1]},
 			},
 		},
 	}

@@ -172,23 +172,23 @@ func init() {
 	// debt.DefaultPaidAmount holds the default value on creation for the paid_amount field.
 	debt.DefaultPaidAmount = collection.Money(debtDescPaidAmount.Default.(int64))
 	// debtDescInterestBearing is the schema descriptor for interest_bearing field.
-	debtDescInterestBearing := debtFields[6].Descriptor()
+	debtDescInterestBearing := debtFields[7].Descriptor()
 	// debt.DefaultInterestBearing holds the default value on creation for the interest_bearing field.
 	debt.DefaultInterestBearing = debtDescInterestBearing.Default.(bool)
 	// debtDescDisputeComment is the schema descriptor for dispute_comment field.
-	debtDescDisputeComment := debtFields[9].Descriptor()
+	debtDescDisputeComment := debtFields[10].Descriptor()
 	// debt.DisputeCommentValidator is a validator for the "dispute_comment" field. It is called by the builders before save.
 	debt.DisputeCommentValidator = debtDescDisputeComment.Validators[0].(func(string) error)
 	// debtDescWithdrawComment is the schema descriptor for withdraw_comment field.
-	debtDescWithdrawComment := debtFields[12].Descriptor()
+	debtDescWithdrawComment := debtFields[13].Descriptor()
 	// debt.WithdrawCommentValidator is a validator for the "withdraw_comment" field. It is called by the builders before save.
 	debt.WithdrawCommentValidator = debtDescWithdrawComment.Validators[0].(func(string) error)
 	// debtDescCollectionFee is the schema descriptor for collection_fee field.
-	debtDescCollectionFee := debtFields[14].Descriptor()
+	debtDescCollectionFee := debtFields[15].Descriptor()
 	// debt.DefaultCollectionFee holds the default value on creation for the collection_fee field.
 	debt.DefaultCollectionFee = collection.Money(debtDescCollectionFee.Default.(int64))
 	// debtDescLateCompensation is the schema descriptor for late_compensation field.
-	debtDescLateCompensation := debtFields[15].Descriptor()
+	debtDescLateCompensation := debtFields[16].Descriptor()
 	// debt.DefaultLateCompensation holds the default value on creation for the late_compensation field.
 	debt.DefaultLateCompensation = debtDescLateCompensation.Default.(bool)
 	debtitemMixin := schema.DebtItem{}.Mixin()

@@ -43,6 +43,10 @@ func (Debt) Fields() []ent.Field {
 			Annotations(entgql.OrderField("ORIGINAL_AMOUNT")),
 		field.Int64("paid_amount").GoType(collection.Money(0)).Default(0),
 		field.Int64("charged_amount").GoType(collection.Money(0)),
+		// The transaction date of the debt's latest-dated payment (none:
+		// NULL), kept with paid_amount: a claim read on or after it counts
+		// every payment, so paid_amount is what they sum to.
+		field.Other("last_payment_on", scalar.Date{}).SchemaType(dateType).Optional().Nillable(),
 		// Whether interest can accrue on the debt: its terms' rule is
 		// STATUTORY or an item has an agreed rate above 0. Fixed at
 		// hand-over; a payment on such a debt recomputes charged_amount.

@@ -8,7 +8,6 @@ import (
 	"math/big"
 	"slices"
 	"sort"
-	"time"
 
 	"github.com/debtql/debtql/internal/scalar"
 )
@@ -91,7 +90,7 @@ type Claim struct {
 	// Items are the claims per item, in the order of the facts.
 	Items []ItemClaim
 	// Allocations maps the id of each payment dated on or before AsOf to
-	// how it was applied.
+	// how it was applied; nil when there is none.
 	Allocations map[int]Allocation
 }
 
@@ -117,9 +116,8 @@ var (
 	bigHalf        = big.NewInt(interestDenominator / 2) // the denominator is even
 )
 
-// dayOf numbers d's day, so that days subtract. Midnight UTC is a whole
-// number of days from the Unix epoch, before it too.
-func dayOf(d scalar.Date) int64 { return d.Start(time.UTC).Unix() / 86400 }
+// dayOf numbers d's day, so that days subtract.
+func dayOf(d scalar.Date) int64 { return d.Days() }
 
 // rateStep is an annual rate in force from day on.
 type rateStep struct {
@@ -150,15 +148,32 @@ type feeState struct {
 
 // claimState is a debt's facts being applied in date order.
 type claimState struct {
-	given       []*itemState // in the facts' order
-	items       []*itemState // by (due, id): the order a payment reaches them in
-	byID        map[int]*itemState
-	fees        []feeState // the fees counted, oldest first
-	charged     int        // fees[:charged] are charged so far
-	firstUnpaid int        // fees[:firstUnpaid] are paid; they are paid in order
+	given       []itemState        // in the facts' order
+	items       []*itemState       // by (due, id): the order a payment reaches them in
+	byID        map[int]*itemState // nil while the items are few: item scans given
+	fees        []feeState         // the fees counted, oldest first
+	charged     int                // fees[:charged] are charged so far
+	firstUnpaid int                // fees[:firstUnpaid] are paid; they are paid in order
 	credit      Money
 	through     int64 // interest has accrued through this day
-	x, y        big.Int
+	x, y, r     big.Int
+}
+
+// fewItems is how many items item finds by scanning rather than by a map:
+// most debts have one or two, and a map costs more than the scan.
+const fewItems = 8
+
+// item is the item of id, or nil when the debt holds none.
+func (l *claimState) item(id int) *itemState {
+	if l.byID != nil {
+		return l.byID[id]
+	}
+	for i := range l.given {
+		if l.given[i].ID == id {
+			return &l.given[i]
+		}
+	}
+	return nil
 }
 
 // Claim computes the claim as of asOf. It counts the payments dated on or
@@ -190,7 +205,10 @@ func (f ClaimFacts) Claim(asOf scalar.Date) (Claim, error) {
 	if err != nil {
 		return Claim{}, err
 	}
-	c := Claim{AsOf: asOf, Allocations: make(map[int]Allocation, len(pays))}
+	c := Claim{AsOf: asOf}
+	if len(pays) > 0 {
+		c.Allocations = make(map[int]Allocation, len(pays))
+	}
 	for next := 0; next < len(pays) || l.charged < len(l.fees); {
 		// The next day something happens: interest accrues through it
 		// before its payments change any principal.
@@ -258,13 +276,16 @@ func (f ClaimFacts) start(end int64) (*claimState, []payment, error) {
 		}
 	}
 
-	l := &claimState{byID: make(map[int]*itemState, len(f.Items)), through: math.MinInt64}
+	l := &claimState{given: make([]itemState, 0, len(f.Items)), through: math.MinInt64}
+	if len(f.Items) > fewItems {
+		l.byID = make(map[int]*itemState, len(f.Items))
+	}
 	var principal Money
 	for _, it := range f.Items {
 		switch {
 		case it.ID <= 0:
 			return nil, nil, malformed("item id %d is not positive", it.ID)
-		case l.byID[it.ID] != nil:
+		case l.item(it.ID) != nil:
 			return nil, nil, malformed("item id %d repeats", it.ID)
 		case it.Amount <= 0:
 			return nil, nil, malformed("item %d has amount %s, not above 0", it.ID, it.Amount)
@@ -275,14 +296,19 @@ func (f ClaimFacts) start(end int64) (*claimState, []payment, error) {
 		if principal, ok = principal.AddChecked(it.Amount); !ok || principal > MaxAmount {
 			return nil, nil, ceiling("the items' amounts")
 		}
-		s := &itemState{ClaimItem: it, due: dayOf(it.Due), unpaid: it.Amount, steps: statutory}
+		s := itemState{ClaimItem: it, due: dayOf(it.Due), unpaid: it.Amount, steps: statutory}
 		if it.InterestRate != nil {
 			s.steps = []rateStep{{day: math.MinInt64, rate: *it.InterestRate}}
 		}
-		l.given = append(l.given, s)
-		l.byID[it.ID] = s
+		l.given = append(l.given, s) // within its capacity: the pointers below stay valid
+		if l.byID != nil {
+			l.byID[it.ID] = &l.given[len(l.given)-1]
+		}
 	}
-	l.items = slices.Clone(l.given)
+	l.items = make([]*itemState, len(l.given))
+	for i := range l.given {
+		l.items[i] = &l.given[i]
+	}
 	slices.SortFunc(l.items, func(a, b *itemState) int {
 		return cmp.Or(cmp.Compare(a.due, b.due), cmp.Compare(a.ID, b.ID))
 	})
@@ -307,21 +333,30 @@ func (f ClaimFacts) start(end int64) (*claimState, []payment, error) {
 	}
 	slices.SortStableFunc(l.fees, func(a, b feeState) int { return cmp.Compare(a.day, b.day) })
 
-	var pays []payment
+	pays := make([]payment, 0, len(f.Payments))
 	var paid Money
-	seen := make(map[int]bool, len(f.Payments))
-	for _, p := range f.Payments {
+	var seen map[int]bool // nil while the payments are few: seen scans f.Payments
+	if len(f.Payments) > fewItems {
+		seen = make(map[int]bool, len(f.Payments))
+	}
+	for i, p := range f.Payments {
+		repeats := seen[p.ID]
+		if seen == nil {
+			repeats = slices.ContainsFunc(f.Payments[:i], func(q ClaimPayment) bool { return q.ID == p.ID })
+		}
 		switch {
-		case seen[p.ID]:
+		case repeats:
 			return nil, nil, malformed("payment id %d repeats", p.ID)
 		case p.Amount <= 0:
 			return nil, nil, malformed("payment %d has amount %s, not above 0", p.ID, p.Amount)
-		case p.Item != 0 && l.byID[p.Item] == nil:
+		case p.Item != 0 && l.item(p.Item) == nil:
 			return nil, nil, malformed("payment %d is designated to item %d, which the debt does not hold", p.ID, p.Item)
 		case p.Opening && p.Item == 0:
 			return nil, nil, malformed("opening payment %d is designated to no item", p.ID)
 		}
-		seen[p.ID] = true
+		if seen != nil {
+			seen[p.ID] = true
+		}
 		day := dayOf(p.Date)
 		if day > end {
 			continue
@@ -369,8 +404,9 @@ func (l *claimState) accrue(day int64) error {
 			d = last + 1
 		}
 		// Round half away from zero (the numerator is never negative).
+		// QuoRem keeps its remainder in l.r, whose memory is reused.
 		l.x.Add(&it.accrued, bigHalf)
-		l.x.Quo(&l.x, bigDenominator)
+		l.x.QuoRem(&l.x, bigDenominator, &l.r)
 		if !l.x.IsInt64() || l.x.Int64() > int64(MaxAmount) {
 			return fmt.Errorf("%w: the interest of item %d above %s", ErrClaimCeiling, it.ID, MaxAmount)
 		}
@@ -384,7 +420,7 @@ func (l *claimState) accrue(day int64) error {
 func (l *claimState) apply(p ClaimPayment) Allocation {
 	var a Allocation
 	rem := p.Amount
-	x := l.byID[p.Item] // nil for no item
+	x := l.item(p.Item) // nil for no item
 	if p.Opening {
 		paid := min(rem, x.unpaid)
 		x.unpaid -= paid
@@ -447,7 +483,8 @@ func (l *claimState) claim(c Claim) (Claim, error) {
 	// Each sum below is of amounts whose own sum was checked against
 	// MaxAmount (items, fees, payments), except the interest.
 	c.Items = make([]ItemClaim, 0, len(l.given))
-	for _, it := range l.given {
+	for i := range l.given {
+		it := &l.given[i]
 		ic := ItemClaim{
 			ID:        it.ID,
 			Principal: Part{Charged: it.Amount, Paid: it.Amount - it.unpaid, Outstanding: it.unpaid},
@@ -517,4 +554,34 @@ func (f ClaimFacts) InterestBearing() bool {
 		agreed[i] = it.InterestRate
 	}
 	return InterestBearing(f.Terms, agreed)
+}
+
+// LastPaymentOn is the date of the latest-dated of payments; nil for none.
+// A debt keeps it (with the payments' sum) so that a claim read on or
+// after it is known to count every payment (PlainClaim).
+func LastPaymentOn(payments []ClaimPayment) *scalar.Date {
+	var last *scalar.Date
+	for i := range payments {
+		if last == nil || payments[i].Date.After(*last) {
+			last = &payments[i].Date
+		}
+	}
+	if last == nil {
+		return nil
+	}
+	d := *last
+	return &d
+}
+
+// PlainClaim is Claim(asOf) without its Items and Allocations for a debt
+// whose claim is its principal alone: no interest can accrue on it
+// (InterestBearing is false), no fee is charged on it, it is not
+// withdrawn, and every payment on it is dated on or before asOf and sums
+// to paid. Then each payment only ever pays principal, and credit stands
+// only once nothing is outstanding, so the totals follow from the two
+// sums; a property test holds it equal to Claim.
+func PlainClaim(asOf scalar.Date, principal, paid Money) Claim {
+	p := min(paid, principal)
+	part := Part{Charged: principal, Paid: p, Outstanding: principal - p}
+	return Claim{AsOf: asOf, Principal: part, Total: part, Overpaid: paid - p, Charges: []Fee{}}
 }

@@ -55,8 +55,14 @@ func propMoney(r *rand.Rand) collection.Money {
 func propFacts(r *rand.Rand) (collection.ClaimFacts, scalar.Date) {
 	var f collection.ClaimFacts
 	f.Terms.Interest = collection.InterestRule(r.IntN(2))
-	ids := r.Perm(8)
-	for i := range 1 + r.IntN(4) {
+	// Mostly a few items and payments; sometimes more than Claim scans
+	// for without a map (fewItems).
+	items, payments := 1+r.IntN(4), r.IntN(7)
+	if r.IntN(4) == 0 {
+		items, payments = 1+r.IntN(12), r.IntN(14)
+	}
+	ids := r.Perm(16)
+	for i := range items {
 		it := collection.ClaimItem{ID: ids[i] + 1, Due: propDate(r), Amount: propMoney(r)}
 		switch r.IntN(4) {
 		case 0: // the terms decide
@@ -90,7 +96,7 @@ func propFacts(r *rand.Rand) (collection.ClaimFacts, scalar.Date) {
 	// order.
 	pids := r.Perm(20)
 	var days []scalar.Date
-	for i := range r.IntN(7) {
+	for i := range payments {
 		p := collection.ClaimPayment{ID: pids[i] + 1, Date: propDate(r), Amount: propMoney(r)}
 		if len(days) > 0 && r.IntN(3) == 0 {
 			p.Date = days[r.IntN(len(days))]
@@ -155,6 +161,60 @@ func TestClaimPropertiesNoInterestNoFees(t *testing.T) {
 			t.Fatalf("case %d: original %s, paid %s: principal %+v, total %+v, overpaid %s, status %s",
 				n, original, paid, c.Principal, c.Total, c.Overpaid, c.PaymentStatus())
 		}
+	}
+}
+
+// TestPlainClaimIsClaim: for a debt without interest, fees or withdrawal
+// read on or after its last payment, PlainClaim is Claim without the items
+// and allocations; agreed rates of 0 bear no interest either.
+func TestPlainClaimIsClaim(t *testing.T) {
+	r := rand.New(rand.NewPCG(20261126, 7))
+	for n := range 5000 {
+		f, asOf := propFacts(r)
+		f.Terms.Interest, f.Fees, f.WithdrawnOn = collection.InterestNone, nil, nil
+		for i := range f.Items {
+			if f.Items[i].InterestRate != nil && r.IntN(2) == 0 {
+				f.Items[i].InterestRate = new(collection.Rate(0))
+			} else {
+				f.Items[i].InterestRate = nil
+			}
+		}
+		if f.InterestBearing() {
+			t.Fatalf("case %d: %s bears interest", n, factsString(f))
+		}
+		if last := collection.LastPaymentOn(f.Payments); last != nil && last.After(asOf) {
+			asOf = *last
+		}
+		var principal, paid collection.Money
+		for _, it := range f.Items {
+			principal += it.Amount
+		}
+		for _, p := range f.Payments {
+			paid += p.Amount
+		}
+		c, err := f.Claim(asOf)
+		if err != nil {
+			t.Fatalf("case %d: %v", n, err)
+		}
+		c.Items, c.Allocations = nil, nil
+		if got := collection.PlainClaim(asOf, principal, paid); !reflect.DeepEqual(got, c) {
+			t.Fatalf("case %d: Claim(%s) of %s:\n got  %+v\n want %+v", n, asOf, factsString(f), got, c)
+		}
+	}
+}
+
+func TestLastPaymentOn(t *testing.T) {
+	if got := collection.LastPaymentOn(nil); got != nil {
+		t.Errorf("LastPaymentOn(none) = %s, want nil", got)
+	}
+	pays := []collection.ClaimPayment{{ID: 1, Date: cday("2026-03-01")}, {ID: 2, Date: cday("2026-05-01")}, {ID: 3, Date: cday("2026-04-01")}}
+	got := collection.LastPaymentOn(pays)
+	if got == nil || *got != cday("2026-05-01") {
+		t.Fatalf("LastPaymentOn = %v, want 2026-05-01", got)
+	}
+	*got = cday("2000-01-01") // a copy: the payments keep their dates
+	if pays[1].Date != cday("2026-05-01") {
+		t.Errorf("LastPaymentOn handed out a payment's own date")
 	}
 }
 
@@ -329,7 +389,7 @@ func naiveClaim(f collection.ClaimFacts, asOf scalar.Date) collection.Claim {
 		return rem
 	}
 
-	c := collection.Claim{AsOf: asOf, Allocations: map[int]collection.Allocation{}}
+	c := collection.Claim{AsOf: asOf}
 	for d := propBase.AddDays(-30); !d.After(asOf); d = d.AddDays(1) {
 		// Day d's interest, on the principal left by the days before.
 		for _, it := range items {
@@ -363,6 +423,9 @@ func naiveClaim(f collection.ClaimFacts, asOf scalar.Date) collection.Claim {
 			}
 			a.Credit = sweep(rem, x, &a)
 			credit += a.Credit
+			if c.Allocations == nil {
+				c.Allocations = map[int]collection.Allocation{}
+			}
 			c.Allocations[p.ID] = a
 		}
 	}

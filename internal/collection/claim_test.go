@@ -43,6 +43,31 @@ func pct(s string) *collection.Rate {
 	return &r
 }
 
+// manyItems is n items of ids 1..n, but the last has id again when again
+// is not 0.
+func manyItems(n, again int) []collection.ClaimItem {
+	items := make([]collection.ClaimItem, n)
+	for i := range items {
+		items[i] = collection.ClaimItem{ID: i + 1, Due: cday("2026-01-01"), Amount: 100}
+	}
+	if again != 0 {
+		items[n-1].ID = again
+	}
+	return items
+}
+
+// manyPayments is n payments of ids 1..n, as manyItems.
+func manyPayments(n, again int) []collection.ClaimPayment {
+	pays := make([]collection.ClaimPayment, n)
+	for i := range pays {
+		pays[i] = collection.ClaimPayment{ID: i + 1, Date: cday("2026-01-02"), Amount: 1}
+	}
+	if again != 0 {
+		pays[n-1].ID = again
+	}
+	return pays
+}
+
 func part(charged, paid, outstanding string) collection.Part {
 	return collection.Part{Charged: amt(charged), Paid: amt(paid), Outstanding: amt(outstanding)}
 }
@@ -535,6 +560,10 @@ func TestClaimErrors(t *testing.T) {
 		{"payment ids repeat", collection.ClaimFacts{Items: []collection.ClaimItem{item}, Payments: []collection.ClaimPayment{
 			{ID: 1, Date: cday("2026-01-02"), Amount: 1}, {ID: 1, Date: cday("2026-01-03"), Amount: 1}}}, collection.ErrClaimFacts, ""},
 		{"item ids repeat", collection.ClaimFacts{Items: []collection.ClaimItem{item, item}}, collection.ErrClaimFacts, ""},
+		{"item ids repeat among many", collection.ClaimFacts{Items: manyItems(12, 5)}, collection.ErrClaimFacts, "item id 5 repeats"},
+		{"payment ids repeat among many", collection.ClaimFacts{Items: manyItems(12, 0), Payments: manyPayments(12, 5)}, collection.ErrClaimFacts, "payment id 5 repeats"},
+		{"payment among many to an unknown item", collection.ClaimFacts{Items: manyItems(12, 0), Payments: []collection.ClaimPayment{
+			{ID: 1, Date: cday("2026-01-02"), Amount: 1, Item: 13}}}, collection.ErrClaimFacts, "item 13"},
 		{"item id 0", collection.ClaimFacts{Items: []collection.ClaimItem{{Amount: 1}}}, collection.ErrClaimFacts, ""},
 		{"item amount 0.00", collection.ClaimFacts{Items: []collection.ClaimItem{{ID: 1}}}, collection.ErrClaimFacts, ""},
 		{"negative item rate", collection.ClaimFacts{Items: []collection.ClaimItem{{ID: 1, Amount: 1, InterestRate: pct("-1")}}}, collection.ErrClaimFacts, ""},

@@ -69,8 +69,10 @@ func (s *Service) claimFactsMany(ctx context.Context, debts []*ent.Debt, rates *
 			// The items the operation's selection loaded serve the claim:
 			// they are read once.
 			if items, ok := d.LoadedItems(); ok {
+				f := byID[d.ID]
+				f.Items = make([]collection.ClaimItem, 0, len(items))
 				for _, it := range items {
-					byID[d.ID].Items = append(byID[d.ID].Items, s.claimItem(it))
+					f.Items = append(f.Items, s.claimItem(it))
 				}
 			} else {
 				ids = append(ids, int64(d.ID))
@@ -398,6 +400,10 @@ func PrimeClaims(ctx context.Context, debts []*ent.Debt) {
 	}
 	cache.mu.Lock()
 	defer cache.mu.Unlock()
+	if len(cache.claims) == 0 {
+		// A page's claims are asked next: room for them at once.
+		cache.claims = make(map[claimKey]*claimEntry, len(debts))
+	}
 	b := &factsBatch{}
 	for _, d := range debts {
 		if cache.facts[d.ID] == nil {

@@ -226,6 +226,7 @@ func (s *Service) handOver(ctx context.Context, a Actor, clientID string, entrie
 			SetUpdatedAt(created).
 			SetOriginalAmount(h.original).
 			SetPaidAmount(h.paid).
+			SetNillableLastPaymentOn(collection.LastPaymentOn(h.facts.Payments)).
 			SetChargedAmount(h.charged).
 			SetInterestRule(debt.InterestRule(h.terms.Interest.String())).
 			SetCollectionFee(h.terms.CollectionFee).

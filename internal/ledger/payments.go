@@ -214,13 +214,21 @@ func (pb plainBooker) book(ctx context.Context, e event, clientID string, in col
 	// The locks, last.
 	now := time.Now().UTC().Truncate(time.Microsecond)
 	b := sql.Dialect(tx.Dialect())
-	paid, ok, err := addReturning(ctx, tx, b.Update(debt.Table).
+	var paid collection.Money
+	var last scalar.Date
+	ok, err := updateReturning(ctx, tx, b.Update(debt.Table).
 		Add(debt.FieldPaidAmount, int64(in.Amount)).
+		Set(debt.FieldLastPaymentOn, sql.ExprFunc(func(b *sql.Builder) {
+			// The later of the kept day and this payment's (either database).
+			b.WriteString("CASE WHEN " + debt.FieldLastPaymentOn + " IS NULL OR " + debt.FieldLastPaymentOn + " < ")
+			b.Arg(in.TransactionDate).WriteString(" THEN ").Arg(in.TransactionDate)
+			b.WriteString(" ELSE " + debt.FieldLastPaymentOn + " END")
+		})).
 		Set(debt.FieldUpdatedAt, now).
 		Where(sql.And(sql.EQ(debt.FieldID, d.ID), sql.EQ(debt.FieldClientID, clientID), sql.IsNull(debt.FieldWithdrawnAt),
 			// The ceiling, without an overflow: in.Amount is within it.
 			sql.LTE(debt.FieldPaidAmount, int64(collection.MaxAmount-in.Amount)))).
-		Returning(debt.FieldPaidAmount))
+		Returning(debt.FieldPaidAmount, debt.FieldLastPaymentOn), &paid, &last)
 	if err != nil {
 		return nil, err
 	}
@@ -229,11 +237,12 @@ func (pb plainBooker) book(ctx context.Context, e event, clientID string, in col
 		// transaction rolls back.
 		return nil, s.unpayable(ctx, clientID, in)
 	}
-	d.PaidAmount, d.UpdatedAt = paid, now
-	itemPaid, ok, err := addReturning(ctx, tx, b.Update(debtitem.Table).
+	d.PaidAmount, d.LastPaymentOn, d.UpdatedAt = paid, &last, now
+	var itemPaid collection.Money
+	ok, err = updateReturning(ctx, tx, b.Update(debtitem.Table).
 		Add(debtitem.FieldPaidAmount, int64(in.Amount)).
 		Where(sql.EQ(debtitem.FieldID, item.ID)).
-		Returning(debtitem.FieldPaidAmount))
+		Returning(debtitem.FieldPaidAmount), &itemPaid)
 	if err != nil {
 		return nil, err
 	}
@@ -323,21 +332,20 @@ func debtWithdrawn(id scalar.IntID) error {
 	return apierr.New(apierr.Conflict, "debt %d is withdrawn: payments cannot be added", id)
 }
 
-// addReturning runs an UPDATE that returns one amount, and reports whether
-// it updated a row.
-func addReturning(ctx context.Context, tx *ent.Tx, u *sql.UpdateBuilder) (collection.Money, bool, error) {
+// updateReturning runs an UPDATE that returns one row's columns into
+// dest, and reports whether it updated a row.
+func updateReturning(ctx context.Context, tx *ent.Tx, u *sql.UpdateBuilder, dest ...any) (bool, error) {
 	query, args := u.Query()
 	rows, err := tx.QueryContext(ctx, query, args...)
 	if err != nil {
-		return 0, false, err
+		return false, err
 	}
 	defer rows.Close()
 	if !rows.Next() {
-		return 0, false, rows.Err()
+		return false, rows.Err()
 	}
-	var v int64
-	if err := rows.Scan(&v); err != nil {
-		return 0, false, err
+	if err := rows.Scan(dest...); err != nil {
+		return false, err
 	}
-	return collection.Money(v), true, rows.Close()
+	return true, rows.Close()
 }

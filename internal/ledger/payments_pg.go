@@ -133,7 +133,8 @@ func (s *Service) bookPaymentsAs(ctx context.Context, tx querier, clientID strin
 	w("WITH m AS (SELECT u.* FROM unnest($1::bigint[], $2::bigint[], $3::date[], $4::uuid[], $5::text[], $6::text[], $7::text[], $8::text[])",
 		" WITH ORDINALITY AS u(amount, invoice_id, transaction_date, key_id, key_name, role, operation, request_id, n)",
 		" WHERE EXISTS (SELECT 1 FROM debt_invoices WHERE id = u.invoice_id AND debt_id = $10)),\n")
-	w("d AS (UPDATE debts SET paid_amount = paid_amount + (SELECT sum(amount) FROM m), updated_at = $9", setCharged,
+	w("d AS (UPDATE debts SET paid_amount = paid_amount + (SELECT sum(amount) FROM m),",
+		" last_payment_on = greatest(last_payment_on, (SELECT max(transaction_date) FROM m)), updated_at = $9", setCharged,
 		" WHERE id = $10 AND client_id = $11::uuid AND withdrawn_at IS NULL", which, " AND EXISTS (SELECT 1 FROM m)",
 		" AND paid_amount + (SELECT sum(amount) FROM m) <= ", maxAmountSQL,
 		" RETURNING ", cols("", debt.Columns), ", paid_amount - (SELECT sum(amount) FROM m) AS paid_before),\n")

@@ -121,13 +121,46 @@ func handoverFactsWithout(in collection.DebtorWithDebtsRecord, terms collection.
 // dayIn is the calendar day of t in the service's time zone.
 func (s *Service) dayIn(t time.Time) scalar.Date { return scalar.DateOf(t.In(s.clock.At().Location)) }
 
-// Claim is what the debtor owes on d on asOf (today when nil): api.md §10.
+// Claim is what the debtor owes on d on asOf (today when nil): api.md §10,
+// with its items' claims and its payments' allocations.
 func (s *Service) Claim(ctx context.Context, d *ent.Debt, asOf *scalar.Date) (collection.Claim, error) {
-	day := s.clock.At().Today
-	if asOf != nil {
-		day = *asOf
+	return s.claimOf(ctx, d.ID, func() (*ent.Debt, error) { return d, nil }, onDay(s.dayOr(asOf)))
+}
+
+// ClaimTotals is Claim without the items' claims and the payments'
+// allocations (Debt.claim): for most debts it follows from their kept
+// amounts (plainClaim), without reading their facts.
+func (s *Service) ClaimTotals(ctx context.Context, d *ent.Debt, asOf *scalar.Date) (collection.Claim, error) {
+	day := s.dayOr(asOf)
+	if c, ok := plainClaim(d, day); ok {
+		return c, nil
 	}
-	return s.claimOf(ctx, d.ID, func() (*ent.Debt, error) { return d, nil }, onDay(day))
+	c, err := s.claimOf(ctx, d.ID, func() (*ent.Debt, error) { return d, nil }, onDay(day))
+	c.Items, c.Allocations = nil, nil
+	return c, err
+}
+
+// dayOr is *asOf, or today when nil.
+func (s *Service) dayOr(asOf *scalar.Date) scalar.Date {
+	if asOf != nil {
+		return *asOf
+	}
+	return s.clock.At().Today
+}
+
+// plainClaim is d's claim on day from its kept amounts (as d was read),
+// when they decide it (collection.PlainClaim): no interest can accrue on
+// d; no fee is charged on it (its charged amount is its items' amount,
+// and a fee counts in the charged amount from the change that charged it,
+// whose day it is charged on); it is not withdrawn; and its latest
+// payment is dated on or before day, so that paid_amount is what the
+// claim counts. A page of such debts then reads no facts at all.
+func plainClaim(d *ent.Debt, day scalar.Date) (collection.Claim, bool) {
+	if d.InterestBearing || d.ChargedAmount != d.OriginalAmount || d.WithdrawnAt != nil ||
+		(d.LastPaymentOn != nil && d.LastPaymentOn.After(day)) {
+		return collection.Claim{}, false
+	}
+	return collection.PlainClaim(day, d.OriginalAmount, d.PaidAmount), true
 }
 
 // Outstanding is d's remainingAmount and overpaidAmount (api.md §10,

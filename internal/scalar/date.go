@@ -66,6 +66,10 @@ func (d Date) Before(e Date) bool { return d.t.Before(e.t) }
 // After reports whether d is after e.
 func (d Date) After(e Date) bool { return d.t.After(e.t) }
 
+// Days numbers d's day from 1970-01-01 (negative before it), so that days
+// subtract: d holds midnight UTC, a whole number of days from the epoch.
+func (d Date) Days() int64 { return d.t.Unix() / 86400 }
+
 // IsZero reports whether d is the zero Date.
 func (d Date) IsZero() bool { return d.t.IsZero() }
 

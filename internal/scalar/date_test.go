@@ -559,3 +559,34 @@ func TestDateIsComparable(t *testing.T) {
 		t.Errorf("the same date made %d map keys", len(set))
 	}
 }
+
+func TestDateDays(t *testing.T) {
+	tests := []struct {
+		date string
+		want int64
+	}{
+		{"1970-01-01", 0},
+		{"1970-01-02", 1},
+		{"1969-12-31", -1},
+		{"1900-01-01", -25567},
+		{"2024-02-29", 19782},
+		{"2024-03-01", 19783},
+		{"9999-12-31", 2932896},
+	}
+	for _, tt := range tests {
+		d, err := scalar.ParseDate(tt.date)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := d.Days(); got != tt.want {
+			t.Errorf("%s.Days() = %d, want %d", tt.date, got, tt.want)
+		}
+		// Every way of making a date gives the same day number.
+		if got := scalar.DateOf(d.Start(time.FixedZone("", 14*3600))).Days(); got != tt.want {
+			t.Errorf("DateOf(%s at +14:00).Days() = %d, want %d", tt.date, got, tt.want)
+		}
+		if got := d.AddDays(1).Days(); got != tt.want+1 {
+			t.Errorf("%s.AddDays(1).Days() = %d, want %d", tt.date, got, tt.want+1)
+		}
+	}
+}

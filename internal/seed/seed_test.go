@@ -265,6 +265,8 @@ func checkRules(t *testing.T, db *sql.DB) {
 			WHERE d.original_amount <> (SELECT sum(amount) FROM debt_invoices i WHERE i.debt_id = d.id)`,
 		"a debt's paid amount is the sum of its payments": `SELECT count(*) FROM debts d
 			WHERE d.paid_amount <> (SELECT coalesce(sum(amount), 0) FROM payments p WHERE p.debt_id = d.id)`,
+		"a debt's last payment day is its latest payment's date": `SELECT count(*) FROM debts d
+			WHERE d.last_payment_on IS DISTINCT FROM (SELECT max(transaction_date) FROM payments p WHERE p.debt_id = d.id)`,
 		"an item's paid amount is the sum of its payments": `SELECT count(*) FROM debt_invoices i
 			WHERE i.paid_amount <> (SELECT coalesce(sum(amount), 0) FROM payments p WHERE p.debt_invoice_id = i.id)`,
 		"a payment's item is of its debt and client": `SELECT count(*) FROM payments p JOIN debt_invoices i ON i.id = p.debt_invoice_id
@@ -515,7 +517,8 @@ func fingerprint(t *testing.T, db *sql.DB) string {
 	t.Helper()
 	h := sha256.New()
 	dates := map[string]bool{"invoices.invoice_date": true, "invoices.due_date": true, "invoices.reminder_date": true,
-		"payments.transaction_date": true, "payments.booked_date": true, "debt_invoices.due_on": true}
+		"payments.transaction_date": true, "payments.booked_date": true, "debt_invoices.due_on": true,
+		"debts.last_payment_on": true}
 	for _, table := range []string{"clients", "debtors", "invoices", "invoice_articles", "debts", "debt_invoices", "payments"} {
 		rows := query(t, db, "SELECT * FROM "+table+" ORDER BY id")
 		cols, err := rows.Columns()

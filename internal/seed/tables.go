@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/debtql/debtql/internal/collection"
+	"github.com/debtql/debtql/internal/scalar"
 )
 
 // kind is how a column's value is written: as it is, or converted for the
@@ -261,13 +262,20 @@ func (g *generator) tables() []table {
 			// demand was sent when the debt was created.
 			cols: cols("id", plain, "created_at", plain, "updated_at", plain, "original_amount", plain,
 				"paid_amount", plain, "withdrawn_at", plain, "withdraw_comment", plain, "client_id", uuidColumn,
-				"debtor_id", uuidColumn, "charged_amount", plain, "demand_sent_at", plain),
+				"debtor_id", uuidColumn, "charged_amount", plain, "demand_sent_at", plain,
+				"last_payment_on", dateColumn),
 			items: c.Debts,
 			item: func(i int) [][]any {
 				r := g.debt(i)
+				var last any
+				for _, p := range r.payments {
+					if l, ok := last.(scalar.Date); !ok || p.transactionDate.After(l) {
+						last = p.transactionDate
+					}
+				}
 				return [][]any{{int64(r.id), ts(r.created), ts(r.updated), int64(r.original),
 					int64(r.paid), tsOrNil(r.withdrawnAt), strOrNil(r.withdrawComment), ClientID(r.client),
-					r.debtor, int64(r.original), ts(r.created)}}
+					r.debtor, int64(r.original), ts(r.created), last}}
 			},
 		},
 		{

@@ -119,3 +119,60 @@ func TestSQLiteKeepsReferenceRatesAcrossStarts(t *testing.T) {
 		t.Errorf("after a second start: %v, want %v", got, want)
 	}
 }
+
+// TestSQLiteFillsLastPaymentOn: a SQLite database of a version before
+// debts.last_payment_on gets it filled from its payments at the next
+// start, as the PostgreSQL migration add_debt_last_payment_on fills it.
+func TestSQLiteFillsLastPaymentOn(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "last.db")
+	d, err := store.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	if err := d.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	conn, err := d.SQL.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The earlier version's rows: two debts, one with payments.
+	for _, s := range []string{
+		"PRAGMA foreign_keys = OFF",
+		"ALTER TABLE debts DROP COLUMN last_payment_on",
+		`INSERT INTO debts (id, created_at, updated_at, original_amount, paid_amount, charged_amount, interest_bearing, demand_sent_at,
+		   client_id, debtor_id, interest_rule, collection_fee, late_compensation)
+		 VALUES (1, '2026-01-01', '2026-01-01', 100, 30, 100, false, '2026-01-01', 'c', 'd', 'NONE', 0, false),
+		        (2, '2026-01-01', '2026-01-01', 100, 0, 100, false, '2026-01-01', 'c', 'd', 'NONE', 0, false)`,
+		`INSERT INTO payments (id, created_at, client_id, amount, transaction_date, source, debt_id, debt_invoice_id)
+		 VALUES (1, '2026-01-01', 'c', 10, '2026-03-02', 'REPORTED', 1, 1), (2, '2026-01-01', 'c', 20, '2026-02-28', 'REPORTED', 1, 1)`,
+		"PRAGMA foreign_keys = ON",
+	} {
+		if _, err := conn.ExecContext(ctx, s); err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+	}
+	conn.Close()
+	if err := d.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := d.SQL.QueryContext(ctx, "SELECT id, coalesce(last_payment_on, '') FROM debts ORDER BY id")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	got := map[int]string{}
+	for rows.Next() {
+		var id int
+		var last string
+		if err := rows.Scan(&id, &last); err != nil {
+			t.Fatal(err)
+		}
+		got[id] = last
+	}
+	if want := map[int]string{1: "2026-03-02", 2: ""}; !reflect.DeepEqual(got, want) {
+		t.Errorf("last_payment_on after the upgrade: %v, want %v", got, want)
+	}
+}

@@ -193,6 +193,9 @@ func (d *DB) MigrateUp(ctx context.Context, opts MigrateOptions) (*MigrationRepo
 	if err := sqliteCollectionProcess(ctx, d.SQL); err != nil {
 		return nil, fmt.Errorf("store: adding the collection process's columns: %w", err)
 	}
+	if err := sqliteLastPaymentOn(ctx, d.SQL); err != nil {
+		return nil, fmt.Errorf("store: adding the debts' last payment day: %w", err)
+	}
 	if err := d.Ent.Schema.Create(ctx, migrate.WithForeignKeys(true)); err != nil {
 		return nil, fmt.Errorf("store: migrating the schema: %w", err)
 	}
@@ -347,6 +350,35 @@ func sqliteCollectionProcess(ctx context.Context, db *sql.DB) error {
 		`UPDATE debts SET charged_amount = original_amount + coalesce((SELECT sum(f.amount) FROM fees f WHERE f.debt_id = debts.id), 0),
 		   demand_sent_at = created_at,
 		   interest_bearing = interest_rule = 'STATUTORY' OR EXISTS (SELECT 1 FROM debt_invoices i WHERE i.debt_id = debts.id AND i.interest_rate > 0)`,
+	} {
+		if _, err := tx.ExecContext(ctx, s); err != nil {
+			_ = tx.Rollback()
+			return err
+		}
+	}
+	return tx.Commit()
+}
+
+// sqliteLastPaymentOn adds debts.last_payment_on to a SQLite database of
+// an earlier version, filled from the payments as the PostgreSQL migration
+// add_debt_last_payment_on fills it (ent's automatic migration would add
+// it empty). A new or current database is left alone.
+func sqliteLastPaymentOn(ctx context.Context, db *sql.DB) error {
+	var debts, current int
+	if err := db.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'debts'),
+	  (SELECT count(*) FROM pragma_table_info('debts') WHERE name = 'last_payment_on')`).Scan(&debts, &current); err != nil {
+		return err
+	}
+	if debts == 0 || current == 1 {
+		return nil
+	}
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	for _, s := range []string{
+		"ALTER TABLE debts ADD COLUMN last_payment_on text NULL",
+		"UPDATE debts SET last_payment_on = (SELECT max(p.transaction_date) FROM payments p WHERE p.debt_id = debts.id)",
 	} {
 		if _, err := tx.ExecContext(ctx, s); err != nil {
 			_ = tx.Rollback()
