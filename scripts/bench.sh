@@ -253,7 +253,8 @@ payments_back_sql() {
   cat <<'SQL'
 CREATE TEMP TABLE paid ON COMMIT DROP AS SELECT DISTINCT debt_id FROM payments WHERE id > 150000;
 DELETE FROM payments WHERE id > 150000;
-UPDATE debts SET paid_amount = (SELECT coalesce(sum(amount), 0) FROM payments WHERE debt_id = debts.id) WHERE id IN (SELECT debt_id FROM paid);
+UPDATE debts SET paid_amount = (SELECT coalesce(sum(amount), 0) FROM payments WHERE debt_id = debts.id),
+  last_payment_on = (SELECT max(transaction_date) FROM payments WHERE debt_id = debts.id) WHERE id IN (SELECT debt_id FROM paid);
 UPDATE debt_invoices SET paid_amount = (SELECT coalesce(sum(amount), 0) FROM payments WHERE debt_invoice_id = debt_invoices.id) WHERE debt_id IN (SELECT debt_id FROM paid);
 SQL
 }
