@@ -201,11 +201,7 @@ func (s *Service) Allocation(ctx context.Context, p *ent.Payment) (collection.Al
 
 // ItemClaim is an item's part of its debt's claim on asOf (today when nil).
 func (s *Service) ItemClaim(ctx context.Context, it *ent.DebtItem, asOf *scalar.Date) (*collection.ItemClaim, error) {
-	day := s.clock.At().Today
-	if asOf != nil {
-		day = *asOf
-	}
-	c, err := s.claimOf(ctx, it.DebtID, func() (*ent.Debt, error) { return it.Debt(ctx) }, onDay(day))
+	c, err := s.claimOf(ctx, it.DebtID, func() (*ent.Debt, error) { return it.Debt(ctx) }, onDay(s.dayOr(asOf)))
 	if err != nil {
 		return nil, err
 	}

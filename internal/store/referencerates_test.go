@@ -90,15 +90,7 @@ func TestShippedReferenceRates(t *testing.T) {
 // that a rate an ADMIN key set survives a restart.
 func TestSQLiteKeepsReferenceRatesAcrossStarts(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "rates.db")
-	d, err := store.Open(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
-	if err := d.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
+	d := migratedSQLite(t, "rates.db")
 	shipped := store.ShippedReferenceRates()
 	if got := referenceRates(t, d.SQL); !reflect.DeepEqual(got, shipped) {
 		t.Fatalf("a new SQLite database holds %v, want %v", got, shipped)
@@ -125,15 +117,7 @@ func TestSQLiteKeepsReferenceRatesAcrossStarts(t *testing.T) {
 // start, as the PostgreSQL migration add_debt_last_payment_on fills it.
 func TestSQLiteFillsLastPaymentOn(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "last.db")
-	d, err := store.Open(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
-	if err := d.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
+	d := migratedSQLite(t, "last.db")
 	conn, err := d.SQL.Conn(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -175,4 +159,20 @@ func TestSQLiteFillsLastPaymentOn(t *testing.T) {
 	if want := map[int]string{1: "2026-03-02", 2: ""}; !reflect.DeepEqual(got, want) {
 		t.Errorf("last_payment_on after the upgrade: %v, want %v", got, want)
 	}
+}
+
+// migratedSQLite is a new SQLite database named name, migrated, closed at
+// the test's end.
+func migratedSQLite(t *testing.T, name string) *store.DB {
+	t.Helper()
+	ctx := context.Background()
+	d, err := store.Open(ctx, filepath.Join(t.TempDir(), name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	if err := d.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return d
 }

@@ -331,32 +331,13 @@ func sqliteDebtCounts(ctx context.Context, db *sql.DB) (err error) {
 // automatic migration (which cannot add a NOT NULL column without a
 // default to a table with rows). A new or current database is left alone.
 func sqliteCollectionProcess(ctx context.Context, db *sql.DB) error {
-	var debts, current int
-	if err := db.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'debts'),
-	  (SELECT count(*) FROM pragma_table_info('debts') WHERE name = 'charged_amount')`).Scan(&debts, &current); err != nil {
-		return err
-	}
-	if debts == 0 || current == 1 {
-		return nil
-	}
-	tx, err := db.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	for _, s := range []string{
+	return sqliteUpgradeDebts(ctx, db, "charged_amount",
 		"ALTER TABLE debts ADD COLUMN charged_amount integer NOT NULL DEFAULT 0",
 		"ALTER TABLE debts ADD COLUMN demand_sent_at datetime NOT NULL DEFAULT '1900-01-01 00:00:00+00:00'",
 		"ALTER TABLE debts ADD COLUMN interest_bearing bool NOT NULL DEFAULT false",
 		`UPDATE debts SET charged_amount = original_amount + coalesce((SELECT sum(f.amount) FROM fees f WHERE f.debt_id = debts.id), 0),
 		   demand_sent_at = created_at,
-		   interest_bearing = interest_rule = 'STATUTORY' OR EXISTS (SELECT 1 FROM debt_invoices i WHERE i.debt_id = debts.id AND i.interest_rate > 0)`,
-	} {
-		if _, err := tx.ExecContext(ctx, s); err != nil {
-			_ = tx.Rollback()
-			return err
-		}
-	}
-	return tx.Commit()
+		   interest_bearing = interest_rule = 'STATUTORY' OR EXISTS (SELECT 1 FROM debt_invoices i WHERE i.debt_id = debts.id AND i.interest_rate > 0)`)
 }
 
 // sqliteLastPaymentOn adds debts.last_payment_on to a SQLite database of
@@ -364,9 +345,17 @@ func sqliteCollectionProcess(ctx context.Context, db *sql.DB) error {
 // add_debt_last_payment_on fills it (ent's automatic migration would add
 // it empty). A new or current database is left alone.
 func sqliteLastPaymentOn(ctx context.Context, db *sql.DB) error {
+	return sqliteUpgradeDebts(ctx, db, "last_payment_on",
+		"ALTER TABLE debts ADD COLUMN last_payment_on text NULL",
+		"UPDATE debts SET last_payment_on = (SELECT max(p.transaction_date) FROM payments p WHERE p.debt_id = debts.id)")
+}
+
+// sqliteUpgradeDebts runs statements in one transaction when the debts
+// table exists without column: a database of the version before it.
+func sqliteUpgradeDebts(ctx context.Context, db *sql.DB, column string, statements ...string) error {
 	var debts, current int
 	if err := db.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'debts'),
-	  (SELECT count(*) FROM pragma_table_info('debts') WHERE name = 'last_payment_on')`).Scan(&debts, &current); err != nil {
+	  (SELECT count(*) FROM pragma_table_info('debts') WHERE name = ?)`, column).Scan(&debts, &current); err != nil {
 		return err
 	}
 	if debts == 0 || current == 1 {
@@ -376,10 +365,7 @@ func sqliteLastPaymentOn(ctx context.Context, db *sql.DB) error {
 	if err != nil {
 		return err
 	}
-	for _, s := range []string{
-		"ALTER TABLE debts ADD COLUMN last_payment_on text NULL",
-		"UPDATE debts SET last_payment_on = (SELECT max(p.transaction_date) FROM payments p WHERE p.debt_id = debts.id)",
-	} {
+	for _, s := range statements {
 		if _, err := tx.ExecContext(ctx, s); err != nil {
 			_ = tx.Rollback()
 			return err
