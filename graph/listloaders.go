@@ -160,7 +160,13 @@ func (r *Resolver) primeDebts(ctx context.Context, clientID string, debts []*ent
 		if d.DebtorID == "" {
 			continue
 		}
-		l.debtorDebts.prime(&ent.Debtor{ID: d.DebtorID})
+		// The debtor the page loaded when it selects one (Q1 does), else a
+		// stand-in with its id, which is all the loader reads.
+		dr := d.Edges.Debtor
+		if dr == nil {
+			dr = &ent.Debtor{ID: d.DebtorID}
+		}
+		l.debtorDebts.prime(dr)
 		l.debtPages.prime(clientID, d.DebtorID)
 	}
 }
