@@ -206,7 +206,7 @@ type writer struct {
 	debtorR   graph.DebtorResolver
 	debtItemR graph.DebtInvoiceResolver
 	invoiceR  graph.InvoiceResolver
-	// packed holds a cursor's MessagePack while it is written (cursor).
+	// packed holds a cursor's MessagePack while it is written (cursorValue).
 	packed bytes.Buffer
 }
 
