@@ -523,13 +523,10 @@ func (p Part) plus(q Part) Part {
 // payment's date when that is later (a payment may be dated tomorrow, and
 // part one counts every payment).
 func (f ClaimFacts) SummaryDay(today scalar.Date) scalar.Date {
-	day := today
-	for _, p := range f.Payments {
-		if p.Date.After(day) {
-			day = p.Date
-		}
+	if last := LastPaymentOn(f.Payments); last != nil && last.After(today) {
+		return *last
 	}
-	return day
+	return today
 }
 
 // Summary is what the kept summary of a debt (its charged amount) is after
@@ -573,15 +570,29 @@ func LastPaymentOn(payments []ClaimPayment) *scalar.Date {
 	return &d
 }
 
-// PlainClaim is Claim(asOf) without its Items and Allocations for a debt
-// whose claim is its principal alone: no interest can accrue on it
-// (InterestBearing is false), no fee is charged on it, it is not
-// withdrawn, and every payment on it is dated on or before asOf and sums
-// to paid. Then each payment only ever pays principal, and credit stands
-// only once nothing is outstanding, so the totals follow from the two
-// sums; a property test holds it equal to Claim.
-func PlainClaim(asOf scalar.Date, principal, paid Money) Claim {
-	p := min(paid, principal)
-	part := Part{Charged: principal, Paid: p, Outstanding: principal - p}
-	return Claim{AsOf: asOf, Principal: part, Total: part, Overpaid: paid - p, Charges: []Fee{}}
+// KeptClaim is what a debt keeps beside its facts (its row's amounts, as
+// read together) that its claim may follow from (PlainClaim).
+type KeptClaim struct {
+	Original, Charged, Paid    Money
+	InterestBearing, Withdrawn bool
+	LastPaymentOn              *scalar.Date // nil: no payment
+}
+
+// PlainClaim is Claim(asOf) without its Items and Allocations, computed
+// from k alone, when k decides it (ok): no interest can accrue on the debt;
+// no fee is charged on it (its charged amount is its items' amount: a fee
+// counts in the charged amount from the change that charged it, whose day
+// it is charged on, see Summary); it is not withdrawn; and every payment
+// is dated on or before asOf, so that Paid is what the claim counts. Then
+// each payment only ever pays principal, and credit stands only once
+// nothing is outstanding, so the totals follow from the two sums; a
+// property test holds it equal to Claim.
+func (k KeptClaim) PlainClaim(asOf scalar.Date) (c Claim, ok bool) {
+	if k.InterestBearing || k.Charged != k.Original || k.Withdrawn ||
+		(k.LastPaymentOn != nil && k.LastPaymentOn.After(asOf)) {
+		return Claim{}, false
+	}
+	applied, outstanding, credit := settle(k.Original, k.Paid)
+	part := Part{Charged: k.Original, Paid: applied, Outstanding: outstanding}
+	return Claim{AsOf: asOf, Principal: part, Total: part, Overpaid: credit, Charges: []Fee{}}, true
 }

@@ -197,8 +197,36 @@ func TestPlainClaimIsClaim(t *testing.T) {
 			t.Fatalf("case %d: %v", n, err)
 		}
 		c.Items, c.Allocations = nil, nil
-		if got := collection.PlainClaim(asOf, principal, paid); !reflect.DeepEqual(got, c) {
+		kept := collection.KeptClaim{Original: principal, Charged: principal, Paid: paid, LastPaymentOn: collection.LastPaymentOn(f.Payments)}
+		got, ok := kept.PlainClaim(asOf)
+		if !ok {
+			t.Fatalf("case %d: %+v does not decide the claim on %s", n, kept, asOf)
+		}
+		if !reflect.DeepEqual(got, c) {
 			t.Fatalf("case %d: Claim(%s) of %s:\n got  %+v\n want %+v", n, asOf, factsString(f), got, c)
+		}
+	}
+}
+
+// TestPlainClaimNeedsAPlainDebt: interest, a fee, a withdrawal or a
+// payment dated after the day read leave the claim to the facts.
+func TestPlainClaimNeedsAPlainDebt(t *testing.T) {
+	day := cday("2026-06-01")
+	later := cday("2026-06-02")
+	plain := collection.KeptClaim{Original: 100_00, Charged: 100_00, Paid: 30_00, LastPaymentOn: &day}
+	if _, ok := plain.PlainClaim(day); !ok {
+		t.Fatalf("%+v does not decide its claim on %s", plain, day)
+	}
+	for name, change := range map[string]func(*collection.KeptClaim){
+		"interest":           func(k *collection.KeptClaim) { k.InterestBearing = true },
+		"a fee":              func(k *collection.KeptClaim) { k.Charged += 180_00 },
+		"withdrawn":          func(k *collection.KeptClaim) { k.Withdrawn = true },
+		"a payment tomorrow": func(k *collection.KeptClaim) { k.LastPaymentOn = &later },
+	} {
+		k := plain
+		change(&k)
+		if c, ok := k.PlainClaim(day); ok {
+			t.Errorf("with %s the kept amounts decide the claim: %+v", name, c)
 		}
 	}
 }

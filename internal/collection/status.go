@@ -267,6 +267,15 @@ type DebtFacts struct {
 	PaymentOrder bool
 }
 
+// settle splits what was paid (paid ≥ 0) against what was charged
+// (charged ≥ 0): the part that paid charges, what stays outstanding, and
+// the credit beyond. A debt's remainingAmount and overpaidAmount, and a
+// claim that is its principal alone (PlainClaim), are these.
+func settle(charged, paid Money) (applied, outstanding, credit Money) {
+	applied = min(paid, charged)
+	return applied, charged - applied, paid - applied
+}
+
 // DebtProjection is a debt's statuses and amounts at a moment.
 type DebtProjection struct {
 	Payment     PaymentStatus
@@ -282,7 +291,8 @@ type DebtProjection struct {
 // is closed when withdrawn or when nothing it was charged is outstanding
 // (paid >= charged); what was paid beyond that is credit (OVERPAID).
 func ProjectDebt(f DebtFacts, now Now) DebtProjection {
-	s := DebtProjection{Payment: PaymentOf(f.Charged, f.Paid), Remaining: max(f.Charged-f.Paid, 0), Overpaid: max(f.Paid-f.Charged, 0)}
+	_, remaining, overpaid := settle(f.Charged, f.Paid)
+	s := DebtProjection{Payment: PaymentOf(f.Charged, f.Paid), Remaining: remaining, Overpaid: overpaid}
 	switch {
 	case f.Withdrawn:
 		s.Main, s.Under = StageClosed, SubWithdrawn
@@ -344,7 +354,8 @@ type InvoiceProjection struct {
 
 // ProjectInvoice derives an invoice's statuses at now (api.md §8).
 func ProjectInvoice(f InvoiceFacts, now Now) InvoiceProjection {
-	p := InvoiceProjection{Payment: PaymentOf(f.Total, f.Paid), Remaining: max(f.Total-f.Paid, 0), Active: Active}
+	_, remaining, _ := settle(f.Total, f.Paid)
+	p := InvoiceProjection{Payment: PaymentOf(f.Total, f.Paid), Remaining: remaining, Active: Active}
 	overdue := now.Today.After(f.DueDate)
 	reminded := f.ReminderDate != nil && !now.Today.Before(*f.ReminderDate)
 	switch {

@@ -148,19 +148,14 @@ func (s *Service) dayOr(asOf *scalar.Date) scalar.Date {
 	return s.clock.At().Today
 }
 
-// plainClaim is d's claim on day from its kept amounts (as d was read),
-// when they decide it (collection.PlainClaim): no interest can accrue on
-// d; no fee is charged on it (its charged amount is its items' amount,
-// and a fee counts in the charged amount from the change that charged it,
-// whose day it is charged on); it is not withdrawn; and its latest
-// payment is dated on or before day, so that paid_amount is what the
-// claim counts. A page of such debts then reads no facts at all.
+// plainClaim is d's claim on day from its kept amounts as d was read,
+// when they decide it (collection.KeptClaim.PlainClaim). A page of such
+// debts then reads no facts at all.
 func plainClaim(d *ent.Debt, day scalar.Date) (collection.Claim, bool) {
-	if d.InterestBearing || d.ChargedAmount != d.OriginalAmount || d.WithdrawnAt != nil ||
-		(d.LastPaymentOn != nil && d.LastPaymentOn.After(day)) {
-		return collection.Claim{}, false
-	}
-	return collection.PlainClaim(day, d.OriginalAmount, d.PaidAmount), true
+	return collection.KeptClaim{
+		Original: d.OriginalAmount, Charged: d.ChargedAmount, Paid: d.PaidAmount,
+		InterestBearing: d.InterestBearing, Withdrawn: d.WithdrawnAt != nil, LastPaymentOn: d.LastPaymentOn,
+	}.PlainClaim(day)
 }
 
 // Outstanding is d's remainingAmount and overpaidAmount (api.md §10,
