@@ -89,9 +89,9 @@ func (r *Resolver) reloadDebts(ctx context.Context, written []*ent.Debt) ([]*ent
 // reloadDebt reads a debt just written, with the fields the mutation's
 // selection asks for eager-loaded.
 func (r *Resolver) reloadDebt(ctx context.Context, id scalar.IntID) (*ent.Debt, error) {
-	q, err := r.db(ctx).Debt.Query().Where(debt.ID(id)).CollectFields(ctx)
+	debts, err := r.reloadDebts(ctx, []*ent.Debt{{ID: id}})
 	if err != nil {
 		return nil, err
 	}
-	return q.Only(ctx)
+	return debts[0], nil
 }

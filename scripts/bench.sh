@@ -236,9 +236,17 @@ check() {
 reset_payments() {
   psql -Xq -v ON_ERROR_STOP=1 -d "$(anchor_db 1)" -c "DELETE FROM payments WHERE id > 150000" \
     -c "SELECT setval(pg_get_serial_sequence('payments', 'id'), 150000)" -c "VACUUM payments" >/dev/null </dev/null
+  ours_reset
+}
+
+# ours_reset [SQL]: DebtQL's payments back to the seed's (and SQL, in the
+# same transaction), the idempotency records gone, the tables vacuumed and
+# a checkpoint taken.
+ours_reset() {
   psql -Xqd "$(ours_db 1)" -v ON_ERROR_STOP=1 >/dev/null <<SQL
 BEGIN;
 $(payments_back_sql)
+${1:-}
 DELETE FROM idempotency_records;
 COMMIT;
 SELECT setval(pg_get_serial_sequence('payments', 'id'), 150000);
@@ -650,18 +658,7 @@ mixed_writes() {
 
 # mixed_reset CLIENT: the payments of the run deleted and the paid amounts
 # put back; the debts handed over to CLIENT deleted, with their items.
-mixed_reset() {
-  psql -Xqd "$(ours_db 1)" -v ON_ERROR_STOP=1 >/dev/null <<SQL
-BEGIN;
-$(payments_back_sql)
-$(handed_over_sql "$1" 'RW-%')
-DELETE FROM idempotency_records;
-COMMIT;
-SELECT setval(pg_get_serial_sequence('payments', 'id'), 150000);
-VACUUM payments; VACUUM debts; VACUUM debt_invoices;
-SQL
-  psql -Xqd postgres -c CHECKPOINT >/dev/null </dev/null
-}
+mixed_reset() { ours_reset "$(handed_over_sql "$1" 'RW-%')"; }
 
 # mixed_summary TSV WRITES_TSV: Q1 alone and under writes, the writes alone
 # and under Q1, and the targets.
