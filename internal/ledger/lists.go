@@ -206,9 +206,10 @@ var invoiceCursorValues = map[string]cursorValue{
 }
 
 // keptDebtTotal is the total of a client's debts that match filter as
-// debt_counts keeps it (the sum over the client's rows), for the filters those counts answer: none, or the
-// selections of mainStatus and activeStatus (collection.Selection), without
-// a search. Any other filter is counted (nil).
+// debt_counts keeps it (the sum over the client's rows), for the filters
+// those counts answer: none, or the selections of mainStatus and
+// activeStatus (collection.Selection), without a search. Any other filter
+// is counted (nil).
 func keptDebtTotal(clientID string, f *DebtFilter) func(dialect string) *sql.Selector {
 	t := sql.Table(store.DebtCounts)
 	sel := collection.SelectAll
