@@ -44,20 +44,7 @@ const socketWait = 20 * time.Second
 // the socket instead.
 func (e *Env) Dial(t testing.TB, key string, header ...string) (s *Socket, code int, reason string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), socketWait)
-	defer cancel()
-	opts := &coderws.DialOptions{Subprotocols: []string{"graphql-transport-ws"}, HTTPHeader: map[string][]string{}}
-	for i := 0; i+1 < len(header); i += 2 {
-		opts.HTTPHeader[header[i]] = append(opts.HTTPHeader[header[i]], header[i+1])
-	}
-	c, _, err := coderws.Dial(ctx, "ws"+strings.TrimPrefix(e.URL, "http")+"/graphql", opts)
-	if err != nil {
-		t.Fatalf("dialling the WebSocket: %v", err)
-	}
-	c.SetReadLimit(16 << 20)
-	s = &Socket{c: c, msgs: make(chan Message, 100000), done: make(chan struct{}), held: map[string][]Message{}}
-	go s.read()
-	t.Cleanup(func() { _ = c.CloseNow() })
+	s = e.DialRaw(t, []string{"graphql-transport-ws"}, header...)
 	init := Message{Type: "connection_init"}
 	if key != "" {
 		init.Payload, _ = json.Marshal(map[string]string{"Authorization": "Bearer " + key})
@@ -72,6 +59,28 @@ func (e *Env) Dial(t testing.TB, key string, header ...string) (s *Socket, code 
 		t.Fatalf("expected connection_ack, got %s %s", m.Type, m.Payload)
 	}
 	return s, 0, ""
+}
+
+// DialRaw opens a WebSocket at /graphql offering subprotocols, with header
+// pairs on the upgrade, and sends nothing (for tests of the protocol's
+// rules).
+func (e *Env) DialRaw(t testing.TB, subprotocols []string, header ...string) *Socket {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), socketWait)
+	defer cancel()
+	opts := &coderws.DialOptions{Subprotocols: subprotocols, HTTPHeader: map[string][]string{}}
+	for i := 0; i+1 < len(header); i += 2 {
+		opts.HTTPHeader[header[i]] = append(opts.HTTPHeader[header[i]], header[i+1])
+	}
+	c, _, err := coderws.Dial(ctx, "ws"+strings.TrimPrefix(e.URL, "http")+"/graphql", opts)
+	if err != nil {
+		t.Fatalf("dialling the WebSocket: %v", err)
+	}
+	c.SetReadLimit(16 << 20)
+	s := &Socket{c: c, msgs: make(chan Message, 100000), done: make(chan struct{}), held: map[string][]Message{}}
+	go s.read()
+	t.Cleanup(func() { _ = c.CloseNow() })
+	return s
 }
 
 func (s *Socket) read() {

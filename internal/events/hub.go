@@ -193,9 +193,10 @@ const directCap = 8
 // while the queue holds events (and, first, while a subscription that
 // resumed reads the trail), sends them on as the client takes them.
 type subscriber struct {
-	filter ledger.FeedFilter
-	buffer int
-	out    chan *ent.AuditEvent
+	filter  ledger.FeedFilter
+	buffer  int
+	out     chan *ent.AuditEvent
+	deliver func(*ent.AuditEvent) bool // instead of out (Attach): always through the drainer
 
 	// Under mu (the hub offers under its own lock and then this one).
 	mu       sync.Mutex
@@ -239,13 +240,15 @@ func (s *subscriber) offer(evs []*ent.AuditEvent) {
 		}
 		s.cursor = p
 		if !s.draining {
-			select {
-			case s.out <- e:
-				continue
-			default:
-				s.draining = true
-				s.restart()
+			if s.deliver == nil {
+				select {
+				case s.out <- e:
+					continue
+				default:
+				}
 			}
+			s.draining = true
+			s.restart()
 		}
 		s.queue = append(s.queue, e)
 	}
@@ -278,6 +281,10 @@ func (h *Hub) unregister(s *subscriber) {
 // of that id, read from the trail with ctx's viewer (so the tenant filter
 // applies to them too), then the new ones, in the feed's order, none twice.
 // The caller authorizes the filter.
+//
+// When ctx carries a Plan (WithPlan), Subscribe only settles where the
+// subscription starts, records it in the plan and answers the plan's
+// channel: the caller starts it with Attach, or leaves it.
 func (h *Hub) Subscribe(ctx context.Context, filter ledger.FeedFilter, after *int) (*Subscription, error) {
 	select {
 	case <-h.ready:
@@ -296,7 +303,62 @@ func (h *Hub) Subscribe(ctx context.Context, filter ledger.FeedFilter, after *in
 	if err != nil {
 		return nil, err
 	}
-	s := &subscriber{filter: filter, buffer: h.opts.Buffer, out: make(chan *ent.AuditEvent, directCap), cursor: cursor}
+	if p := planFrom(ctx); p != nil && !p.set {
+		p.filter, p.start, p.set = filter, cursor, true
+		return &Subscription{Events: p.Events, s: &subscriber{}}, nil
+	}
+	s := h.attach(ctx, filter, cursor, nil)
+	return &Subscription{Events: s.out, s: s}, nil
+}
+
+// A Plan lets a transport settle a subscription before it runs: the
+// resolver's Subscribe records where the subscription starts and hands on
+// the plan's Events, which the transport fills itself, one event at a time
+// (it runs the subscription's selection once for an event and sends the
+// answer to every subscriber of the same operation; see Attach).
+type Plan struct {
+	// Events is what Subscribe answers as the subscription's channel.
+	Events chan *ent.AuditEvent
+	filter ledger.FeedFilter
+	start  ledger.Position
+	set    bool
+}
+
+type planKey struct{}
+
+// WithPlan makes the Subscribe of ctx record its subscription in p
+// instead of starting it.
+func WithPlan(ctx context.Context, p *Plan) context.Context {
+	return context.WithValue(ctx, planKey{}, p)
+}
+
+func planFrom(ctx context.Context) *Plan {
+	p, _ := ctx.Value(planKey{}).(*Plan)
+	return p
+}
+
+// Start is where the planned subscription starts: the position after
+// which its events come; false when no subscription was planned (the
+// resolver refused it).
+func (p *Plan) Start() (ledger.Position, bool) { return p.start, p.set }
+
+// Attach starts a planned subscription until ctx ends: deliver gets its
+// events in the feed's order, none twice, one call at a time on a
+// goroutine of the hub's that exists while events wait (so an idle
+// subscription costs none); deliver answers false to stop. A subscription
+// whose events wait beyond the hub's buffer ends as too slow, through
+// ctx's disconnect (WithDisconnect).
+func (h *Hub) Attach(ctx context.Context, p *Plan, deliver func(*ent.AuditEvent) bool) {
+	h.attach(ctx, p.filter, p.start, deliver)
+}
+
+// attach registers a subscriber of filter after cursor: into a channel of
+// its own, or into deliver when given.
+func (h *Hub) attach(ctx context.Context, filter ledger.FeedFilter, cursor ledger.Position, deliver func(*ent.AuditEvent) bool) *subscriber {
+	s := &subscriber{filter: filter, buffer: h.opts.Buffer, cursor: cursor, deliver: deliver}
+	if deliver == nil {
+		s.out = make(chan *ent.AuditEvent, directCap)
+	}
 	s.slow = func(err error) {
 		if s.end(err) {
 			// Maybe under the hub's lock (offer): leave it on its own.
@@ -316,7 +378,7 @@ func (h *Hub) Subscribe(ctx context.Context, filter ledger.FeedFilter, after *in
 		h.unregister(s)
 		s.end(nil)
 	})
-	return &Subscription{Events: s.out, s: s}, nil
+	return s
 }
 
 // end marks the subscriber ended (with err, when it ends by itself) and,
@@ -339,7 +401,7 @@ func (s *subscriber) end(err error) bool {
 // closeOut closes the channel of a subscriber that ended by itself (under
 // mu, by its last sender).
 func (s *subscriber) closeOut() {
-	if s.ended && s.err != nil && !s.closed {
+	if s.ended && s.err != nil && !s.closed && s.out != nil {
 		s.closed = true
 		close(s.out)
 	}
@@ -356,6 +418,9 @@ func (h *Hub) drain(ctx context.Context, s *subscriber, from, head ledger.Positi
 		s.mu.Unlock()
 	}
 	send := func(e *ent.AuditEvent) bool {
+		if s.deliver != nil {
+			return ctx.Err() == nil && s.deliver(e)
+		}
 		select {
 		case s.out <- e:
 			return true

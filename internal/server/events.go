@@ -32,6 +32,15 @@ func (s *Server) startEvents(opts Options, resolver *graph.Resolver) {
 	}
 	hub := events.New(s.ledger, eo)
 	s.hub = hub
+	s.groups.log = s.log
+	s.wsBuffer = eo.Buffer
+	if s.wsBuffer <= 0 {
+		s.wsBuffer = events.DefaultBuffer
+	}
+	s.wsInit = opts.WebSocketInitTimeout
+	if s.wsInit <= 0 {
+		s.wsInit = wsInitTimeout
+	}
 	resolver.UseEvents(hub)
 	s.ledger.UseWebhookPolicy(opts.WebhookPolicy)
 	dispatcher := &webhook.Dispatcher{Queue: s.ledger, Policy: opts.WebhookPolicy, Workers: opts.WebhookWorkers, Logger: s.log}
@@ -70,7 +79,7 @@ func (s *Server) startEvents(opts Options, resolver *graph.Resolver) {
 	previous := s.close
 	s.close = func() {
 		s.sockets.Range(func(k, _ any) bool {
-			k.(*wsState).end(closeGoingAway, "the server is shutting down; reconnect and resume with after")
+			k.(*wsConn).end(closeGoingAway, "the server is shutting down; reconnect and resume with after")
 			return true
 		})
 		cancel()
@@ -82,6 +91,19 @@ func (s *Server) startEvents(opts Options, resolver *graph.Resolver) {
 // Events is the server's subscription hub (for tests and benchmarks that
 // subscribe without a socket).
 func (s *Server) Events() *events.Hub { return s.hub }
+
+// Subscriptions reports the subscriptions the sockets run: the shared runs
+// and their members (for tests).
+func (s *Server) Subscriptions() (runs, members int) {
+	s.groups.mu.Lock()
+	defer s.groups.mu.Unlock()
+	for _, g := range s.groups.runs {
+		g.mu.Lock()
+		runs, members = runs+1, members+len(g.members)
+		g.mu.Unlock()
+	}
+	return runs, members
+}
 
 // paced runs do on a goroutine of running after a poke, at most once per
 // interval, until ctx ends; the poke never blocks, and the pokes that come

@@ -109,12 +109,7 @@ func (h *graphqlHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		ex.requestHash = requestHash(params)
 	}
 	if errs != nil {
-		// gqlgen stops at the first broken variable value, and its
-		// validation names no argument path for a literal: complete both,
-		// so that a form gets every broken field at once (variables.go).
-		errs = allVariableErrors(opCtx, params.Variables, errs)
-		annotateLiteralErrors(opCtx.RawQuery, errs)
-		list := requestErrors(suggestFields(opCtx, errs))
+		list := operationErrors(opCtx, params, errs)
 		setCodes(ctx, errorCodes(list))
 		h.write(w, rendered{status: http.StatusBadRequest, contentType: ex.contentType, body: encodeResponse(nil, list, nil)})
 		return
@@ -302,6 +297,17 @@ var keptCodes = map[apierr.Code]bool{
 // requestErrors gives errors found before execution (syntax, validation,
 // variables, limits) the contract's code and, for variables, the path.
 // Every one of them is a request error: HTTP 400.
+// operationErrors are the errors of an operation that does not parse or
+// validate, as the API answers them. gqlgen stops at the first broken
+// variable value, and its validation names no argument path for a literal:
+// both are completed, so that a form gets every broken field at once
+// (variables.go).
+func operationErrors(opCtx *graphql.OperationContext, params *graphql.RawParams, errs gqlerror.List) gqlerror.List {
+	errs = allVariableErrors(opCtx, params.Variables, errs)
+	annotateLiteralErrors(opCtx.RawQuery, errs)
+	return requestErrors(suggestFields(opCtx, errs))
+}
+
 func requestErrors(errs gqlerror.List) gqlerror.List {
 	out := make(gqlerror.List, len(errs))
 	for i, e := range errs {

@@ -73,6 +73,9 @@ type Options struct {
 	// Events configure the subscriptions' hub (buffer per subscriber,
 	// safety poll); its defaults when zero.
 	Events events.Options
+	// WebSocketInitTimeout is how long a WebSocket client may take to send
+	// connection_init (10 s when 0).
+	WebSocketInitTimeout time.Duration
 	// WebhookPolicy is the rule of webhook URLs: https and public
 	// addresses, unless AllowInsecure (DEBTQL_WEBHOOK_ALLOW_INSECURE).
 	WebhookPolicy webhook.Policy
@@ -107,8 +110,14 @@ type Server struct {
 	closeOnce sync.Once
 	close     func()
 	// sockets are the open subscription connections, closed on Close.
-	sockets sync.Map // *wsState → struct{}
+	sockets sync.Map // *wsConn → struct{}
 	hub     *events.Hub
+	// groups are the shared runs of subscriptions (wsgroup.go); wsBuffer
+	// is how many events a socket may have waiting before it is closed as
+	// too slow.
+	groups   wsGroups
+	wsBuffer int
+	wsInit   time.Duration
 }
 
 // New builds the server. It installs the tenant filter on the database
@@ -169,7 +178,6 @@ func New(opts Options) *Server {
 	// instead of a known document, which their own API key registered.
 	exec.Use(extension.AutomaticPersistedQuery{Cache: perKeyCache{lru.New[string](persistedQueries)}})
 	exec.Use(&limitsExtension{limits: limits})
-	exec.Use(subscriptionErrors{})
 	exec.Use(txn{s: s})
 	// Inside the transaction, so that a mutation whose answer is refused
 	// as too large is rolled back.
