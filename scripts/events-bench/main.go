@@ -43,6 +43,7 @@ var (
 	hooks    = flag.Int("deliveries", 3000, "webhook deliveries queued for the sending run")
 	clients  = flag.Int("clients", 1, "clients the subscriptions are spread over (subscription i follows client i mod clients); each change is one client's, in turn, so each event reaches subscriptions/clients subscribers")
 	outage   = flag.Duration("outage", 5*time.Minute, "how long the receiver is down in the outage run")
+	distinct = flag.Bool("distinct", false, "give every subscription a selection of its own (an alias), so that none shares a run with another: every event is executed once per subscriber")
 	phases   = flag.String("phases", "subscriptions,webhooks", "the runs, in order: subscriptions, webhooks, outage")
 )
 
@@ -254,7 +255,7 @@ func subscriptions(ctx context.Context, srv *server, clientIDs []string) error {
 				return
 			}
 			err = send(map[string]any{"id": strconv.Itoa(i), "type": "subscribe", "payload": map[string]any{
-				"query":     `subscription($c: UUID) { auditEvents(clientId: $c) { id createdAt } }`,
+				"query":     query(i),
 				"variables": map[string]any{"c": clientIDs[i%len(clientIDs)]}}})
 			opened <- err
 			var local []time.Duration
@@ -360,6 +361,15 @@ func subscriptions(ctx context.Context, srv *server, clientIDs []string) error {
 	fmt.Printf("  event creation to arrival at a subscriber: p50 %s, p90 %s, p99 %s, max %s\n",
 		pct(0.5).Round(time.Millisecond), pct(0.9).Round(time.Millisecond), pct(0.99).Round(time.Millisecond), pct(1).Round(time.Millisecond))
 	return nil
+}
+
+// query is subscription i's operation: the same for all, or with an alias
+// of its own (--distinct).
+func query(i int) string {
+	if *distinct {
+		return fmt.Sprintf(`subscription($c: UUID) { auditEvents(clientId: $c) { id createdAt s%d: id } }`, i)
+	}
+	return `subscription($c: UUID) { auditEvents(clientId: $c) { id createdAt } }`
 }
 
 // createdAt finds an auditEvents answer's createdAt in a "next" message.
