@@ -82,7 +82,7 @@ func (c *config) registerServe(fs *flag.FlagSet) {
 	fs.StringVar(&c.corsOrigins, "cors-origins", env("DEBTQL_CORS_ORIGINS", ""),
 		"browser origins allowed to call the API, comma-separated (https://app.example.se), or *; none by default (env DEBTQL_CORS_ORIGINS)")
 	fs.IntVar(&c.subscriptionBuffer, "subscription-buffer", c.envInt("DEBTQL_SUBSCRIPTION_BUFFER", events.DefaultBuffer),
-		"events a subscriber may have waiting before it is disconnected as too slow (close 1008) (env DEBTQL_SUBSCRIPTION_BUFFER)")
+		"events a subscription may have waiting (behind a write its client has not taken, or in the hub) before its socket is closed as too slow (close 1008) (env DEBTQL_SUBSCRIPTION_BUFFER)")
 	fs.BoolVar(&c.webhookAllowInsecure, "webhook-allow-insecure", env("DEBTQL_WEBHOOK_ALLOW_INSECURE", "false") == "true",
 		"allow webhook URLs over http and to loopback, private and link-local addresses: development and tests only (env DEBTQL_WEBHOOK_ALLOW_INSECURE=true)")
 	fs.IntVar(&c.webhookWorkers, "webhook-workers", c.envInt("DEBTQL_WEBHOOK_WORKERS", 16),
