@@ -44,7 +44,8 @@ var (
 	clients  = flag.Int("clients", 1, "clients the subscriptions are spread over (subscription i follows client i mod clients); each change is one client's, in turn, so each event reaches subscriptions/clients subscribers")
 	outage   = flag.Duration("outage", 5*time.Minute, "how long the receiver is down in the outage run")
 	distinct = flag.Bool("distinct", false, "give every subscription a selection of its own (an alias), so that none shares a run with another: every event is executed once per subscriber")
-	phases   = flag.String("phases", "subscriptions,webhooks", "the runs, in order: subscriptions, webhooks, outage")
+	phases   = flag.String("phases", "subscriptions,webhooks", "the runs, in order: subscriptions, webhooks, outage, replicas")
+	replica  = flag.String("replica-addr", "127.0.0.1:18096", "address of the second server of the replicas run, which serves the subscriptions while the changes go to the first")
 )
 
 func main() {
@@ -62,13 +63,19 @@ func main() {
 type server struct{ cmd *exec.Cmd }
 
 func start(extra ...string) (*server, error) {
+	return startAt(*addr, pprofAddr, extra...)
+}
+
+// startAt starts a server listening on at, with its profiler on pprof
+// (none when "").
+func startAt(at, pprof string, extra ...string) (*server, error) {
 	log, err := os.OpenFile(*logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, err
 	}
-	args := append([]string{"serve", "--addr", *addr, "--database-url", *dsn, "--rate-limit", "0", "--log-level", "warn"}, extra...)
+	args := append([]string{"serve", "--addr", at, "--database-url", *dsn, "--rate-limit", "0", "--log-level", "warn"}, extra...)
 	cmd := exec.Command(*bin, args...)
-	cmd.Env = append(os.Environ(), "ADMIN_API_KEY="+adminKey, "DEBTQL_WEBHOOK_ALLOW_INSECURE=true", "DEBTQL_PPROF_ADDR="+pprofAddr)
+	cmd.Env = append(os.Environ(), "ADMIN_API_KEY="+adminKey, "DEBTQL_WEBHOOK_ALLOW_INSECURE=true", "DEBTQL_PPROF_ADDR="+pprof)
 	cmd.Stdout, cmd.Stderr = log, log
 	// The server dies with the driver, however the driver ends.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
@@ -76,7 +83,7 @@ func start(extra ...string) (*server, error) {
 		return nil, err
 	}
 	for end := time.Now().Add(30 * time.Second); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
-		if resp, err := http.Get("http://" + *addr + "/readyz"); err == nil {
+		if resp, err := http.Get("http://" + at + "/readyz"); err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == 200 {
 				return &server{cmd}, nil
@@ -210,14 +217,27 @@ func run(ctx context.Context) error {
 			if srv, err = start(); err != nil {
 				return err
 			}
-			err = subscriptions(ctx, srv, ids)
+			err = subscriptions(ctx, srv, *addr, ids)
 			srv.stop()
 		case "webhooks":
 			err = webhooks(ctx, ids[0])
 		case "outage":
 			err = receiverOutage(ctx, ids[0])
+		case "replicas":
+			// The changes go to the first server, the subscriptions to
+			// the second: each event crosses from one replica to the
+			// other through PostgreSQL (NOTIFY, then the trail).
+			if srv, err = start(); err != nil {
+				return err
+			}
+			var other *server
+			if other, err = startAt(*replica, ""); err == nil {
+				err = subscriptions(ctx, other, *replica, ids)
+				other.stop()
+			}
+			srv.stop()
 		default:
-			err = fmt.Errorf("no run %q: subscriptions, webhooks or outage", phase)
+			err = fmt.Errorf("no run %q: subscriptions, webhooks, outage or replicas", phase)
 		}
 		if err != nil {
 			return err
@@ -229,7 +249,7 @@ func run(ctx context.Context) error {
 // subscriptions opens the subscriptions, measures the memory they take,
 // then sends changes at the rate for the duration and measures each
 // event's latency at each subscriber.
-func subscriptions(ctx context.Context, srv *server, clientIDs []string) error {
+func subscriptions(ctx context.Context, srv *server, at string, clientIDs []string) error {
 	time.Sleep(time.Second)
 	h0, s0, g0 := live()
 	before := srv.rss()
@@ -238,7 +258,7 @@ func subscriptions(ctx context.Context, srv *server, clientIDs []string) error {
 	var received atomic.Int64
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	wsURL := "ws://" + *addr + "/graphql"
+	wsURL := "ws://" + at + "/graphql"
 	opened := make(chan error, *subs)
 	for i := range *subs {
 		go func() {
@@ -309,11 +329,13 @@ func subscriptions(ctx context.Context, srv *server, clientIDs []string) error {
 			_ = os.WriteFile(out, b, 0o644)
 		}
 	}
-	perSub := float64(after-before) / float64(*subs)
-	fmt.Printf("subscriptions: %d open (one per connection); server RSS %.1f MiB before, %.1f MiB after: %.1f KiB per idle subscription\n",
-		*subs, float64(before)/(1<<20), float64(after)/(1<<20), perSub/1024)
-	fmt.Printf("  in use after a GC: heap +%.1f KiB, stacks +%.1f KiB per subscription (%.1f KiB), goroutines +%.1f per subscription\n",
-		(h1-h0)/float64(*subs)/1024, (s1-s0)/float64(*subs)/1024, (h1-h0+s1-s0)/float64(*subs)/1024, (g1-g0)/float64(*subs))
+	if at == *addr { // the memory of the server this driver profiles
+		perSub := float64(after-before) / float64(*subs)
+		fmt.Printf("subscriptions: %d open (one per connection); server RSS %.1f MiB before, %.1f MiB after: %.1f KiB per idle subscription\n",
+			*subs, float64(before)/(1<<20), float64(after)/(1<<20), perSub/1024)
+		fmt.Printf("  in use after a GC: heap +%.1f KiB, stacks +%.1f KiB per subscription (%.1f KiB), goroutines +%.1f per subscription\n",
+			(h1-h0)/float64(*subs)/1024, (s1-s0)/float64(*subs)/1024, (h1-h0+s1-s0)/float64(*subs)/1024, (g1-g0)/float64(*subs))
+	}
 
 	// The changes, at the rate, from a few workers.
 	total := int(duration.Seconds() * float64(*rate))
