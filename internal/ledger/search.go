@@ -218,7 +218,7 @@ func clientSearch(term string) predicate.Creditor {
 		return nil
 	}
 	preds := []predicate.Creditor{creditor.NameKeyContains(collection.SearchKey(term))}
-	if digits := collection.Digits(term); digits != "" && collection.Digits(term) == strings.NewReplacer(" ", "", "-", "").Replace(term) {
+	if digits := collection.Digits(term); digits != "" && collection.Digits(term) == collection.WithoutSeparators(term) {
 		preds = append(preds, creditor.OrganizationNumberDigitsContains(digits))
 	}
 	if n, err := strconv.Atoi(term); err == nil {
