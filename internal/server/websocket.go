@@ -433,11 +433,14 @@ func (c *wsConn) next(sub *wsSub, payload []byte) bool {
 
 var closingBrace = []byte("}")
 
-// send queues a message of the protocol's own (not counted as an event).
+// send queues a message of the protocol's own (not counted as an event);
+// a client that has let a megabyte wait is closed as too slow.
 func (c *wsConn) send(m wsMessage) {
-	if b, err := json.Marshal(m); err == nil {
-		c.out.text(0, b)
+	b, err := json.Marshal(m)
+	if err != nil || c.out.text(0, b) || c.isClosing() {
+		return
 	}
+	c.end(closeSlowConsumer, "slow consumer: the client does not read what it is sent")
 }
 
 // stop ends a subscription the client completed (an unknown id is one that

@@ -2,6 +2,7 @@ package server
 
 import (
 	"encoding/binary"
+	"errors"
 	"net"
 	"sync"
 	"time"
@@ -49,6 +50,10 @@ const (
 	// wsReadBuffer sizes coder/websocket's reader; larger messages are
 	// read through it in pieces.
 	wsReadBuffer = 1 << 10
+	// wsMaxWaiting bounds the bytes waiting behind a write the client has
+	// not taken, whatever they are (events, pongs, control frames): a
+	// client that sends pings and reads nothing cannot grow the buffer.
+	wsMaxWaiting = 1 << 20
 )
 
 func newWSOut(conn net.Conn, early []byte) *wsOut {
@@ -72,16 +77,19 @@ func (o *wsOut) Write(p []byte) (int, error) {
 	if o.closed {
 		return 0, net.ErrClosed
 	}
+	if o.stuck() && len(o.pending) >= wsMaxWaiting {
+		return 0, errClientNotReading
+	}
 	o.pending = append(o.pending, p...)
 	o.kick()
 	return len(p), nil
 }
 
 // text queues one text message made of parts. It answers false when the
-// connection is closed, or when the client is too slow: limit (when
-// positive) messages wait behind a write that the client has not taken for
-// wsCoalesce. (Messages that only wait out the pause between two writes do
-// not count against the client.)
+// connection is closed, or when the client is too slow: behind a write
+// that the client has not taken for wsCoalesce wait limit (when positive)
+// messages, or wsMaxWaiting bytes. (Messages that only wait out the pause
+// between two writes do not count against the client.)
 func (o *wsOut) text(limit int, parts ...[]byte) bool {
 	n := 0
 	for _, p := range parts {
@@ -89,7 +97,7 @@ func (o *wsOut) text(limit int, parts ...[]byte) bool {
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if o.closed || limit > 0 && o.waiting >= limit && !o.writing.IsZero() && time.Since(o.writing) > wsCoalesce {
+	if o.closed || o.stuck() && (limit > 0 && o.waiting >= limit || len(o.pending) >= wsMaxWaiting) {
 		return false
 	}
 	o.pending = appendFrameHeader(o.pending, n)
@@ -99,6 +107,16 @@ func (o *wsOut) text(limit int, parts ...[]byte) bool {
 	o.waiting++
 	o.kick()
 	return true
+}
+
+// errClientNotReading refuses a control frame to a client that takes
+// nothing.
+var errClientNotReading = errors.New("the client does not read what it is sent")
+
+// stuck reports whether a write has waited on the client for longer than
+// the pause between writes (under mu).
+func (o *wsOut) stuck() bool {
+	return !o.writing.IsZero() && time.Since(o.writing) > wsCoalesce
 }
 
 // appendFrameHeader appends the header of an unmasked final text frame of n

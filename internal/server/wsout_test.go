@@ -134,17 +134,7 @@ func TestWSOutRefusesAClientThatTakesNothing(t *testing.T) {
 	if !o.text(limit, []byte("first")) {
 		t.Fatal("first message refused")
 	}
-	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
-		o.mu.Lock()
-		writing := !o.writing.IsZero()
-		o.mu.Unlock()
-		if writing {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the first message's write did not begin")
-		}
-	}
+	waitWriting(t, o)
 	for i := range limit {
 		if !o.text(limit, []byte("waiting")) {
 			t.Fatalf("message %d refused at once", i)
@@ -173,5 +163,50 @@ func TestWSOutClosedTakesNothing(t *testing.T) {
 	}
 	if _, err := o.Write([]byte("late")); err == nil {
 		t.Fatal("a closed connection took a control frame")
+	}
+}
+
+// A client that takes nothing cannot grow the buffer with messages the
+// server owes it (pongs to its pings, control frames): they too stop at
+// wsMaxWaiting bytes behind a stuck write.
+func TestWSOutBoundsWhatWaitsForAClientThatTakesNothing(t *testing.T) {
+	server, client := net.Pipe()
+	defer client.Close()
+	o := newWSOut(server, nil)
+	defer o.Close()
+	if !o.text(0, []byte("first")) {
+		t.Fatal("first message refused")
+	}
+	waitWriting(t, o)
+	time.Sleep(2 * wsCoalesce)
+	pong := bytes.Repeat([]byte("p"), 1000)
+	queued := 0
+	for o.text(0, pong) {
+		queued++
+		if queued > 2*wsMaxWaiting/len(pong) {
+			t.Fatalf("%d pongs queued behind a stuck write", queued)
+		}
+	}
+	if queued < wsMaxWaiting/(len(pong)+4)-1 {
+		t.Fatalf("refused after %d pongs, well within the bound", queued)
+	}
+	if _, err := o.Write([]byte{0x8a, 0}); err == nil {
+		t.Fatal("a control frame was queued beyond the bound")
+	}
+}
+
+// waitWriting waits until o's flusher is inside a write.
+func waitWriting(t *testing.T, o *wsOut) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
+		o.mu.Lock()
+		writing := !o.writing.IsZero()
+		o.mu.Unlock()
+		if writing {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the first message's write did not begin")
+		}
 	}
 }
