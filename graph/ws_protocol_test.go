@@ -310,3 +310,60 @@ func (l smallSendBuffers) Accept() (net.Conn, error) {
 	}
 	return c, err
 }
+
+// A server that shuts down closes every socket with 1001 and a reason that
+// says to reconnect and resume, members of shared runs included.
+func TestSubscriptionSocketsCloseOnShutdown(t *testing.T) {
+	env := apitest.New(t)
+	clientID, _ := env.NewClient(t, "Shutdown AB")
+	a, _, _ := env.Dial(t, apitest.AdminKey)
+	b, _, _ := env.Dial(t, apitest.AdminKey)
+	a.Subscribe(t, "1", subscribeEvents, apitest.Vars{"c": clientID})
+	b.Subscribe(t, "1", subscribeEvents, apitest.Vars{"c": clientID})
+	members(t, env, 1, 2)
+	env.Server.Close()
+	for _, s := range []*apitest.Socket{a, b} {
+		if code, reason := s.Closed(t); code != 1001 || !strings.Contains(reason, "resume with after") {
+			t.Fatalf("closed with %d %q; want 1001 asking to resume", code, reason)
+		}
+	}
+	members(t, env, 0, 0)
+}
+
+// A subscription that resumes after an event the running one has passed
+// does not join it: it reads what it missed in a run of its own.
+func TestResumingSubscriptionDoesNotJoinARunAhead(t *testing.T) {
+	env := apitest.New(t)
+	clientID, _ := env.NewClient(t, "Resume Share AB")
+	var ids []int
+	s0, _, _ := env.Dial(t, apitest.AdminKey)
+	s0.Subscribe(t, "0", subscribeEvents, apitest.Vars{"c": clientID})
+	subscribed(t, env, 1)
+	for i := range 3 {
+		paymentDebtOf(t, env, clientID, fmt.Sprintf("RS-%d", i), "10.00")
+		ids = append(ids, nextNewEvent(t, s0, "0").AuditEvents.ID)
+	}
+	s0.Stop(t, "0")
+	members(t, env, 0, 0)
+	vars := apitest.Vars{"c": clientID, "after": ids[0]}
+	a, _, _ := env.Dial(t, apitest.AdminKey)
+	a.Subscribe(t, "1", subscribeEvents, vars)
+	for _, want := range ids[1:] {
+		if got := nextEvent(t, a, "1").AuditEvents.ID; got != want {
+			t.Fatalf("first resumed subscription got %d, want %d", got, want)
+		}
+	}
+	b, _, _ := env.Dial(t, apitest.AdminKey)
+	b.Subscribe(t, "1", subscribeEvents, vars)
+	for _, want := range ids[1:] {
+		if got := nextEvent(t, b, "1").AuditEvents.ID; got != want {
+			t.Fatalf("second resumed subscription got %d, want %d", got, want)
+		}
+	}
+	members(t, env, 2, 2)
+	// Both go on live.
+	paymentDebtOf(t, env, clientID, "RS-live", "10.00")
+	if x, y := nextEvent(t, a, "1").AuditEvents.ID, nextEvent(t, b, "1").AuditEvents.ID; x != y || x <= ids[2] {
+		t.Fatalf("live event %d and %d after %d", x, y, ids[2])
+	}
+}

@@ -97,7 +97,7 @@ func (s *Server) Events() *events.Hub { return s.hub }
 func (s *Server) Subscriptions() (runs, members int) {
 	s.groups.mu.Lock()
 	defer s.groups.mu.Unlock()
-	for _, g := range s.groups.runs {
+	for g := range s.groups.all {
 		g.mu.Lock()
 		runs, members = runs+1, members+len(g.members)
 		g.mu.Unlock()

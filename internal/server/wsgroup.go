@@ -33,7 +33,8 @@ import (
 type wsGroups struct {
 	log  *slog.Logger
 	mu   sync.Mutex
-	runs map[string]*wsGroup
+	runs map[string]*wsGroup // the newest of each key, which newcomers join
+	all  map[*wsGroup]struct{}
 }
 
 // wsGroup is one shared run.
@@ -81,9 +82,10 @@ func (gs *wsGroups) run(sub *wsSub, key string, plan *events.Plan, responses gra
 		members: map[*wsSub]struct{}{sub: {}}, last: sub.start}
 	sub.group = g
 	if gs.runs == nil {
-		gs.runs = map[string]*wsGroup{}
+		gs.runs, gs.all = map[string]*wsGroup{}, map[*wsGroup]struct{}{}
 	}
 	gs.runs[key] = g // the newest run of a key takes those that come next
+	gs.all[g] = struct{}{}
 	gs.mu.Unlock()
 	slot.Store(g)
 	sub.conn.s.hub.Attach(opCtx, plan, g.deliver)
@@ -157,6 +159,7 @@ func (g *wsGroup) drop() {
 	if g.groups.runs[g.key] == g {
 		delete(g.groups.runs, g.key)
 	}
+	delete(g.groups.all, g)
 	g.groups.mu.Unlock()
 }
 
