@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -365,5 +366,39 @@ func TestResumingSubscriptionDoesNotJoinARunAhead(t *testing.T) {
 	paymentDebtOf(t, env, clientID, "RS-live", "10.00")
 	if x, y := nextEvent(t, a, "1").AuditEvents.ID, nextEvent(t, b, "1").AuditEvents.ID; x != y || x <= ids[2] {
 		t.Fatalf("live event %d and %d after %d", x, y, ids[2])
+	}
+}
+
+// The hub reads the trail only while someone listens: changes made with no
+// subscription cost no read of their events, and the first subscription
+// afterwards starts now, not at the hub's old position.
+func TestIdleHubReadsNothing(t *testing.T) {
+	env := apitest.New(t)
+	clientID, _ := env.NewClient(t, "Idle Hub AB")
+	hub := env.Server.Events()
+	time.Sleep(100 * time.Millisecond) // the wake-ups of the set-up's changes
+	before := hub.Reads()
+	for i := range 5 {
+		paymentDebtOf(t, env, clientID, fmt.Sprintf("IH-%d", i), "10.00")
+	}
+	time.Sleep(300 * time.Millisecond) // well past the wake-ups' 25 ms
+	if n := hub.Reads() - before; n != 0 {
+		t.Fatalf("the hub read the trail %d times with no subscription", n)
+	}
+	s, _, _ := env.Dial(t, apitest.AdminKey)
+	s.Subscribe(t, "1", subscribeEvents, apitest.Vars{"c": clientID})
+	subscribed(t, env, 1)
+	live, _ := paymentDebtOf(t, env, clientID, "IH-live", "10.00")
+	// The first event is the live debt's, none of the five before.
+	e := nextNewEvent(t, s, "1")
+	found := false
+	for _, r := range e.AuditEvents.Records {
+		found = found || r.RecordType == "DEBT" && r.RecordID == strconv.Itoa(live)
+	}
+	if e.AuditEvents.Operation != "createDebt" || !found {
+		t.Fatalf("the first event after subscribing is not the live debt's (%d): %+v", live, e.AuditEvents)
+	}
+	if hub.Reads() == before {
+		t.Fatal("the hub did not read the trail for its subscriber")
 	}
 }
