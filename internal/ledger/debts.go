@@ -18,10 +18,11 @@ import (
 func (s *Service) CreateDebt(ctx context.Context, a Actor, clientID string, in collection.DebtorWithDebtsRecord) (*ent.Debt, error) {
 	ctx = a.scope(ctx)
 	return inTx(ctx, s, func(ctx context.Context) (*ent.Debt, error) {
-		if err := s.forClient(ctx, clientID); err != nil {
+		client, err := s.clientFor(ctx, clientID)
+		if err != nil {
 			return nil, err
 		}
-		debts, err := s.handOver(ctx, a, clientID, []collection.DebtorWithDebtsRecord{in}, OpCreateDebt,
+		debts, err := s.handOver(ctx, a, client, []collection.DebtorWithDebtsRecord{in}, OpCreateDebt,
 			func(int) string { return "input" })
 		if err != nil {
 			return nil, err

@@ -101,13 +101,14 @@ func (s *Service) lockHandover(ctx context.Context, clientID string, entries []c
 func (s *Service) CreateDebts(ctx context.Context, a Actor, clientID string, in []collection.DebtorWithDebtsRecord) ([]*ent.Debt, error) {
 	ctx = a.scope(ctx)
 	return inTx(ctx, s, func(ctx context.Context) ([]*ent.Debt, error) {
-		if err := s.forClient(ctx, clientID); err != nil {
+		client, err := s.clientFor(ctx, clientID)
+		if err != nil {
 			return nil, err
 		}
 		if n := len(in); n < 1 || n > MaxHandoverBatch {
 			return nil, apierr.Invalid("input", "must hold 1 to %d debtors with their debts, not %d", MaxHandoverBatch, n)
 		}
-		return s.handOver(ctx, a, clientID, in, OpCreateDebts, func(i int) string { return "input." + strconv.Itoa(i) })
+		return s.handOver(ctx, a, client, in, OpCreateDebts, func(i int) string { return "input." + strconv.Itoa(i) })
 	})
 }
 
@@ -134,14 +135,16 @@ const (
 
 // handOver writes entries, each a debtor with its debts, as one debt each,
 // with a number of statements that does not grow with the number of
-// entries: the locks, the check of the invoice numbers, the client's terms
-// and the reference rates (when needed), the debtors (read, inserted, and
+// entries: the locks, the check of the invoice numbers, the reference
+// rates (when needed; the client's terms come with client, read by the
+// caller), the debtors (read, inserted, and
 // one update per debtor that existed), then one insert each of the debts,
 // their items, opening payments, fees, events and the events' records
 // (each per so many rows). field names an entry's place in the arguments
 // ("input" for createDebt, "input.3" for createDebts).
-func (s *Service) handOver(ctx context.Context, a Actor, clientID string, entries []collection.DebtorWithDebtsRecord,
+func (s *Service) handOver(ctx context.Context, a Actor, client *ent.Creditor, entries []collection.DebtorWithDebtsRecord,
 	op string, field func(int) string) ([]*ent.Debt, error) {
+	clientID := client.ID
 	at := s.clock.At()
 	hs := make([]handover, len(entries))
 	var errs apierr.List
@@ -186,11 +189,7 @@ func (s *Service) handOver(ctx context.Context, a Actor, clientID string, entrie
 		case clientTerms != nil:
 			h.terms = *clientTerms
 		default:
-			c, err := s.db(ctx).Creditor.Get(ctx, clientID)
-			if err != nil {
-				return nil, err
-			}
-			t := ClientTerms(c)
+			t := ClientTerms(client)
 			clientTerms, h.terms = &t, t
 		}
 		// The demand: sent at the hand-over's instant, today, or on the

@@ -172,9 +172,28 @@ func (s *Service) ClientExists(ctx context.Context, clientID string) error {
 		return err
 	}
 	if !ok {
-		return apierr.New(apierr.NotFound, "client %s does not exist", clientID)
+		return noClient(clientID)
 	}
 	return nil
+}
+
+// noClient refuses a client id that names no client.
+func noClient(clientID string) error {
+	return apierr.New(apierr.NotFound, "client %s does not exist", clientID)
+}
+
+// clientFor authorizes the actor of ctx for clientID and reads the client:
+// forClient's check and the client's row in one statement, for a use case
+// that needs the row (a hand-over reads the client's terms).
+func (s *Service) clientFor(ctx context.Context, clientID string) (*ent.Creditor, error) {
+	if err := auth.AuthorizeClient(ctx, clientID); err != nil {
+		return nil, err
+	}
+	c, err := s.db(ctx).Creditor.Get(ctx, clientID)
+	if ent.IsNotFound(err) {
+		return nil, noClient(clientID)
+	}
+	return c, err
 }
 
 // forClient authorizes the actor of ctx for clientID and checks that the
