@@ -178,6 +178,17 @@ func (h *Hub) read(ctx context.Context) (int, error) {
 // came: more than Options.Buffer waited.
 var ErrSlow = errors.New("slow consumer")
 
+// TooSlow is ErrSlow for a subscriber that had more than buffer events
+// waiting, with the reason a client is told (the hub's and the
+// transport's, which bounds what waits for a socket the same way).
+func TooSlow(buffer int) error {
+	return fmt.Errorf("%w: more than %d events waited to be sent; resubscribe with after: the last id received", ErrSlow, buffer)
+}
+
+// Buffer is how many events a subscriber may have waiting (Options.Buffer,
+// or its default).
+func (h *Hub) Buffer() int { return h.opts.Buffer }
+
 // Subscription is a subscriber's stream of events.
 type Subscription struct {
 	// Events are the subscriber's events in the feed's order, none twice;
@@ -246,7 +257,7 @@ func (s *subscriber) offer(evs []*ent.AuditEvent) {
 		if !checked {
 			checked = true
 			if len(s.queue) > s.buffer {
-				err := fmt.Errorf("%w: more than %d events waited to be sent; resubscribe with after: the last id received", ErrSlow, s.buffer)
+				err := TooSlow(s.buffer)
 				s.mu.Unlock()
 				s.slow(err)
 				return

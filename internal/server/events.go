@@ -33,10 +33,6 @@ func (s *Server) startEvents(opts Options, resolver *graph.Resolver) {
 	hub := events.New(s.ledger, eo)
 	s.hub = hub
 	s.groups.log = s.log
-	s.wsBuffer = eo.Buffer
-	if s.wsBuffer <= 0 {
-		s.wsBuffer = events.DefaultBuffer
-	}
 	s.wsInit = opts.WebSocketInitTimeout
 	if s.wsInit <= 0 {
 		s.wsInit = wsInitTimeout

@@ -294,9 +294,6 @@ var keptCodes = map[apierr.Code]bool{
 	"PERSISTED_QUERY_NOT_FOUND": true, "PERSISTED_QUERY_NOT_SUPPORTED": true,
 }
 
-// requestErrors gives errors found before execution (syntax, validation,
-// variables, limits) the contract's code and, for variables, the path.
-// Every one of them is a request error: HTTP 400.
 // operationErrors are the errors of an operation that does not parse or
 // validate, as the API answers them. gqlgen stops at the first broken
 // variable value, and its validation names no argument path for a literal:
@@ -308,6 +305,9 @@ func operationErrors(opCtx *graphql.OperationContext, params *graphql.RawParams,
 	return requestErrors(suggestFields(opCtx, errs))
 }
 
+// requestErrors gives errors found before execution (syntax, validation,
+// variables, limits) the contract's code and, for variables, the path.
+// Every one of them is a request error: HTTP 400.
 func requestErrors(errs gqlerror.List) gqlerror.List {
 	out := make(gqlerror.List, len(errs))
 	for i, e := range errs {

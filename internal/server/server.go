@@ -112,12 +112,10 @@ type Server struct {
 	// sockets are the open subscription connections, closed on Close.
 	sockets sync.Map // *wsConn → struct{}
 	hub     *events.Hub
-	// groups are the shared runs of subscriptions (wsgroup.go); wsBuffer
-	// is how many events a socket may have waiting before it is closed as
-	// too slow.
-	groups   wsGroups
-	wsBuffer int
-	wsInit   time.Duration
+	// groups are the shared runs of subscriptions (wsgroup.go); wsInit is
+	// how long a socket may take to send connection_init.
+	groups wsGroups
+	wsInit time.Duration
 }
 
 // New builds the server. It installs the tenant filter on the database

@@ -17,6 +17,7 @@ import (
 	coderws "github.com/coder/websocket"
 
 	"github.com/99designs/gqlgen/graphql"
+	"github.com/99designs/gqlgen/graphql/handler/transport"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
@@ -281,17 +282,14 @@ func (c *wsConn) init(payload json.RawMessage) {
 		c.end(closeTooManyInits, "Too many initialisation requests")
 		return
 	}
-	var p map[string]any
+	var p transport.InitPayload
 	if len(payload) > 0 {
 		if err := json.Unmarshal(payload, &p); err != nil {
 			c.end(closeBadMessage, "Invalid message: connection_init's payload must be an object")
 			return
 		}
 	}
-	header, _ := p["Authorization"].(string)
-	if header == "" {
-		header, _ = p["authorization"].(string)
-	}
+	header := p.Authorization()
 	if header == "" {
 		header = c.header
 	} else if c.header != "" && c.header != header {
@@ -424,10 +422,11 @@ func (c *wsConn) refuse(sub *wsSub, errs ...*gqlerror.Error) {
 // It answers false when the connection is closed, or too slow: when more
 // than the buffer of messages wait to be sent, which closes it.
 func (c *wsConn) next(sub *wsSub, payload []byte) bool {
-	if c.out.text(c.s.wsBuffer, sub.prefix, payload, closingBrace) {
+	buffer := c.s.hub.Buffer()
+	if c.out.text(buffer, sub.prefix, payload, closingBrace) {
 		return true
 	}
-	c.end(closeSlowConsumer, fmt.Sprintf("slow consumer: more than %d events waited to be sent; resubscribe with after: the last id received", c.s.wsBuffer))
+	c.end(closeSlowConsumer, events.TooSlow(buffer).Error())
 	return false
 }
 
