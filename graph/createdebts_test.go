@@ -395,3 +395,60 @@ func TestAnonymizationRacesHandOvers(t *testing.T) {
 		t.Errorf("%d unwithdrawn debts of anonymized debtors (%v)", bad, err)
 	}
 }
+
+// TestCreateDebtAnsweredFromItsRow: createDebt calls that select only the
+// debt's own fields run without the request's transaction (RunsAlone; on
+// PostgreSQL they are handed over in groups, ledger.HandsOverAlone) and are
+// answered from the row written: 20 at once all succeed, each answer is
+// its debt as a query reads it, and each debt has its own request's event.
+// With an Idempotency-Key the call runs in its request's transaction and
+// a retry replays the answer without a second debt.
+func TestCreateDebtAnsweredFromItsRow(t *testing.T) {
+	env := apitest.New(t)
+	clientID, _ := env.NewClient(t, "Bulk AB")
+	const fields = `__typename id originalAmount paidAmount remainingAmount paymentStatus mainStatus underStatus activeStatus isCompleted withdrawnAt createdAt updatedAt`
+	const slim = `mutation($c: UUID!, $in: DebtorWithDebtsInput!) { createDebt(clientId: $c, input: $in) { ` + fields + ` } }`
+	const read = `query($c: UUID!, $id: Int!) { debt(clientId: $c, id: $id) { ` + fields + ` } }`
+	type answer struct {
+		CreateDebt map[string]any
+	}
+	const n = 20
+	answers := make([]answer, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			env.Admin().Do(t, slim, apitest.Vars{"c": clientID, "in": handoverEntry(fmt.Sprintf("ROW-%d", i), fmt.Sprintf("ROW-%d", i))}).OK(t, &answers[i])
+		}()
+	}
+	wg.Wait()
+	for i, a := range answers {
+		id, _ := a.CreateDebt["id"].(float64)
+		var got struct{ Debt map[string]any }
+		env.Admin().Do(t, read, apitest.Vars{"c": clientID, "id": int(id)}).OK(t, &got)
+		if fmt.Sprint(got.Debt) != fmt.Sprint(a.CreateDebt) {
+			t.Errorf("call %d answered %v; the debt reads %v", i, a.CreateDebt, got.Debt)
+		}
+		if a.CreateDebt["originalAmount"] != "200.00" || a.CreateDebt["paidAmount"] != "10.00" {
+			t.Errorf("call %d answered %v", i, a.CreateDebt)
+		}
+	}
+	var events, requests int
+	if err := env.DB.SQL.QueryRow(`SELECT count(*), count(DISTINCT request_id) FROM audit_events WHERE operation = 'createDebt' AND client_id = $1`,
+		clientID).Scan(&events, &requests); err != nil || events != n || requests != n {
+		t.Errorf("%d createDebt events of %d requests (%v), want %d of %d", events, requests, err, n, n)
+	}
+
+	in := apitest.Vars{"c": clientID, "in": handoverEntry("ROW-KEYED", "ROW-KEYED")}
+	var first, again answer
+	env.Admin().Do(t, slim, in, "Idempotency-Key", "row-once").OK(t, &first)
+	env.Admin().Do(t, slim, in, "Idempotency-Key", "row-once").OK(t, &again)
+	if fmt.Sprint(first) != fmt.Sprint(again) {
+		t.Errorf("a retry with the key answered %v, the first call %v", again, first)
+	}
+	var keyed int
+	if err := env.DB.SQL.QueryRow(`SELECT count(*) FROM debt_invoices WHERE invoice_number LIKE 'ROW-KEYED-%'`).Scan(&keyed); err != nil || keyed != 2 {
+		t.Errorf("%d items of the keyed call (%v), want 2 (one debt)", keyed, err)
+	}
+}

@@ -369,7 +369,7 @@ func TestWithdrawalWhileAPaymentWaits(t *testing.T) {
 
 // TestPaymentWithoutTransaction: on PostgreSQL an addDebtPayment whose
 // answer is what its statement returns runs as that one statement, without
-// a transaction around it (graph.SingleStatement); with an Idempotency-Key,
+// a transaction around it (graph.RunsAlone); with an Idempotency-Key,
 // or an answer that needs queries, it runs in a transaction; on SQLite
 // always. Either way the payment, its amounts and its event are booked
 // once, and the answer is the same.

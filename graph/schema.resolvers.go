@@ -299,6 +299,11 @@ func (r *mutationResolver) CreateDebt(ctx context.Context, clientID string, inpu
 	if err != nil {
 		return nil, err
 	}
+	if r.ledger.HandsOverAlone(ctx) {
+		// Committed in a group of its own: the answer selects only the
+		// debt's row, as written (RunsAlone), and nothing may fail now.
+		return d, nil
+	}
 	return r.reloadDebt(ctx, d.ID)
 }
 

@@ -14,16 +14,20 @@ import (
 
 // CreateDebt hands a debtor's receivables over: reuse or create the
 // debtor, then write the debt, its items and opening payments, all or
-// nothing (handOver, with one entry).
+// nothing (handOver, with one entry). Run alone (HandsOverAlone), it
+// joins the hand-overs of its client and API key that arrive while one
+// runs (handoverGroups) and commits with them.
 func (s *Service) CreateDebt(ctx context.Context, a Actor, clientID string, in collection.DebtorWithDebtsRecord) (*ent.Debt, error) {
 	ctx = a.scope(ctx)
-	return inTx(ctx, s, func(ctx context.Context) (*ent.Debt, error) {
-		client, err := s.clientFor(ctx, clientID)
-		if err != nil {
+	if s.HandsOverAlone(ctx) {
+		m := &handoverMember{in: in, actor: a}
+		if err := s.handovers.do(ctx, handoverKey{clientID: clientID, keyID: a.KeyID}, m); err != nil {
 			return nil, err
 		}
-		debts, err := s.handOver(ctx, a, client, []collection.DebtorWithDebtsRecord{in}, OpCreateDebt,
-			func(int) string { return "input" })
+		return m.debt, nil
+	}
+	return inTx(ctx, s, func(ctx context.Context) (*ent.Debt, error) {
+		debts, err := s.handOverOf(ctx, clientID, []*handoverMember{{in: in, actor: a}})
 		if err != nil {
 			return nil, err
 		}

@@ -108,7 +108,8 @@ func (s *Service) CreateDebts(ctx context.Context, a Actor, clientID string, in 
 		if n := len(in); n < 1 || n > MaxHandoverBatch {
 			return nil, apierr.Invalid("input", "must hold 1 to %d debtors with their debts, not %d", MaxHandoverBatch, n)
 		}
-		return s.handOver(ctx, a, client, in, OpCreateDebts, func(i int) string { return "input." + strconv.Itoa(i) })
+		e := event{a, OpCreateDebts}
+		return s.handOver(ctx, client, in, func(int) event { return e }, func(i int) string { return "input." + strconv.Itoa(i) })
 	})
 }
 
@@ -140,10 +141,12 @@ const (
 // caller), the debtors (read, inserted, and
 // one update per debtor that existed), then one insert each of the debts,
 // their items, opening payments, fees, events and the events' records
-// (each per so many rows). field names an entry's place in the arguments
-// ("input" for createDebt, "input.3" for createDebts).
-func (s *Service) handOver(ctx context.Context, a Actor, client *ent.Creditor, entries []collection.DebtorWithDebtsRecord,
-	op string, field func(int) string) ([]*ent.Debt, error) {
+// (each per so many rows). ev is an entry's event (its actor and
+// operation: the entries of grouped createDebt calls come from several
+// requests), field names an entry's place in the arguments ("input" for
+// createDebt, "input.3" for createDebts).
+func (s *Service) handOver(ctx context.Context, client *ent.Creditor, entries []collection.DebtorWithDebtsRecord,
+	ev func(int) event, field func(int) string) ([]*ent.Debt, error) {
 	clientID := client.ID
 	at := s.clock.At()
 	hs := make([]handover, len(entries))
@@ -332,7 +335,7 @@ func (s *Service) handOver(ctx context.Context, a Actor, client *ent.Creditor, e
 	for i, d := range debts {
 		ids[i] = d.ID
 	}
-	if err := s.recordMany(ctx, event{a, op}, clientID, ids, events); err != nil {
+	if err := s.recordMany(ctx, ev, clientID, ids, events); err != nil {
 		return nil, err
 	}
 	return debts, nil
@@ -516,10 +519,10 @@ func (s *Service) handoverDebtors(ctx context.Context, clientID string, hs []han
 
 // recordMany appends one event per debt of a hand-over, each with its
 // records, in the use case's transaction: one insert of the events and
-// one of their records (per so many rows).
-func (s *Service) recordMany(ctx context.Context, e event, clientID string, debtIDs []scalar.IntID, records [][]auditRecord) error {
+// one of their records (per so many rows). ev is the i-th debt's event.
+func (s *Service) recordMany(ctx context.Context, ev func(int) event, clientID string, debtIDs []scalar.IntID, records [][]auditRecord) error {
 	if len(debtIDs) == 1 {
-		return s.record(ctx, e, &clientID, &debtIDs[0], records[0]...)
+		return s.record(ctx, ev(0), &clientID, &debtIDs[0], records[0]...)
 	}
 	tx := ent.TxFromContext(ctx)
 	if tx == nil {
@@ -529,7 +532,7 @@ func (s *Service) recordMany(ctx context.Context, e event, clientID string, debt
 	db := s.db(ctx)
 	creates := make([]*ent.AuditEventCreate, len(debtIDs))
 	for i := range debtIDs {
-		creates[i] = eventCreate(db, e, &clientID, &debtIDs[i])
+		creates[i] = eventCreate(db, ev(i), &clientID, &debtIDs[i])
 	}
 	events, err := db.AuditEvent.CreateBulk(creates...).Save(ctx)
 	if err != nil {

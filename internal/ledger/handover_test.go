@@ -3,12 +3,15 @@ package ledger_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
 	"github.com/debtql/debtql/ent"
+	"github.com/debtql/debtql/ent/apikey"
 	"github.com/debtql/debtql/internal/apierr"
 	"github.com/debtql/debtql/internal/apitest"
+	"github.com/debtql/debtql/internal/auth"
 	"github.com/debtql/debtql/internal/collection"
 	"github.com/debtql/debtql/internal/ledger"
 )
@@ -104,4 +107,170 @@ func asAPIError(err error, target **apierr.Error) bool {
 		return true
 	}
 	return errors.As(err, target)
+}
+
+// TestCreateDebtCallsCommitTogether guards the group commit of createDebt
+// calls run alone (PostgreSQL): the calls of one client and key that
+// arrive while one of theirs is handed over are handed over together,
+// in one transaction, each debt with its own request's event; a call whose
+// request ends while it waits writes nothing; a call of another key is
+// not held behind them; and when a group fails, each of its calls is
+// handed over on its own, so that one call's refusal is its alone.
+func TestCreateDebtCallsCommitTogether(t *testing.T) {
+	env := apitest.New(t)
+	if !env.Postgres {
+		t.Skip("SQLite hands each createDebt over in its request's transaction")
+	}
+	svc := ledger.New(env.DB, ledger.Clock{})
+	ctx := context.Background()
+	admin := adminActor(t, env, "")
+	c, err := svc.CreateClient(ctx, admin, apitestClient())
+	if err != nil {
+		t.Fatal(err)
+	}
+	type result struct {
+		d   *ent.Debt
+		err error
+	}
+	start := func(ctx context.Context, a ledger.Actor, in collection.DebtorWithDebtsRecord) chan result {
+		done := make(chan result, 1)
+		go func() {
+			d, err := svc.CreateDebt(ledger.Alone(ctx), a, c.ID, in)
+			done <- result{d, err}
+		}()
+		return done
+	}
+	as := func(requestID string) ledger.Actor {
+		a := admin
+		a.RequestID = requestID
+		return a
+	}
+	waitFor := func(what string, cond func() bool) {
+		t.Helper()
+		for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(5 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("timed out waiting for %s", what)
+			}
+		}
+	}
+	// hold opens a hand-over of number in a transaction and starts a call
+	// run alone on the same number, which then runs and waits for that
+	// transaction's lock: the group's run is going on.
+	hold := func(number string) (commit func(), running chan result) {
+		tx, err := env.DB.Ent.Tx(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = tx.Rollback() })
+		open := ent.NewTxContext(ent.NewContext(ctx, tx.Client()), tx)
+		if _, err := svc.CreateDebt(open, admin, c.ID, handoverRecord(t, "NO-HOLD-"+number, number)); err != nil {
+			t.Fatal(err)
+		}
+		running = start(ctx, as("running-"+number), handoverRecord(t, "NO-RUN-"+number, number))
+		waitFor("the running call to wait for the open one's lock", func() bool {
+			var n int
+			_ = env.DB.SQL.QueryRow(`SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted`).Scan(&n)
+			return n > 0
+		})
+		return func() {
+			if err := tx.Commit(); err != nil {
+				t.Fatal(err)
+			}
+		}, running
+	}
+	conflict := func(r result, what string) {
+		t.Helper()
+		var ae *apierr.Error
+		if !asAPIError(r.err, &ae) || ae.Code != apierr.Conflict || ae.Field != "input.debts.0.invoiceNumber" {
+			t.Errorf("%s: %v, want CONFLICT on input.debts.0.invoiceNumber", what, r.err)
+		}
+	}
+	xacts := func(debts ...*ent.Debt) (distinct int) {
+		t.Helper()
+		ids := make([]int64, len(debts))
+		for i, d := range debts {
+			ids[i] = int64(d.ID)
+		}
+		if err := env.DB.SQL.QueryRow(`SELECT count(DISTINCT xact) FROM audit_events WHERE debt_id = ANY($1)`, ids).Scan(&distinct); err != nil {
+			t.Fatal(err)
+		}
+		return distinct
+	}
+
+	// Five calls wait behind a running one; a sixth's request ends while
+	// it waits; a call of another key runs at once.
+	commit, running := hold("G-0")
+	var waiting []chan result
+	for i := 1; i <= 5; i++ {
+		waiting = append(waiting, start(ctx, as(fmt.Sprintf("req-%d", i)), handoverRecord(t, fmt.Sprintf("NO-%d", i), fmt.Sprintf("G-%d", i))))
+	}
+	gone, cancel := context.WithCancel(ctx)
+	left := start(gone, as("gone"), handoverRecord(t, "NO-GONE", "G-GONE"))
+	waitFor("six calls to wait", func() bool { return svc.HandoversWaiting(c.ID, admin.KeyID) == 6 })
+	cancel()
+	if r := <-left; !errors.Is(r.err, context.Canceled) {
+		t.Errorf("a call whose request ended while it waited: %v, want context.Canceled", r.err)
+	}
+	keyID, _ := env.NewKey(t, "CLIENT", c.ID)
+	other := ledger.Actor{KeyID: keyID, KeyName: "client", Role: apikey.RoleCLIENT, ClientID: c.ID, RequestID: "other-key"}
+	select {
+	case r := <-start(ctx, other, handoverRecord(t, "NO-OTHER", "G-OTHER")):
+		if r.err != nil {
+			t.Fatalf("another key's call: %v", r.err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("another key's call waited behind this key's group")
+	}
+	if n := svc.HandoversWaiting(c.ID, admin.KeyID); n != 5 {
+		t.Fatalf("%d calls wait, want 5", n)
+	}
+	commit()
+	conflict(<-running, "the running call on the held number")
+	var grouped []*ent.Debt
+	for i, w := range waiting {
+		r := <-w
+		if r.err != nil {
+			t.Fatalf("waiting call %d: %v", i+1, r.err)
+		}
+		// Bound to the client, not the group's closed transaction.
+		items, err := r.d.QueryInvoices().All(auth.System(ctx))
+		if err != nil || len(items) != 1 || items[0].InvoiceNumber != fmt.Sprintf("G-%d", i+1) {
+			t.Fatalf("waiting call %d's debt has items %v (%v)", i+1, items, err)
+		}
+		grouped = append(grouped, r.d)
+	}
+	if n := xacts(grouped...); n != 1 {
+		t.Errorf("the five waiting calls committed in %d transactions, want 1", n)
+	}
+	for i, d := range grouped {
+		var requestID, op string
+		if err := env.DB.SQL.QueryRow(`SELECT request_id, operation FROM audit_events WHERE debt_id = $1`, int64(d.ID)).Scan(&requestID, &op); err != nil {
+			t.Fatal(err)
+		}
+		if want := fmt.Sprintf("req-%d", i+1); requestID != want || op != ledger.OpCreateDebt {
+			t.Errorf("debt %d's event: %s by %q, want %s by %q", d.ID, op, requestID, ledger.OpCreateDebt, want)
+		}
+	}
+	var gones int
+	if err := env.DB.SQL.QueryRow(`SELECT count(*) FROM debt_invoices WHERE invoice_number = 'G-GONE'`).Scan(&gones); err != nil || gones != 0 {
+		t.Errorf("the call whose request ended wrote %d items (%v)", gones, err)
+	}
+
+	// A group with a number already in collection: each of its calls is
+	// handed over on its own.
+	commit, running = hold("G-10")
+	a := start(ctx, as("a"), handoverRecord(t, "NO-A", "G-11"))
+	b := start(ctx, as("b"), handoverRecord(t, "NO-B", "G-0"))
+	d := start(ctx, as("d"), handoverRecord(t, "NO-D", "G-12"))
+	waitFor("three calls to wait", func() bool { return svc.HandoversWaiting(c.ID, admin.KeyID) == 3 })
+	commit()
+	conflict(<-running, "the running call on the held number")
+	ra, rb, rd := <-a, <-b, <-d
+	if ra.err != nil || rd.err != nil {
+		t.Fatalf("the calls beside a refused one: %v, %v", ra.err, rd.err)
+	}
+	conflict(rb, "the call on a number in collection")
+	if n := xacts(ra.d, rd.d); n != 2 {
+		t.Errorf("after the group failed its calls committed in %d transactions, want 2 (one each)", n)
+	}
 }

@@ -104,7 +104,10 @@ type Service struct {
 	booker booker
 	// payments books together the payments on one debt that arrive while
 	// one is being booked (queuedBooker).
-	payments *paymentQueues
+	payments *paymentGroups
+	// handovers hands over together the createDebt calls of one client
+	// and key that arrive while one is handed over (CreateDebt).
+	handovers *handoverGroups
 	// accruing remembers the debts that bear interest, whose payments
 	// the engine books (bookAccruing).
 	accruing *accruingDebts
@@ -128,8 +131,10 @@ type Service struct {
 // New returns the service over the database. Its dialect picks the
 // payment booker, here and nowhere else.
 func New(db *store.DB, clock Clock) *Service {
-	s := &Service{orm: db.Ent, clock: clock, locker: db, payments: &paymentQueues{}, accruing: &accruingDebts{},
+	s := &Service{orm: db.Ent, clock: clock, locker: db, accruing: &accruingDebts{},
 		paymentOrder: collection.DefaultPaymentOrderAmounts}
+	s.payments = s.newPaymentGroups()
+	s.handovers = s.newHandoverGroups()
 	db.Ent.Debt.Intercept(intercept.TraverseDebt(loadClaimColumns))
 	if db.IsPostgres() {
 		s.postgres = true
@@ -244,9 +249,10 @@ func inTx[T any](ctx context.Context, s *Service, work func(ctx context.Context)
 type aloneKey struct{}
 
 // Alone marks the context of a use case that its caller runs without a
-// transaction because one statement does all its work (SingleStatement
+// transaction because the ledger commits its work by itself (graph.RunsAlone
 // decides which): addDebtPayment then books on PostgreSQL with one
-// statement that commits by itself.
+// statement that commits by itself, and createDebt hands over in a
+// transaction of its own, shared with the calls grouped with it.
 func Alone(ctx context.Context) context.Context {
 	return context.WithValue(ctx, aloneKey{}, true)
 }

@@ -65,17 +65,19 @@ func (s *Service) AddDebtPayment(ctx context.Context, a Actor, clientID string, 
 
 // BooksAlone reports whether a payment of ctx is booked without a
 // transaction: its caller runs it alone (Alone) and the database books a
-// payment with one statement that commits by itself (PaymentsBookAlone).
+// payment with one statement that commits by itself (RunsAlone).
 // This is the one place that decides whether a payment needs a
 // transaction.
 func (s *Service) BooksAlone(ctx context.Context) bool {
-	return alone(ctx) && ent.TxFromContext(ctx) == nil && s.PaymentsBookAlone()
+	return alone(ctx) && ent.TxFromContext(ctx) == nil && s.RunsAlone()
 }
 
-// PaymentsBookAlone reports whether the database books a payment with one
-// statement that commits by itself, so that a caller whose answer needs
-// nothing more may run addDebtPayment without a transaction (Alone).
-func (s *Service) PaymentsBookAlone() bool { return s.booker.alone() }
+// RunsAlone reports whether the database books a payment with one
+// statement that commits by itself, and hands debts over in groups of
+// their own transaction (PostgreSQL), so that a caller whose answer needs
+// nothing more may run addDebtPayment or createDebt without a transaction
+// (Alone).
+func (s *Service) RunsAlone() bool { return s.booker.alone() }
 
 // booker books one payment, or answers why not; a transaction of ctx, when
 // there is one, holds its work.

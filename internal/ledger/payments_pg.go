@@ -52,7 +52,7 @@ type paymentMember struct {
 // members' order, read in id order as the payments' sequence. What follows
 // inside the hold is the answer's resolution (no query for the debt and
 // item) and the commit; or, when the statement runs alone
-// (SingleStatement), its own commit only.
+// (RunsAlone), its own commit only.
 //
 // A member whose item is not one of the debt's books nothing and the others
 // still book; when the debt is not the client's, is withdrawn, or bears
@@ -221,7 +221,7 @@ func (s *Service) bookPaymentsAs(ctx context.Context, tx querier, clientID strin
 var maxAmountSQL = strconv.FormatInt(int64(collection.MaxAmount), 10)
 
 // querier runs a hand-written query: the mutation's transaction, or the
-// client outside one (SingleStatement).
+// client outside one (RunsAlone).
 type querier interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*stdsql.Rows, error)
 }

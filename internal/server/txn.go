@@ -27,8 +27,9 @@ const idempotencyWindow = 24 * time.Hour
 
 // txn runs every mutation operation in one transaction: all of it commits,
 // or none of it. (On PostgreSQL, a mutation that is one statement, atomic
-// by itself, and whose answer cannot fail after it runs without BEGIN and
-// COMMIT: graph.SingleStatement.) With an Idempotency-Key it also records the response in
+// by itself, or a hand-over that the ledger groups in a transaction of its
+// own, and whose answer cannot fail after it runs without BEGIN and
+// COMMIT: graph.RunsAlone.) With an Idempotency-Key it also records the response in
 // that same transaction, so that the work and its record are never apart:
 // a retry either finds both or neither.
 type txn struct{ s *Server }
@@ -70,13 +71,13 @@ func (t txn) InterceptResponse(ctx context.Context, next graphql.ResponseHandler
 	}
 	ex := exchangeFrom(ctx)
 	keyed := ex != nil && ex.idempotencyKey != ""
-	if !keyed && graph.SingleStatement(opCtx) && t.s.ledger.PaymentsBookAlone() {
-		// One statement that commits on its own, and an answer that
-		// cannot fail after it (graph.SingleStatement): no BEGIN, no
-		// COMMIT. A refused payment's statement wrote nothing.
-		// Nothing may refuse the answer once the statement has committed:
+	if !keyed && graph.RunsAlone(opCtx) && t.s.ledger.RunsAlone() {
+		// Work that commits on its own, and an answer that cannot fail
+		// after it (graph.RunsAlone): no BEGIN, no COMMIT. A refused
+		// payment or hand-over wrote nothing.
+		// Nothing may refuse the answer once the work has committed:
 		// no budget (the answer is one payment's row, with its debt and
-		// item, and short).
+		// item, or one debt's row, and short).
 		resp := next(ledger.Alone(withoutBudget(ctx)))
 		if len(resp.Errors) > 0 {
 			return &graphql.Response{Errors: resp.Errors, Extensions: resp.Extensions}

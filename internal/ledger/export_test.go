@@ -1,0 +1,14 @@
+package ledger
+
+// HandoversWaiting is how many createDebt calls of the client and key wait
+// for a running hand-over of theirs (handoverGroups); -1 when none runs.
+func (s *Service) HandoversWaiting(clientID, keyID string) int {
+	g := s.handovers
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	w, running := g.waiting[handoverKey{clientID: clientID, keyID: keyID}]
+	if !running {
+		return -1
+	}
+	return len(w)
+}

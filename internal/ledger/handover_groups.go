@@ -1,0 +1,97 @@
+package ledger
+
+import (
+	"context"
+
+	"github.com/debtql/debtql/ent"
+	"github.com/debtql/debtql/internal/collection"
+)
+
+// handoverGroups hands over together the createDebt calls of one client
+// and API key that arrive while a hand-over of theirs is running
+// (groupCommit): those that waited are handed over by one transaction of
+// handOver's fixed statements, where one transaction each would send
+// those statements and commit once per debt (docs/performance.md, "Bulk
+// hand-over"). The API key is part of the key so that a group runs as one
+// actor: the tenancy of the first member's request is every member's.
+//
+// It serves the calls that run without a transaction of the request
+// (HandsOverAlone): one with an Idempotency-Key, whose record must commit
+// with it, is handed over on its own in its request's transaction.
+type handoverGroups = groupCommit[handoverKey, *handoverMember]
+
+type handoverKey struct {
+	clientID string
+	keyID    string
+}
+
+// handoverMember is one createDebt call of a group: its input and actor
+// (its debt's event names its own request), and the debt it handed over.
+type handoverMember struct {
+	in    collection.DebtorWithDebtsRecord
+	actor Actor
+	debt  *ent.Debt
+}
+
+// maxHandoverGroup bounds the calls one transaction hands over. With two
+// invoices each, 16 calls take 48 advisory locks, within maxFineLocks.
+const maxHandoverGroup = 16
+
+func (s *Service) newHandoverGroups() *handoverGroups {
+	return &handoverGroups{max: maxHandoverGroup, run: s.handOverGroup}
+}
+
+// HandsOverAlone reports whether createDebt of ctx runs without a
+// transaction of its caller, in one of its own shared with the calls
+// grouped with it (PostgreSQL; ctx marked Alone, which the server does
+// when the answer needs nothing but the debt's row: graph.RunsAlone).
+func (s *Service) HandsOverAlone(ctx context.Context) bool {
+	return alone(ctx) && ent.TxFromContext(ctx) == nil && s.RunsAlone()
+}
+
+// handOverGroup hands members over in one transaction and answers each.
+// When that fails and there were several, each is handed over on its own,
+// in order, as if it had come alone: one member's refusal (an invoice
+// number already in collection, an input error) is its own, not the
+// others'.
+func (s *Service) handOverGroup(ctx context.Context, k handoverKey, members []*handoverMember) []error {
+	run := func(ms []*handoverMember) error {
+		return guard(func() error {
+			debts, err := inTx(ctx, s, func(ctx context.Context) ([]*ent.Debt, error) {
+				return s.handOverOf(ctx, k.clientID, ms)
+			})
+			if err != nil {
+				return err
+			}
+			// Read after the commit: bound to the client, not the
+			// closed transaction.
+			for i, d := range debts {
+				ms[i].debt = d.Unwrap()
+			}
+			return nil
+		})
+	}
+	errs := oneOutcome(run(members), len(members))
+	if errs[0] != nil && len(members) > 1 {
+		for i, m := range members {
+			errs[i] = run([]*handoverMember{m})
+		}
+	}
+	return errs
+}
+
+// handOverOf hands members over in the transaction of ctx, as createDebt
+// does: its errors name the member's "input".
+func (s *Service) handOverOf(ctx context.Context, clientID string, members []*handoverMember) ([]*ent.Debt, error) {
+	client, err := s.clientFor(ctx, clientID)
+	if err != nil {
+		return nil, err
+	}
+	entries := make([]collection.DebtorWithDebtsRecord, len(members))
+	for i, m := range members {
+		entries[i] = m.in
+	}
+	return s.handOver(ctx, client, entries,
+		func(i int) event { return event{members[i].actor, OpCreateDebt} },
+		func(int) string { return "input" })
+}
