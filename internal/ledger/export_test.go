@@ -6,9 +6,9 @@ func (s *Service) HandoversWaiting(clientID, keyID string) int {
 	g := s.handovers
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	w, running := g.waiting[handoverKey{clientID: clientID, keyID: keyID}]
-	if !running {
+	st := g.keys[handoverKey{clientID: clientID, keyID: keyID}]
+	if st == nil {
 		return -1
 	}
-	return len(w)
+	return len(st.waiting)
 }

@@ -26,12 +26,25 @@ import (
 // deadline or maxGroupRun when it has none.
 type groupCommit[K comparable, M any] struct {
 	max int // members per run
-	run func(ctx context.Context, k K, ms []M) (errs []error)
+	// gather, when set, is how long a run that ends waits for as many
+	// requests as it ran before it hands them to the next run: requests
+	// answered together come back together, a little apart, and without
+	// it the first of them would run alone and the others after it.
+	gather time.Duration
+	run    func(ctx context.Context, k K, ms []M) (errs []error)
 
 	mu sync.Mutex
-	// waiting holds, for each key with a run going on, the requests
-	// waiting for it to end; a key without one has no entry.
-	waiting map[K][]*grouped[M]
+	// keys holds the keys with a run going on; a key without one has no
+	// entry.
+	keys map[K]*groupKey[M]
+}
+
+// groupKey is a key's run going on and the requests waiting for it.
+type groupKey[M any] struct {
+	waiting []*grouped[M]
+	// full, while the run gathers, is closed when want requests wait.
+	full chan struct{}
+	want int
 }
 
 // grouped is a request waiting for, or in, a run.
@@ -54,8 +67,12 @@ const maxGroupRun = 30 * time.Second
 func (g *groupCommit[K, M]) do(ctx context.Context, k K, m M) error {
 	q := &grouped[M]{m: m, ctx: ctx, done: make(chan error, 1)}
 	g.mu.Lock()
-	if w, running := g.waiting[k]; running {
-		g.waiting[k] = append(w, q)
+	if st, running := g.keys[k]; running {
+		st.waiting = append(st.waiting, q)
+		if st.full != nil && len(st.waiting) >= st.want {
+			close(st.full)
+			st.full = nil
+		}
 		g.mu.Unlock()
 		select {
 		case err := <-q.done:
@@ -63,7 +80,7 @@ func (g *groupCommit[K, M]) do(ctx context.Context, k K, m M) error {
 		case <-ctx.Done():
 			g.mu.Lock()
 			if !q.taken {
-				g.waiting[k] = slices.DeleteFunc(g.waiting[k], func(x *grouped[M]) bool { return x == q })
+				st.waiting = slices.DeleteFunc(st.waiting, func(x *grouped[M]) bool { return x == q })
 				g.mu.Unlock()
 				return ctx.Err()
 			}
@@ -71,32 +88,57 @@ func (g *groupCommit[K, M]) do(ctx context.Context, k K, m M) error {
 			return <-q.done
 		}
 	}
-	if g.waiting == nil {
-		g.waiting = map[K][]*grouped[M]{}
+	if g.keys == nil {
+		g.keys = map[K]*groupKey[M]{}
 	}
-	g.waiting[k] = nil
+	st := &groupKey[M]{}
+	g.keys[k] = st
 	q.taken = true
 	g.mu.Unlock()
-	g.runFrom(k, []*grouped[M]{q})
+	g.runFrom(k, st, []*grouped[M]{q})
 	return <-q.done
 }
 
 // runFrom runs batch, then hands the requests that waited meanwhile to a
-// new run, or ends the key's runs when none did.
-func (g *groupCommit[K, M]) runFrom(k K, batch []*grouped[M]) {
+// new run (handOn), after gathering when set: in a goroutine of its own,
+// so that the request that ran first is answered at once.
+func (g *groupCommit[K, M]) runFrom(k K, st *groupKey[M], batch []*grouped[M]) {
 	g.runOnce(k, batch)
 	g.mu.Lock()
+	if want := min(len(batch)+len(st.waiting), g.max); g.gather > 0 && len(st.waiting) < want {
+		full := make(chan struct{})
+		st.full, st.want = full, want
+		g.mu.Unlock()
+		go func() {
+			t := time.NewTimer(g.gather)
+			select {
+			case <-full:
+			case <-t.C:
+			}
+			t.Stop()
+			g.mu.Lock()
+			st.full = nil
+			g.handOn(k, st)
+		}()
+		return
+	}
+	g.handOn(k, st)
+}
+
+// handOn, with g.mu held, hands the requests waiting for k's run to a new
+// run, or ends k's runs when none waits. It unlocks g.mu.
+func (g *groupCommit[K, M]) handOn(k K, st *groupKey[M]) {
 	var next []*grouped[M]
 	for len(next) == 0 {
-		w := g.waiting[k]
-		if len(w) == 0 {
-			delete(g.waiting, k)
+		if len(st.waiting) == 0 {
+			delete(g.keys, k)
 			g.mu.Unlock()
 			return
 		}
-		n := min(len(w), g.max)
-		g.waiting[k] = slices.Clone(w[n:])
-		for _, q := range w[:n] {
+		n := min(len(st.waiting), g.max)
+		w := st.waiting[:n]
+		st.waiting = slices.Clone(st.waiting[n:])
+		for _, q := range w {
 			q.taken = true
 			if err := q.ctx.Err(); err != nil {
 				q.done <- err // its request has ended: not run
@@ -106,7 +148,7 @@ func (g *groupCommit[K, M]) runFrom(k K, batch []*grouped[M]) {
 		}
 	}
 	g.mu.Unlock()
-	go g.runFrom(k, next)
+	go g.runFrom(k, st, next)
 }
 
 // runOnce runs batch and answers each of its requests.

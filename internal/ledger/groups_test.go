@@ -1,0 +1,145 @@
+package ledger
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+)
+
+// recorder is a groupCommit run that records the size of each run.
+type recorder struct {
+	mu    sync.Mutex
+	sizes []int
+}
+
+func (r *recorder) run(_ context.Context, _ string, ms []int) []error {
+	r.mu.Lock()
+	r.sizes = append(r.sizes, len(ms))
+	r.mu.Unlock()
+	time.Sleep(2 * time.Millisecond)
+	errs := make([]error, len(ms))
+	for i, m := range ms {
+		if m < 0 {
+			errs[i] = errors.New("refused")
+		}
+	}
+	return errs
+}
+
+// callers sends calls from n goroutines, each one after the other, and
+// returns when all are answered.
+func callers(t *testing.T, g *groupCommit[string, int], n int, calls func(i int) int) {
+	t.Helper()
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range calls(i) {
+				if err := g.do(context.Background(), "k", i); err != nil {
+					t.Errorf("caller %d: %v", i, err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// TestGroupCommitGathers: with gather set, a run that ends waits for as
+// many calls as it ran and found waiting, so that callers answered
+// together run together again; a caller that stops is waited for no
+// longer than gather; a lone caller one call after the other is never
+// held.
+func TestGroupCommitGathers(t *testing.T) {
+	r := &recorder{}
+	g := &groupCommit[string, int]{max: 16, gather: time.Second, run: r.run}
+	callers(t, g, 8, func(int) int { return 20 })
+	// The first run is one call; the others come while it runs, and from
+	// then on the eight run together (the first caller's last call alone
+	// is not there for the last run).
+	sum := 0
+	for _, n := range r.sizes {
+		sum += n
+	}
+	if mid := r.sizes[1 : len(r.sizes)-1]; sum != 160 || r.sizes[0] != 1 || slices.ContainsFunc(mid, func(n int) bool { return n != 8 }) {
+		t.Errorf("runs of %v calls; want one, then 8 each", r.sizes)
+	}
+	// The last run waits for callers that have stopped: gather long.
+	idle(t, g)
+	r.sizes = nil
+	start := time.Now()
+	callers(t, g, 1, func(int) int { return 20 })
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("20 calls of a lone caller took %v: held by the gathering", d)
+	}
+	if slices.ContainsFunc(r.sizes, func(n int) bool { return n != 1 }) {
+		t.Errorf("a lone caller's runs: %v", r.sizes)
+	}
+
+	// Three callers of four stop after their first call: the run waits
+	// for them gather long, then runs the one left.
+	idle(t, g)
+	r.sizes = nil
+	g.gather = 50 * time.Millisecond
+	callers(t, g, 4, func(i int) int {
+		if i == 0 {
+			return 5
+		}
+		return 1
+	})
+	if n := len(r.sizes); n < 5 || r.sizes[n-1] != 1 {
+		t.Errorf("runs of %v calls; want the last ones of the caller left alone", r.sizes)
+	}
+}
+
+// idle waits until g has no run going on.
+func idle(t *testing.T, g *groupCommit[string, int]) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		g.mu.Lock()
+		n := len(g.keys)
+		g.mu.Unlock()
+		if n == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the runs did not end")
+		}
+	}
+}
+
+// TestGroupCommitWithoutGather: without gather a run that ends hands on
+// at once what waits (the payments' groups), and every call is answered
+// with its own outcome.
+func TestGroupCommitWithoutGather(t *testing.T) {
+	r := &recorder{}
+	g := &groupCommit[string, int]{max: 4, run: r.run}
+	var wg sync.WaitGroup
+	results := make([]error, 12)
+	for i := range results {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			m := i
+			if i%3 == 0 {
+				m = -i
+			}
+			results[i] = g.do(context.Background(), "k", m)
+		}()
+	}
+	wg.Wait()
+	for i, err := range results {
+		if (i%3 == 0 && i != 0) != (err != nil) {
+			t.Errorf("call %d: %v", i, err)
+		}
+	}
+	if slices.ContainsFunc(r.sizes, func(n int) bool { return n > 4 }) {
+		t.Errorf("runs of %v calls; want at most 4 each", r.sizes)
+	}
+	if len(g.keys) != 0 {
+		t.Errorf("%d keys left after the runs", len(g.keys))
+	}
+}
