@@ -26,6 +26,10 @@ import (
 // deadline or maxGroupRun when it has none.
 type groupCommit[K comparable, M any] struct {
 	max int // members per run
+	// weight, when set, is a member's weight: a run takes members while
+	// their weights sum to at most maxWeight (and always the first).
+	weight    func(M) int
+	maxWeight int
 	// gather, when set, is how long a run that ends waits for as many
 	// requests as it ran before it hands them to the next run: requests
 	// answered together come back together, a little apart, and without
@@ -135,7 +139,7 @@ func (g *groupCommit[K, M]) handOn(k K, st *groupKey[M]) {
 			g.mu.Unlock()
 			return
 		}
-		n := min(len(st.waiting), g.max)
+		n := g.fit(st.waiting)
 		w := st.waiting[:n]
 		st.waiting = slices.Clone(st.waiting[n:])
 		for _, q := range w {
@@ -149,6 +153,21 @@ func (g *groupCommit[K, M]) handOn(k K, st *groupKey[M]) {
 	}
 	g.mu.Unlock()
 	go g.runFrom(k, st, next)
+}
+
+// fit is how many of the requests waiting, from the first, one run takes.
+func (g *groupCommit[K, M]) fit(waiting []*grouped[M]) int {
+	n := min(len(waiting), g.max)
+	if g.weight == nil {
+		return n
+	}
+	sum := 0
+	for i, q := range waiting[:n] {
+		if sum += g.weight(q.m); i > 0 && sum > g.maxWeight {
+			return i
+		}
+	}
+	return n
 }
 
 // runOnce runs batch and answers each of its requests.

@@ -143,3 +143,30 @@ func TestGroupCommitWithoutGather(t *testing.T) {
 		t.Errorf("%d keys left after the runs", len(g.keys))
 	}
 }
+
+// TestGroupCommitWeights: a run takes waiting calls while their weights
+// sum to at most maxWeight, and always the first, however heavy.
+func TestGroupCommitWeights(t *testing.T) {
+	g := &groupCommit[string, int]{max: 16, weight: func(m int) int { return m }, maxWeight: 10}
+	waiting := func(ws ...int) []*grouped[int] {
+		out := make([]*grouped[int], len(ws))
+		for i, w := range ws {
+			out[i] = &grouped[int]{m: w}
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		ws   []int
+		want int
+	}{
+		{[]int{3, 3, 3}, 3},
+		{[]int{3, 3, 3, 3}, 3},
+		{[]int{4, 6, 1}, 2},
+		{[]int{11, 1}, 1},
+		{[]int{1, 11}, 1},
+	} {
+		if got := g.fit(waiting(tc.ws...)); got != tc.want {
+			t.Errorf("fit(%v) = %d, want %d", tc.ws, got, tc.want)
+		}
+	}
+}

@@ -34,9 +34,15 @@ type handoverMember struct {
 	debt  *ent.Debt
 }
 
-// maxHandoverGroup bounds the calls one transaction hands over. With two
-// invoices each, 16 calls take 48 advisory locks, within maxFineLocks.
+// maxHandoverGroup bounds the calls one transaction hands over.
 const maxHandoverGroup = 16
+
+// handoverKeys is the number of locks a call takes (its debtor's and each
+// of its invoice numbers'): a group takes calls while their locks number
+// at most maxFineLocks, so that it locks its debtors and numbers one by
+// one rather than the whole client (lockKeys). 16 calls of two invoices
+// each take 48.
+func handoverKeys(m *handoverMember) int { return 1 + len(m.in.Debts) }
 
 // handoverGather is how long a group that ends waits for its calls' next
 // calls (groupCommit.gather). 16 connections of createDebt handed over
@@ -44,7 +50,8 @@ const maxHandoverGroup = 16
 const handoverGather = 10 * time.Millisecond
 
 func (s *Service) newHandoverGroups() *handoverGroups {
-	return &handoverGroups{max: maxHandoverGroup, gather: handoverGather, run: s.handOverGroup}
+	return &handoverGroups{max: maxHandoverGroup, gather: handoverGather, run: s.handOverGroup,
+		weight: handoverKeys, maxWeight: maxFineLocks}
 }
 
 // HandsOverAlone reports whether createDebt of ctx runs without a

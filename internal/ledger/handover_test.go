@@ -273,4 +273,35 @@ func TestCreateDebtCallsCommitTogether(t *testing.T) {
 	if n := xacts(ra.d, rd.d); n != 2 {
 		t.Errorf("after the group failed its calls committed in %d transactions, want 2 (one each)", n)
 	}
+
+	// Calls of 25 invoices each (26 locks): two fit in a group's 64
+	// locks, the third goes in the next group.
+	heavy := func(ident string) collection.DebtorWithDebtsRecord {
+		in := handoverRecord(t, ident, ident+"-0")
+		for j := 1; j < 25; j++ {
+			it := in.Debts[0]
+			it.InvoiceNumber = fmt.Sprintf("%s-%d", ident, j)
+			in.Debts = append(in.Debts, it)
+		}
+		return in
+	}
+	commit, running = hold("G-20")
+	var heavies []chan result
+	for _, ident := range []string{"H-1", "H-2", "H-3"} {
+		heavies = append(heavies, start(ctx, as(ident), heavy(ident)))
+	}
+	waitFor("three heavy calls to wait", func() bool { return svc.HandoversWaiting(c.ID, admin.KeyID) == 3 })
+	commit()
+	conflict(<-running, "the running call on the held number")
+	var hd []*ent.Debt
+	for _, h := range heavies {
+		r := <-h
+		if r.err != nil {
+			t.Fatalf("a heavy call: %v", r.err)
+		}
+		hd = append(hd, r.d)
+	}
+	if n := xacts(hd...); n != 2 {
+		t.Errorf("three heavy calls committed in %d transactions, want 2 (two in one group, the third beyond its locks)", n)
+	}
 }
