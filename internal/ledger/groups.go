@@ -31,10 +31,14 @@ type groupCommit[K comparable, M any] struct {
 	weight    func(M) int
 	maxWeight int
 	// gather, when set, is how long a run that ends waits for as many
-	// requests as it ran before it hands them to the next run: requests
-	// answered together come back together, a little apart, and without
-	// it the first of them would run alone and the others after it.
-	gather time.Duration
+	// requests as it ran and found waiting, when they are at least
+	// minGather, before it hands them to the next run: requests answered
+	// together come back together, a little apart, and without it the
+	// first of them would run alone and the others after it. Fewer than
+	// minGather have little to share and are not held; a lone caller's
+	// next request completes the count at once.
+	gather    time.Duration
+	minGather int
 	run    func(ctx context.Context, k K, ms []M) (errs []error)
 
 	mu sync.Mutex
@@ -109,7 +113,7 @@ func (g *groupCommit[K, M]) do(ctx context.Context, k K, m M) error {
 func (g *groupCommit[K, M]) runFrom(k K, st *groupKey[M], batch []*grouped[M]) {
 	g.runOnce(k, batch)
 	g.mu.Lock()
-	if want := min(len(batch)+len(st.waiting), g.max); g.gather > 0 && len(st.waiting) < want {
+	if want := min(len(batch)+len(st.waiting), g.max); g.gather > 0 && want >= g.minGather && len(st.waiting) < want {
 		full := make(chan struct{})
 		st.full, st.want = full, want
 		g.mu.Unlock()

@@ -95,6 +95,24 @@ func TestGroupCommitGathers(t *testing.T) {
 	}
 }
 
+// TestGroupCommitMinGather: runs of fewer than minGather calls are not
+// held for their callers' next calls: two callers, one of which stops,
+// are never held for the one that stopped.
+func TestGroupCommitMinGather(t *testing.T) {
+	r := &recorder{}
+	g := &groupCommit[string, int]{max: 16, gather: time.Second, minGather: 4, run: r.run}
+	start := time.Now()
+	callers(t, g, 2, func(i int) int {
+		if i == 1 {
+			return 1
+		}
+		return 5
+	})
+	if d := time.Since(start); d > 900*time.Millisecond {
+		t.Errorf("two callers took %v: held for the one that stopped (runs %v)", d, r.sizes)
+	}
+}
+
 // idle waits until g has no run going on.
 func idle(t *testing.T, g *groupCommit[string, int]) {
 	t.Helper()
