@@ -12,3 +12,11 @@ func (s *Service) HandoversWaiting(clientID, keyID string) int {
 	}
 	return len(st.waiting)
 }
+
+// SetHandoverParallel sets how many small groups of one client and key
+// run at once (groupCommit.parallel).
+func (s *Service) SetHandoverParallel(n int) {
+	s.handovers.mu.Lock()
+	defer s.handovers.mu.Unlock()
+	s.handovers.parallel = n
+}

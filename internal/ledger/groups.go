@@ -32,14 +32,18 @@ type groupCommit[K comparable, M any] struct {
 	maxWeight int
 	// gather, when set, is how long a run that ends waits for as many
 	// requests as it ran and found waiting, when they are at least
-	// minGather, before it hands them to the next run: requests answered
+	// crowd, before it hands them to the next run: requests answered
 	// together come back together, a little apart, and without it the
-	// first of them would run alone and the others after it. Fewer than
-	// minGather have little to share and are not held; a lone caller's
-	// next request completes the count at once.
-	gather    time.Duration
-	minGather int
-	run    func(ctx context.Context, k K, ms []M) (errs []error)
+	// first of them would run alone and the others after it. A lone
+	// caller's next request completes the count at once.
+	gather time.Duration
+	// crowd is the size of a run that runs alone and gathers; smaller
+	// runs of a key (a few callers, who have little to share) run side
+	// by side, up to parallel at once, as they would ungrouped. 0: every
+	// run is a crowd.
+	crowd    int
+	parallel int
+	run      func(ctx context.Context, k K, ms []M) (errs []error)
 
 	mu sync.Mutex
 	// keys holds the keys with a run going on; a key without one has no
@@ -47,8 +51,10 @@ type groupCommit[K comparable, M any] struct {
 	keys map[K]*groupKey[M]
 }
 
-// groupKey is a key's run going on and the requests waiting for it.
+// groupKey is a key's runs going on and the requests waiting for one.
 type groupKey[M any] struct {
+	running int // runs going on
+	crowds  int // of which crowds
 	waiting []*grouped[M]
 	// full, while the run gathers, is closed when want requests wait.
 	full chan struct{}
@@ -75,7 +81,8 @@ const maxGroupRun = 30 * time.Second
 func (g *groupCommit[K, M]) do(ctx context.Context, k K, m M) error {
 	q := &grouped[M]{m: m, ctx: ctx, done: make(chan error, 1)}
 	g.mu.Lock()
-	if st, running := g.keys[k]; running {
+	st := g.keys[k]
+	if st != nil && (st.crowds > 0 || st.running >= max(g.parallel, 1)) {
 		st.waiting = append(st.waiting, q)
 		if st.full != nil && len(st.waiting) >= st.want {
 			close(st.full)
@@ -96,11 +103,14 @@ func (g *groupCommit[K, M]) do(ctx context.Context, k K, m M) error {
 			return <-q.done
 		}
 	}
-	if g.keys == nil {
-		g.keys = map[K]*groupKey[M]{}
+	if st == nil {
+		if g.keys == nil {
+			g.keys = map[K]*groupKey[M]{}
+		}
+		st = &groupKey[M]{}
+		g.keys[k] = st
 	}
-	st := &groupKey[M]{}
-	g.keys[k] = st
+	st.running++
 	q.taken = true
 	g.mu.Unlock()
 	g.runFrom(k, st, []*grouped[M]{q})
@@ -111,9 +121,17 @@ func (g *groupCommit[K, M]) do(ctx context.Context, k K, m M) error {
 // new run (handOn), after gathering when set: in a goroutine of its own,
 // so that the request that ran first is answered at once.
 func (g *groupCommit[K, M]) runFrom(k K, st *groupKey[M], batch []*grouped[M]) {
+	crowd := len(batch) >= g.crowd
+	if crowd {
+		g.mu.Lock()
+		st.crowds++
+		g.mu.Unlock()
+	}
 	g.runOnce(k, batch)
 	g.mu.Lock()
-	if want := min(len(batch)+len(st.waiting), g.max); g.gather > 0 && want >= g.minGather && len(st.waiting) < want {
+	// A crowd stays one while it gathers, so that the calls it waits for
+	// join it rather than run beside it.
+	if want := min(len(batch)+len(st.waiting), g.max); crowd && g.gather > 0 && st.full == nil && len(st.waiting) < want {
 		full := make(chan struct{})
 		st.full, st.want = full, want
 		g.mu.Unlock()
@@ -126,20 +144,26 @@ func (g *groupCommit[K, M]) runFrom(k K, st *groupKey[M], batch []*grouped[M]) {
 			t.Stop()
 			g.mu.Lock()
 			st.full = nil
+			st.crowds--
 			g.handOn(k, st)
 		}()
 		return
 	}
+	if crowd {
+		st.crowds--
+	}
 	g.handOn(k, st)
 }
 
-// handOn, with g.mu held, hands the requests waiting for k's run to a new
-// run, or ends k's runs when none waits. It unlocks g.mu.
+// handOn, with g.mu held, hands the requests waiting for a run of k to a
+// new run, or ends this run of k when none waits. It unlocks g.mu.
 func (g *groupCommit[K, M]) handOn(k K, st *groupKey[M]) {
 	var next []*grouped[M]
 	for len(next) == 0 {
 		if len(st.waiting) == 0 {
-			delete(g.keys, k)
+			if st.running--; st.running == 0 {
+				delete(g.keys, k)
+			}
 			g.mu.Unlock()
 			return
 		}

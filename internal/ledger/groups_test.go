@@ -95,12 +95,12 @@ func TestGroupCommitGathers(t *testing.T) {
 	}
 }
 
-// TestGroupCommitMinGather: runs of fewer than minGather calls are not
-// held for their callers' next calls: two callers, one of which stops,
-// are never held for the one that stopped.
-func TestGroupCommitMinGather(t *testing.T) {
+// TestGroupCommitSmallRuns: runs smaller than a crowd run side by side
+// (up to parallel) and are not held for their callers' next calls: two
+// callers, one of which stops, are never held for the one that stopped.
+func TestGroupCommitSmallRuns(t *testing.T) {
 	r := &recorder{}
-	g := &groupCommit[string, int]{max: 16, gather: time.Second, minGather: 4, run: r.run}
+	g := &groupCommit[string, int]{max: 16, gather: time.Second, crowd: 4, parallel: 2, run: r.run}
 	start := time.Now()
 	callers(t, g, 2, func(i int) int {
 		if i == 1 {

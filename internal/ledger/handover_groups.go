@@ -50,7 +50,7 @@ func handoverKeys(m *handoverMember) int { return 1 + len(m.in.Debts) }
 const handoverGather = 10 * time.Millisecond
 
 func (s *Service) newHandoverGroups() *handoverGroups {
-	return &handoverGroups{max: maxHandoverGroup, gather: handoverGather, minGather: 4, run: s.handOverGroup,
+	return &handoverGroups{max: maxHandoverGroup, gather: handoverGather, crowd: 4, parallel: 2, run: s.handOverGroup,
 		weight: handoverKeys, maxWeight: maxFineLocks}
 }
 

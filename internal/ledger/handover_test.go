@@ -197,9 +197,25 @@ func TestCreateDebtCallsCommitTogether(t *testing.T) {
 		return distinct
 	}
 
+	// Beside a small run going on (fewer calls than a crowd) another
+	// runs at once, as two callers would ungrouped.
+	commit, running := hold("G-P")
+	select {
+	case r := <-start(ctx, as("beside"), handoverRecord(t, "NO-BESIDE", "G-BESIDE")):
+		if r.err != nil {
+			t.Fatalf("a call beside a small run: %v", r.err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("a call waited behind a small run of its key")
+	}
+	commit()
+	conflict(<-running, "the running call on the held number")
+	// From here one run at a time, so that calls wait behind a held one.
+	svc.SetHandoverParallel(1)
+
 	// Five calls wait behind a running one; a sixth's request ends while
 	// it waits; a call of another key runs at once.
-	commit, running := hold("G-0")
+	commit, running = hold("G-0")
 	var waiting []chan result
 	for i := 1; i <= 5; i++ {
 		waiting = append(waiting, start(ctx, as(fmt.Sprintf("req-%d", i)), handoverRecord(t, fmt.Sprintf("NO-%d", i), fmt.Sprintf("G-%d", i))))
