@@ -25,6 +25,23 @@ func handoverRecord(t *testing.T, ident, number string) collection.DebtorWithDeb
 			InvoiceDate: time.Date(2026, 9, 1, 0, 0, 0, 0, time.UTC), DueDate: time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC)}}}
 }
 
+// postgresClient is a service on PostgreSQL (the test is skipped on
+// SQLite, for why), its ADMIN actor and a client of it.
+func postgresClient(t *testing.T, why string) (*apitest.Env, *ledger.Service, ledger.Actor, *ent.Creditor) {
+	t.Helper()
+	env := apitest.New(t)
+	if !env.Postgres {
+		t.Skip(why)
+	}
+	svc := ledger.New(env.DB, ledger.Clock{})
+	admin := adminActor(t, env, "")
+	c, err := svc.CreateClient(context.Background(), admin, apitestClient())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return env, svc, admin, c
+}
+
 // TestHandoverLockScope guards the scope of a hand-over's locks on
 // PostgreSQL: while one createDebt of a client is open (written, not yet
 // committed), another of the same client on a different debtor and number
@@ -33,17 +50,8 @@ func handoverRecord(t *testing.T, ident, number string) collection.DebtorWithDeb
 // commit and is then CONFLICT, and one on the same debtor waits and then
 // reuses it.
 func TestHandoverLockScope(t *testing.T) {
-	env := apitest.New(t)
-	if !env.Postgres {
-		t.Skip("SQLite runs one writer at a time: there is no lock scope to guard")
-	}
-	svc := ledger.New(env.DB, ledger.Clock{})
+	env, svc, admin, c := postgresClient(t, "SQLite runs one writer at a time: there is no lock scope to guard")
 	ctx := context.Background()
-	admin := adminActor(t, env, "")
-	c, err := svc.CreateClient(ctx, admin, apitestClient())
-	if err != nil {
-		t.Fatal(err)
-	}
 	tx, err := env.DB.Ent.Tx(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -117,17 +125,8 @@ func asAPIError(err error, target **apierr.Error) bool {
 // not held behind them; and when a group fails, each of its calls is
 // handed over on its own, so that one call's refusal is its alone.
 func TestCreateDebtCallsCommitTogether(t *testing.T) {
-	env := apitest.New(t)
-	if !env.Postgres {
-		t.Skip("SQLite hands each createDebt over in its request's transaction")
-	}
-	svc := ledger.New(env.DB, ledger.Clock{})
+	env, svc, admin, c := postgresClient(t, "SQLite hands each createDebt over in its request's transaction")
 	ctx := context.Background()
-	admin := adminActor(t, env, "")
-	c, err := svc.CreateClient(ctx, admin, apitestClient())
-	if err != nil {
-		t.Fatal(err)
-	}
 	type result struct {
 		d   *ent.Debt
 		err error
