@@ -223,11 +223,7 @@ func (g *groupCommit[K, M]) runOnce(k K, batch []*grouped[M]) {
 func guardedRun(run func() []error, n int) (errs []error) {
 	defer func() {
 		if p := recover(); p != nil {
-			err := fmt.Errorf("ledger: grouped run: panic: %v", p)
-			errs = make([]error, n)
-			for i := range errs {
-				errs[i] = err
-			}
+			errs = oneOutcome(fmt.Errorf("ledger: grouped run: panic: %v", p), n)
 		}
 	}()
 	return run()

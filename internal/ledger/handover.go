@@ -82,16 +82,23 @@ func (s *Service) lockKeys(ctx context.Context, clientID string, keys []int64) e
 }
 
 // lockHandover takes the locks of handing entries over: their debtors'
-// identities and their invoice numbers.
+// identities and their invoice numbers (entryLocks).
 func (s *Service) lockHandover(ctx context.Context, clientID string, entries []collection.DebtorWithDebtsRecord) error {
 	var keys []int64
 	for _, e := range entries {
-		keys = append(keys, debtorLock(clientID, collection.IdentificationKey(e.IdentificationNumber)))
-		for _, it := range e.Debts {
-			keys = append(keys, invoiceLock(clientID, it.InvoiceNumber))
-		}
+		keys = entryLocks(keys, clientID, e)
 	}
 	return s.lockKeys(ctx, clientID, keys)
+}
+
+// entryLocks appends to keys the locks one entry of a hand-over takes: its
+// debtor's identity and each of its invoice numbers.
+func entryLocks(keys []int64, clientID string, e collection.DebtorWithDebtsRecord) []int64 {
+	keys = append(keys, debtorLock(clientID, collection.IdentificationKey(e.IdentificationNumber)))
+	for _, it := range e.Debts {
+		keys = append(keys, invoiceLock(clientID, it.InvoiceNumber))
+	}
+	return keys
 }
 
 // CreateDebts hands many debtors' receivables over at once (createDebts):

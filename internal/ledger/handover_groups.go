@@ -37,12 +37,11 @@ type handoverMember struct {
 // maxHandoverGroup bounds the calls one transaction hands over.
 const maxHandoverGroup = 16
 
-// handoverKeys is the number of locks a call takes (its debtor's and each
-// of its invoice numbers'): a group takes calls while their locks number
-// at most maxFineLocks, so that it locks its debtors and numbers one by
-// one rather than the whole client (lockKeys). 16 calls of two invoices
-// each take 48.
-func handoverKeys(m *handoverMember) int { return 1 + len(m.in.Debts) }
+// handoverKeys is the number of locks a call takes (entryLocks): a group
+// takes calls while their locks number at most maxFineLocks, so that it
+// locks its debtors and numbers one by one rather than the whole client
+// (lockKeys). 16 calls of two invoices each take 48.
+func handoverKeys(m *handoverMember) int { return len(entryLocks(nil, "", m.in)) }
 
 // handoverGather is how long a group that ends waits for its calls' next
 // calls (groupCommit.gather). 16 connections of createDebt handed over

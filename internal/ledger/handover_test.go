@@ -184,6 +184,20 @@ func TestCreateDebtCallsCommitTogether(t *testing.T) {
 			t.Errorf("%s: %v, want CONFLICT on input.debts.0.invoiceNumber", what, r.err)
 		}
 	}
+	// handed is the debts the calls of chans handed over, in order; any
+	// call's error fails the test.
+	handed := func(what string, chans []chan result) []*ent.Debt {
+		t.Helper()
+		debts := make([]*ent.Debt, len(chans))
+		for i, ch := range chans {
+			r := <-ch
+			if r.err != nil {
+				t.Fatalf("%s %d: %v", what, i+1, r.err)
+			}
+			debts[i] = r.d
+		}
+		return debts
+	}
 	xacts := func(debts ...*ent.Debt) (distinct int) {
 		t.Helper()
 		ids := make([]int64, len(debts))
@@ -241,18 +255,13 @@ func TestCreateDebtCallsCommitTogether(t *testing.T) {
 	}
 	commit()
 	conflict(<-running, "the running call on the held number")
-	var grouped []*ent.Debt
-	for i, w := range waiting {
-		r := <-w
-		if r.err != nil {
-			t.Fatalf("waiting call %d: %v", i+1, r.err)
-		}
+	grouped := handed("waiting call", waiting)
+	for i, d := range grouped {
 		// Bound to the client, not the group's closed transaction.
-		items, err := r.d.QueryInvoices().All(auth.System(ctx))
+		items, err := d.QueryInvoices().All(auth.System(ctx))
 		if err != nil || len(items) != 1 || items[0].InvoiceNumber != fmt.Sprintf("G-%d", i+1) {
 			t.Fatalf("waiting call %d's debt has items %v (%v)", i+1, items, err)
 		}
-		grouped = append(grouped, r.d)
 	}
 	if n := xacts(grouped...); n != 1 {
 		t.Errorf("the five waiting calls committed in %d transactions, want 1", n)
@@ -308,14 +317,7 @@ func TestCreateDebtCallsCommitTogether(t *testing.T) {
 	waitFor("three heavy calls to wait", func() bool { return svc.HandoversWaiting(c.ID, admin.KeyID) == 3 })
 	commit()
 	conflict(<-running, "the running call on the held number")
-	var hd []*ent.Debt
-	for _, h := range heavies {
-		r := <-h
-		if r.err != nil {
-			t.Fatalf("a heavy call: %v", r.err)
-		}
-		hd = append(hd, r.d)
-	}
+	hd := handed("heavy call", heavies)
 	if n := xacts(hd...); n != 2 {
 		t.Errorf("three heavy calls committed in %d transactions, want 2 (two in one group, the third beyond its locks)", n)
 	}

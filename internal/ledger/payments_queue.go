@@ -21,9 +21,9 @@ import (
 // a booking gets its own answer: booked with the debt as it was right after
 // it, or not booked (its item is not the debt's; the debt is withdrawn or
 // not the client's), which the caller explains as for one payment.
-type paymentGroups = groupCommit[paymentQueueKey, *paymentMember]
+type paymentGroups = groupCommit[paymentKey, *paymentMember]
 
-type paymentQueueKey struct {
+type paymentKey struct {
 	clientID string
 	debtID   scalar.IntID
 }
@@ -41,7 +41,7 @@ func (s *Service) newPaymentGroups() *paymentGroups {
 // its paid amount above the money ceiling, though some of them may fit),
 // each is booked on its own, in order, as if it had come alone: those that
 // fit are booked and the others refused one by one.
-func (s *Service) bookBatch(ctx context.Context, k paymentQueueKey, members []*paymentMember) []error {
+func (s *Service) bookBatch(ctx context.Context, k paymentKey, members []*paymentMember) []error {
 	book := func(members []*paymentMember) error {
 		return guard(func() error { return s.bookPayments(ctx, s.orm, k.clientID, k.debtID, members) })
 	}
@@ -64,7 +64,7 @@ func (b queuedBooker) book(ctx context.Context, e event, clientID string, in col
 		return b.pgBooker.book(ctx, e, clientID, in)
 	}
 	m := &paymentMember{in: in, event: e}
-	if err := b.s.payments.do(ctx, paymentQueueKey{clientID: clientID, debtID: in.DebtID}, m); err != nil {
+	if err := b.s.payments.do(ctx, paymentKey{clientID: clientID, debtID: in.DebtID}, m); err != nil {
 		return nil, err
 	}
 	return b.s.booked(ctx, clientID, m)
