@@ -86,7 +86,9 @@ func (c Clock) At() collection.Now {
 type Locker interface {
 	Lock(ctx context.Context, tx *ent.Tx, key int64) error
 	// LockKeys takes shared locks on shared, then exclusive locks on
-	// exclusive (sorted by the caller), with one statement.
+	// exclusive (sorted by the caller), with one statement, and plans the
+	// rest of the transaction for lookups by those keys (no bitmap scans
+	// on PostgreSQL).
 	LockKeys(ctx context.Context, tx *ent.Tx, shared, exclusive []int64) error
 	// LockRows makes a query lock the rows it reads for the rest of the
 	// transaction (SELECT ... FOR UPDATE where the database has it).

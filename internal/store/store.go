@@ -436,6 +436,16 @@ func (d *DB) Lock(ctx context.Context, tx *ent.Tx, key int64) error {
 // that two transactions wanting overlapping sets take them in the same
 // order and cannot deadlock on them. SQLite has no such locks; its write
 // transactions already exclude every other writer.
+//
+// The same statement switches bitmap scans off for the rest of the
+// transaction (enable_bitmapscan, SET LOCAL). A transaction that locks keys
+// looks its rows up by those keys (debtors by identification key, debts'
+// invoices by number), and those lookups belong on their btree indexes.
+// The debtors' trigram indexes serve equality too (pg_trgm), through
+// bitmap scans only, and a cached generic plan of "identification_key IN
+// ($2, ..., $17)" took one of them: 4–8 ms a hand-over scanning its
+// pending list, against 0.03 ms on the unique index
+// (docs/performance.md, "Bulk hand-over").
 func (d *DB) LockKeys(ctx context.Context, tx *ent.Tx, shared, exclusive []int64) error {
 	if !d.IsPostgres() || len(shared)+len(exclusive) == 0 {
 		return nil
@@ -447,7 +457,8 @@ func (d *DB) LockKeys(ctx context.Context, tx *ent.Tx, shared, exclusive []int64
 	}
 	// unnest yields the rows in the arrays' order, and each row takes its
 	// lock before the next is read.
-	if _, err := tx.ExecContext(ctx, `SELECT CASE WHEN s THEN pg_advisory_xact_lock_shared(k) ELSE pg_advisory_xact_lock(k) END
+	if _, err := tx.ExecContext(ctx, `SELECT set_config('enable_bitmapscan', 'off', true),
+	       CASE WHEN s THEN pg_advisory_xact_lock_shared(k) ELSE pg_advisory_xact_lock(k) END
 	  FROM unnest($1::bigint[], $2::boolean[]) AS l(k, s)`, keys, modes); err != nil {
 		return fmt.Errorf("store: taking advisory locks: %w", err)
 	}
