@@ -113,8 +113,8 @@ func TestHandoverLockScope(t *testing.T) {
 // (PostgreSQL): once its keys are locked, the rest of its transaction runs
 // without bitmap scans, so that its debtors are read by identification key
 // through a btree, never through a trigram index (reachable by bitmap
-// scans only): a cached generic plan of the lookup took one on the
-// benchmark, at 4–8 ms a hand-over.
+// scans only): a cached generic plan of the lookup took one on a young
+// table, at 4–8 ms a group of 16 calls and 1.7 s a batch of 500.
 func TestHandoverLooksUpByKey(t *testing.T) {
 	env, svc, admin, c := postgresClient(t, "plans are PostgreSQL's")
 	ctx := context.Background()
