@@ -205,9 +205,14 @@ func TestIdleSubscriptionsCostOneGoroutineEach(t *testing.T) {
 	}
 	members(t, env, 2, 2*sockets)
 	// The test's own sockets cost one reading goroutine each; the server's
-	// connections one each; the shared run, none while idle.
-	if grew := settle() - before; grew > 2*sockets+10 {
-		t.Fatalf("%d idle subscriptions on %d sockets added %d goroutines; want at most %d", 2*sockets, sockets, grew, 2*sockets+10)
+	// connections one each; the shared run, none while idle: 80 here,
+	// where gqlgen's transport (one a subscription, two a connection) cost
+	// 200. It reads 81 alone; the slack is for the process's other
+	// goroutines (idle HTTP connections, timers, the pool), which added 15
+	// once in CI on a loaded 2-core machine.
+	const slack = 30
+	if grew := settle() - before; grew > 2*sockets+slack {
+		t.Fatalf("%d idle subscriptions on %d sockets added %d goroutines; want at most %d", 2*sockets, sockets, grew, 2*sockets+slack)
 	}
 }
 
