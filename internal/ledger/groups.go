@@ -63,8 +63,9 @@ type groupKey[M any] struct {
 
 // grouped is a request waiting for, or in, a run.
 type grouped[M any] struct {
-	m   M
-	ctx context.Context
+	m      M
+	weight int // g.weight(m), when g has one
+	ctx    context.Context
 	// taken is set (under groupCommit.mu) when a run takes it: from then
 	// on it is answered by that run's outcome.
 	taken bool
@@ -79,7 +80,7 @@ const maxGroupRun = 30 * time.Second
 // a run took m, nothing is done and ctx's error returned; once taken, m is
 // answered by its run's outcome.
 func (g *groupCommit[K, M]) do(ctx context.Context, k K, m M) error {
-	q := &grouped[M]{m: m, ctx: ctx, done: make(chan error, 1)}
+	q := g.request(ctx, m)
 	g.mu.Lock()
 	st := g.keys[k]
 	if st != nil && (st.crowds > 0 || st.running >= max(g.parallel, 1)) {
@@ -115,6 +116,16 @@ func (g *groupCommit[K, M]) do(ctx context.Context, k K, m M) error {
 	g.mu.Unlock()
 	g.runFrom(k, st, []*grouped[M]{q})
 	return <-q.done
+}
+
+// request is m on its way into a run, with its weight worked out here,
+// not under g.mu, where fit reads it.
+func (g *groupCommit[K, M]) request(ctx context.Context, m M) *grouped[M] {
+	q := &grouped[M]{m: m, ctx: ctx, done: make(chan error, 1)}
+	if g.weight != nil {
+		q.weight = g.weight(m)
+	}
+	return q
 }
 
 // runFrom runs batch, then hands the requests that waited meanwhile to a
@@ -191,7 +202,7 @@ func (g *groupCommit[K, M]) fit(waiting []*grouped[M]) int {
 	}
 	sum := 0
 	for i, q := range waiting[:n] {
-		if sum += g.weight(q.m); i > 0 && sum > g.maxWeight {
+		if sum += q.weight; i > 0 && sum > g.maxWeight {
 			return i
 		}
 	}

@@ -169,7 +169,7 @@ func TestGroupCommitWeights(t *testing.T) {
 	waiting := func(ws ...int) []*grouped[int] {
 		out := make([]*grouped[int], len(ws))
 		for i, w := range ws {
-			out[i] = &grouped[int]{m: w}
+			out[i] = g.request(context.Background(), w)
 		}
 		return out
 	}
