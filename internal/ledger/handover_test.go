@@ -43,6 +43,18 @@ func postgresClient(t *testing.T, why string) (*apitest.Env, *ledger.Service, le
 	return env, svc, admin, c
 }
 
+// openTx opens a transaction rolled back when the test ends, and the
+// context that runs use cases in it (as a request's transaction does).
+func openTx(t *testing.T, env *apitest.Env) (*ent.Tx, context.Context) {
+	t.Helper()
+	tx, err := env.DB.Ent.Tx(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = tx.Rollback() })
+	return tx, ent.NewTxContext(ent.NewContext(context.Background(), tx.Client()), tx)
+}
+
 // TestHandoverLockScope guards the scope of a hand-over's locks on
 // PostgreSQL: while one createDebt of a client is open (written, not yet
 // committed), another of the same client on a different debtor and number
@@ -53,12 +65,7 @@ func postgresClient(t *testing.T, why string) (*apitest.Env, *ledger.Service, le
 func TestHandoverLockScope(t *testing.T) {
 	env, svc, admin, c := postgresClient(t, "SQLite runs one writer at a time: there is no lock scope to guard")
 	ctx := context.Background()
-	tx, err := env.DB.Ent.Tx(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = tx.Rollback() }()
-	open := ent.NewTxContext(ent.NewContext(ctx, tx.Client()), tx)
+	tx, open := openTx(t, env)
 	if _, err := svc.CreateDebt(open, admin, c.ID, handoverRecord(t, "NO-A", "N-1")); err != nil {
 		t.Fatal(err)
 	}
@@ -118,11 +125,7 @@ func TestHandoverLockScope(t *testing.T) {
 func TestHandoverLooksUpByKey(t *testing.T) {
 	env, svc, admin, c := postgresClient(t, "plans are PostgreSQL's")
 	ctx := context.Background()
-	tx, err := env.DB.Ent.Tx(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = tx.Rollback() }()
+	tx, open := openTx(t, env)
 	lines := func(query string) string {
 		t.Helper()
 		rows, err := tx.QueryContext(ctx, query)
@@ -164,7 +167,6 @@ func TestHandoverLooksUpByKey(t *testing.T) {
 		t.Fatalf("enable_bitmapscan %q before the hand-over, want on", got)
 	}
 	t.Logf("the lookup's plan before the hand-over's locks:\n%s", lines(plan))
-	open := ent.NewTxContext(ent.NewContext(ctx, tx.Client()), tx)
 	if _, err := svc.CreateDebt(open, admin, c.ID, handoverRecord(t, "NO-A", "N-1")); err != nil {
 		t.Fatal(err)
 	}
@@ -234,12 +236,7 @@ func TestCreateDebtCallsCommitTogether(t *testing.T) {
 	// run alone on the same number, which then runs and waits for that
 	// transaction's lock: the group's run is going on.
 	hold := func(number string) (commit func(), running chan result) {
-		tx, err := env.DB.Ent.Tx(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = tx.Rollback() })
-		open := ent.NewTxContext(ent.NewContext(ctx, tx.Client()), tx)
+		tx, open := openTx(t, env)
 		if _, err := svc.CreateDebt(open, admin, c.ID, handoverRecord(t, "NO-HOLD-"+number, number)); err != nil {
 			t.Fatal(err)
 		}
