@@ -20,3 +20,7 @@ func (s *Service) SetHandoverParallel(n int) {
 	defer s.handovers.mu.Unlock()
 	s.handovers.parallel = n
 }
+
+// SetHandoverInOneStatement sets whether hand-overs write their rows with
+// one statement (insertHandover) or with ent's inserts.
+func (s *Service) SetHandoverInOneStatement(one bool) { s.handoverInOne = one }

@@ -133,6 +133,64 @@ type handover struct {
 	charged      collection.Money
 }
 
+// debt is the row of the entry's debt, as both ways of inserting it write
+// it (no id yet).
+func (h *handover) debt(clientID string, created time.Time) *ent.Debt {
+	return &ent.Debt{
+		ClientID:         clientID,
+		DebtorID:         h.debtorID,
+		CreatedAt:        created,
+		UpdatedAt:        created,
+		OriginalAmount:   h.original,
+		PaidAmount:       h.paid,
+		LastPaymentOn:    collection.LastPaymentOn(h.facts.Payments),
+		ChargedAmount:    h.charged,
+		InterestRule:     debt.InterestRule(h.terms.Interest.String()),
+		CollectionFee:    h.terms.CollectionFee,
+		LateCompensation: h.terms.LateCompensation,
+		InterestBearing:  h.facts.InterestBearing(),
+		DemandSentAt:     h.demandSentAt,
+	}
+}
+
+// item is the row of the entry's item at pos (no id nor debt yet); its
+// invoice_number_key is the one ent's hook derives.
+func (h *handover) item(pos int) *ent.DebtItem {
+	it := h.in.Debts[pos]
+	var reminder *time.Time
+	if it.ReminderDate != nil {
+		u := it.ReminderDate.UTC()
+		reminder = &u
+	}
+	dueOn := scalar.DateOf(it.DueDate)
+	return &ent.DebtItem{
+		Position:         pos,
+		InvoiceNumber:    it.InvoiceNumber,
+		InvoiceNumberKey: collection.NumberKey(it.InvoiceNumber),
+		Description:      it.Description,
+		InvoiceDate:      it.InvoiceDate.UTC(),
+		DueDate:          it.DueDate.UTC(),
+		ReminderDate:     reminder,
+		DueOn:            &dueOn,
+		Amount:           it.Amount,
+		PaidAmount:       it.Paid(),
+		InterestRate:     it.InterestRate,
+		ReminderFee:      it.ReminderFee,
+	}
+}
+
+// payment is the row of a payment received before hand-over (no id, debt
+// nor item yet).
+func (h *handover) payment(p collection.ItemPaymentRecord) *ent.Payment {
+	var booked *scalar.Date
+	if p.BookedDate != nil {
+		b := scalar.DateOf(*p.BookedDate)
+		booked = &b
+	}
+	return &ent.Payment{Amount: p.Amount, TransactionDate: scalar.DateOf(p.TransactionDate), BookedDate: booked,
+		Source: payment.SourceBEFORE_HANDOVER}
+}
+
 // Rows per insert of a hand-over: below the databases' parameter limits
 // (65,535 on PostgreSQL, 32,766 on SQLite) with every column of the row.
 const (
@@ -179,16 +237,17 @@ func (s *Service) handOver(ctx context.Context, client *ent.Creditor, entries []
 	if err := s.checkNumbersFree(ctx, clientID, normalized, field); err != nil {
 		return nil, err
 	}
-	if err := s.handoverDebtors(ctx, clientID, hs); err != nil {
+	created := time.Now().UTC().Truncate(time.Microsecond)
+	inOne := s.handoverInOne && ent.TxFromContext(ctx) != nil
+	newDebtors, err := s.handoverDebtors(ctx, clientID, hs, created, !inOne)
+	if err != nil {
 		return nil, err
 	}
 	var clientTerms *collection.Terms
 	var rates []collection.ReferenceRate
 	ratesRead := false
-	created := time.Now().UTC().Truncate(time.Microsecond)
 	for i := range hs {
 		h := &hs[i]
-		var err error
 		// Within the ceiling: Normalize refused items that sum above it.
 		if h.original, h.paid, err = h.in.Amounts(); err != nil {
 			return nil, err
@@ -225,48 +284,48 @@ func (s *Service) handOver(ctx context.Context, client *ent.Creditor, entries []
 			return nil, err
 		}
 	}
+	if inOne {
+		return s.insertHandover(ctx, ent.TxFromContext(ctx), clientID, created, newDebtors, hs, ev)
+	}
 	db := s.db(ctx)
 	debtCreates := make([]*ent.DebtCreate, len(hs))
-	for i, h := range hs {
+	for i := range hs {
+		d := hs[i].debt(clientID, created)
 		debtCreates[i] = db.Debt.Create().
-			SetClientID(clientID).
-			SetDebtorID(h.debtorID).
-			SetCreatedAt(created).
-			SetUpdatedAt(created).
-			SetOriginalAmount(h.original).
-			SetPaidAmount(h.paid).
-			SetNillableLastPaymentOn(collection.LastPaymentOn(h.facts.Payments)).
-			SetChargedAmount(h.charged).
-			SetInterestRule(debt.InterestRule(h.terms.Interest.String())).
-			SetCollectionFee(h.terms.CollectionFee).
-			SetLateCompensation(h.terms.LateCompensation).
-			SetInterestBearing(h.facts.InterestBearing()).
-			SetDemandSentAt(h.demandSentAt)
+			SetClientID(d.ClientID).
+			SetDebtorID(d.DebtorID).
+			SetCreatedAt(d.CreatedAt).
+			SetUpdatedAt(d.UpdatedAt).
+			SetOriginalAmount(d.OriginalAmount).
+			SetPaidAmount(d.PaidAmount).
+			SetNillableLastPaymentOn(d.LastPaymentOn).
+			SetChargedAmount(d.ChargedAmount).
+			SetInterestRule(d.InterestRule).
+			SetCollectionFee(d.CollectionFee).
+			SetLateCompensation(d.LateCompensation).
+			SetInterestBearing(d.InterestBearing).
+			SetDemandSentAt(d.DemandSentAt)
 	}
 	debts, err := db.Debt.CreateBulk(debtCreates...).Save(ctx)
 	if err != nil {
 		return nil, err
 	}
 	var itemCreates []*ent.DebtItemCreate
-	for i, h := range hs {
-		for pos, it := range h.in.Debts {
-			var reminder *time.Time
-			if it.ReminderDate != nil {
-				u := it.ReminderDate.UTC()
-				reminder = &u
-			}
+	for i := range hs {
+		for pos := range hs[i].in.Debts {
+			it := hs[i].item(pos)
 			itemCreates = append(itemCreates, db.DebtItem.Create().
 				SetClientID(clientID).
 				SetDebtID(debts[i].ID).
-				SetPosition(pos).
+				SetPosition(it.Position).
 				SetInvoiceNumber(it.InvoiceNumber).
 				SetNillableDescription(it.Description).
-				SetInvoiceDate(it.InvoiceDate.UTC()).
-				SetDueDate(it.DueDate.UTC()).
-				SetNillableReminderDate(reminder).
-				SetDueOn(scalar.DateOf(it.DueDate)).
+				SetInvoiceDate(it.InvoiceDate).
+				SetDueDate(it.DueDate).
+				SetNillableReminderDate(it.ReminderDate).
+				SetNillableDueOn(it.DueOn).
 				SetAmount(it.Amount).
-				SetPaidAmount(it.Paid()).
+				SetPaidAmount(it.PaidAmount).
 				SetNillableInterestRate(it.InterestRate).
 				SetNillableReminderFee(it.ReminderFee))
 		}
@@ -284,20 +343,16 @@ func (s *Service) handOver(ctx context.Context, client *ent.Creditor, entries []
 	next := 0 // the first item of the entry
 	for i, h := range hs {
 		for pos, it := range h.in.Debts {
-			for _, p := range it.Payments {
-				var booked *scalar.Date
-				if p.BookedDate != nil {
-					b := scalar.DateOf(*p.BookedDate)
-					booked = &b
-				}
+			for _, in := range it.Payments {
+				p := h.payment(in)
 				paymentCreates = append(paymentCreates, db.Payment.Create().
 					SetClientID(clientID).
 					SetDebtID(debts[i].ID).
 					SetDebtItemID(items[next+pos].ID).
 					SetAmount(p.Amount).
-					SetTransactionDate(scalar.DateOf(p.TransactionDate)).
-					SetNillableBookedDate(booked).
-					SetSource(payment.SourceBEFORE_HANDOVER))
+					SetTransactionDate(p.TransactionDate).
+					SetNillableBookedDate(p.BookedDate).
+					SetSource(p.Source))
 				paymentOf = append(paymentOf, i)
 			}
 		}
@@ -443,10 +498,11 @@ func capped(errs apierr.List) error {
 // entry's identification number, refreshed with the entry's name, address
 // and contact details (contact details not given are kept), or a new
 // debtor. Entries of one identity share one debtor, refreshed as if they
-// came one after the other. One statement reads the existing debtors, one
-// inserts the new ones, and one updates the existing ones (on SQLite, one
-// each).
-func (s *Service) handoverDebtors(ctx context.Context, clientID string, hs []handover) error {
+// came one after the other. One statement reads the existing debtors, and
+// one updates the existing ones (on SQLite, one each); the new ones are
+// inserted by one more when insert is true, and otherwise returned, with
+// their ids, for the caller to insert (insertHandover).
+func (s *Service) handoverDebtors(ctx context.Context, clientID string, hs []handover, created time.Time, insert bool) ([]*ent.Debtor, error) {
 	db := s.db(ctx)
 	type identity struct {
 		key     string
@@ -482,14 +538,13 @@ func (s *Service) handoverDebtors(ctx context.Context, clientID string, hs []han
 		Where(debtor.ClientID(clientID), debtor.IdentificationKeyIn(keys...)).
 		All(ctx)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	found := map[string]*ent.Debtor{}
 	for _, d := range existing {
 		found[d.IdentificationKey] = d
 	}
-	var creates []*ent.DebtorCreate
-	var created []*identity
+	var fresh []*ent.Debtor
 	var refreshed []refresh
 	ids := map[*identity]string{}
 	for _, id := range order {
@@ -499,29 +554,60 @@ func (s *Service) handoverDebtors(ctx context.Context, clientID string, hs []han
 			ids[id] = d.ID
 			continue
 		}
-		create := db.Debtor.Create().SetClientID(clientID)
-		setDebtor(create.Mutation(), in.Debtor())
-		creates = append(creates, create)
-		created = append(created, id)
+		d := debtorRow(clientID, in, created)
+		d.ID = debtor.DefaultID()
+		fresh = append(fresh, d)
+		ids[id] = d.ID
 	}
 	if err := s.refreshDebtors(ctx, clientID, refreshed); err != nil {
-		return err
-	}
-	saved, err := saveInChunks(ctx, creates, 1000, func(c []*ent.DebtorCreate) ([]*ent.Debtor, error) {
-		return db.Debtor.CreateBulk(c...).Save(ctx)
-	})
-	if err != nil {
-		return err
-	}
-	for i, d := range saved {
-		ids[created[i]] = d.ID
+		return nil, err
 	}
 	for _, id := range order {
 		for _, i := range id.entries {
 			hs[i].debtorID = ids[id]
 		}
 	}
-	return nil
+	if !insert {
+		return fresh, nil
+	}
+	creates := make([]*ent.DebtorCreate, len(fresh))
+	for i, d := range fresh {
+		creates[i] = db.Debtor.Create().SetID(d.ID).SetClientID(clientID).SetCreatedAt(d.CreatedAt).SetUpdatedAt(d.UpdatedAt)
+		setDebtor(creates[i].Mutation(), debtorRecord(d))
+	}
+	_, err = saveInChunks(ctx, creates, 1000, func(c []*ent.DebtorCreate) ([]*ent.Debtor, error) {
+		return db.Debtor.CreateBulk(c...).Save(ctx)
+	})
+	return nil, err
+}
+
+// debtorRow is the row of a debtor with in's details, as a hand-over
+// writes it (no id yet): its search keys are those ent's hooks derive.
+func debtorRow(clientID string, in collection.DebtorWithDebtsRecord, at time.Time) *ent.Debtor {
+	d := &ent.Debtor{ClientID: clientID, CreatedAt: at, UpdatedAt: at,
+		IsCorporation: in.IsCorporation, IdentificationNumber: in.IdentificationNumber,
+		IdentificationKey: collection.IdentificationKey(in.IdentificationNumber),
+		Name:              in.Name, NameKey: collection.SearchKey(in.Name),
+		Address1: in.Address.Address1, Address2: in.Address.Address2, CareOf: in.Address.CareOf,
+		ZipCode: in.Address.ZipCode, City: in.Address.City, CountryCode: in.Address.CountryCode,
+		Email: in.Email, Phone: in.Phone}
+	if in.Email != nil {
+		k := collection.SearchKey(*in.Email)
+		d.EmailKey = &k
+	}
+	return d
+}
+
+// debtorRecord is the debtor's details as a record: what debtorRow made it
+// from.
+func debtorRecord(d *ent.Debtor) collection.DebtorRecord {
+	r := collection.DebtorRecord{IsCorporation: d.IsCorporation, IdentificationNumber: d.IdentificationNumber, Name: d.Name,
+		Address: collection.AddressRecord{Address1: d.Address1, Address2: d.Address2, CareOf: d.CareOf,
+			ZipCode: d.ZipCode, City: d.City, CountryCode: d.CountryCode}}
+	if d.Email != nil || d.Phone != nil {
+		r.ContactInformation = &collection.ContactRecord{Email: d.Email, Phone: d.Phone}
+	}
+	return r
 }
 
 // recordMany appends one event per debt of a hand-over, each with its
@@ -596,18 +682,14 @@ func (s *Service) refreshDebtors(ctx context.Context, clientID string, rs []refr
 	address1s, zips, cities, countries := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 	address2s, careOfs, emails, emailKeys, phones := make([]*string, n), make([]*string, n), make([]*string, n), make([]*string, n), make([]*string, n)
 	corporations := make([]bool, n)
+	now := time.Now().UTC().Truncate(time.Microsecond)
 	for i, r := range rs {
-		in := r.in
-		ids[i], corporations[i], numbers[i] = r.d.ID, in.IsCorporation, in.IdentificationNumber
-		idKeys[i] = collection.IdentificationKey(in.IdentificationNumber)
-		names[i], nameKeys[i] = in.Name, collection.SearchKey(in.Name)
-		address1s[i], address2s[i], careOfs[i] = in.Address.Address1, in.Address.Address2, in.Address.CareOf
-		zips[i], cities[i], countries[i] = in.Address.ZipCode, in.Address.City, in.Address.CountryCode
-		emails[i], phones[i] = in.Email, in.Phone
-		if in.Email != nil {
-			k := collection.SearchKey(*in.Email)
-			emailKeys[i] = &k
-		}
+		d := debtorRow(clientID, r.in, now)
+		ids[i], corporations[i], numbers[i], idKeys[i] = r.d.ID, d.IsCorporation, d.IdentificationNumber, d.IdentificationKey
+		names[i], nameKeys[i] = d.Name, d.NameKey
+		address1s[i], address2s[i], careOfs[i] = d.Address1, d.Address2, d.CareOf
+		zips[i], cities[i], countries[i] = d.ZipCode, d.City, d.CountryCode
+		emails[i], emailKeys[i], phones[i] = d.Email, d.EmailKey, d.Phone
 	}
 	_, err := tx.ExecContext(ctx, `UPDATE debtors AS d SET is_corporation = u.is_corporation,
 	    identification_number = u.identification_number, identification_key = u.identification_key,
@@ -621,6 +703,6 @@ func (s *Service) refreshDebtors(ctx context.Context, clientID string, rs []refr
 	            care_of, zip_code, city, country_code, email, email_key, phone)
 	 WHERE d.id = u.id AND d.client_id = $17`,
 		ids, corporations, numbers, idKeys, names, nameKeys, address1s, address2s, careOfs, zips, cities, countries,
-		emails, emailKeys, phones, time.Now().UTC().Truncate(time.Microsecond), clientID)
+		emails, emailKeys, phones, now, clientID)
 	return err
 }

@@ -118,6 +118,9 @@ type Service struct {
 	// factsQuery reads the claim facts of debts in one statement, in the
 	// database's SQL (claimFactsStatement).
 	factsQuery factsQuery
+	// handoverInOne: a hand-over writes its rows with one statement
+	// (insertHandover; PostgreSQL), not one insert a table through ent.
+	handoverInOne bool
 	// postgres: the event feed orders by writing transaction, then id
 	// (feed.go; by id alone on SQLite), and the webhook queue locks rows
 	// with SKIP LOCKED (webhooks.go).
@@ -139,7 +142,7 @@ func New(db *store.DB, clock Clock) *Service {
 	s.handovers = s.newHandoverGroups()
 	db.Ent.Debt.Intercept(intercept.TraverseDebt(loadClaimColumns))
 	if db.IsPostgres() {
-		s.postgres = true
+		s.postgres, s.handoverInOne = true, true
 		s.booker = queuedBooker{pgBooker{s}}
 		s.factsQuery = pgFactsQuery
 	} else {
