@@ -24,3 +24,7 @@ func (s *Service) SetHandoverParallel(n int) {
 // SetHandoverInOneStatement sets whether hand-overs write their rows with
 // one statement (insertHandover) or with ent's inserts.
 func (s *Service) SetHandoverInOneStatement(one bool) { s.handoverInOne = one }
+
+// HandoverHeldSQL is the statement that reads what the client holds of a
+// hand-over's invoice numbers and debtors (PostgreSQL).
+const HandoverHeldSQL = handoverHeldSQL

@@ -234,12 +234,16 @@ func (s *Service) handOver(ctx context.Context, client *ent.Creditor, entries []
 	if err := s.lockHandover(ctx, clientID, normalized); err != nil {
 		return nil, err
 	}
-	if err := s.checkNumbersFree(ctx, clientID, normalized, field); err != nil {
+	inOne := s.handoverInOne && ent.TxFromContext(ctx) != nil
+	held, err := s.readHeld(ctx, clientID, normalized, inOne)
+	if err != nil {
+		return nil, err
+	}
+	if err := numbersFree(normalized, held.numbers, field); err != nil {
 		return nil, err
 	}
 	created := time.Now().UTC().Truncate(time.Microsecond)
-	inOne := s.handoverInOne && ent.TxFromContext(ctx) != nil
-	newDebtors, err := s.handoverDebtors(ctx, clientID, hs, created, !inOne)
+	newDebtors, err := s.handoverDebtors(ctx, clientID, hs, held.debtors, created, !inOne)
 	if err != nil {
 		return nil, err
 	}
@@ -432,28 +436,61 @@ func saveInChunks[C any, T any](ctx context.Context, creates []C, n int, save fu
 	return out, nil
 }
 
-// checkNumbersFree refuses items whose invoice number an unwithdrawn debt of
-// the client already holds, or an earlier entry of the same hand-over: no
-// invoice is collected twice. One statement for every entry.
-func (s *Service) checkNumbersFree(ctx context.Context, clientID string, entries []collection.DebtorWithDebtsRecord, field func(int) string) error {
-	var numbers []string
+// handoverHeld is what a hand-over finds of its keys, under their locks:
+// the debt that holds each of its invoice numbers (an unwithdrawn debt of
+// the client), and the client's debtor of each of its identities (by
+// identification key).
+type handoverHeld struct {
+	numbers map[string]scalar.IntID
+	debtors map[string]string
+}
+
+// readHeld reads what the client holds of the entries' invoice numbers and
+// debtors' identities: with one statement when inOne (PostgreSQL), two
+// through ent otherwise.
+func (s *Service) readHeld(ctx context.Context, clientID string, entries []collection.DebtorWithDebtsRecord, inOne bool) (handoverHeld, error) {
+	var numbers, keys []string
 	for _, e := range entries {
+		keys = append(keys, collection.IdentificationKey(e.IdentificationNumber))
 		for _, it := range e.Debts {
 			numbers = append(numbers, it.InvoiceNumber)
 		}
 	}
-	held, err := s.db(ctx).DebtItem.Query().
+	slices.Sort(keys)
+	keys = slices.Compact(keys)
+	held := handoverHeld{numbers: map[string]scalar.IntID{}, debtors: map[string]string{}}
+	if inOne {
+		return held, s.readHeldInOne(ctx, ent.TxFromContext(ctx), clientID, numbers, keys, held)
+	}
+	db := s.db(ctx)
+	items, err := db.DebtItem.Query().
 		Where(debtitem.ClientID(clientID), debtitem.InvoiceNumberIn(numbers...),
 			debtitem.HasDebtWith(debt.WithdrawnAtIsNil())).
 		Select(debtitem.FieldInvoiceNumber, debtitem.FieldDebtID).
 		All(ctx)
 	if err != nil {
-		return err
+		return held, err
 	}
-	byNumber := map[string]scalar.IntID{}
-	for _, h := range held {
-		byNumber[h.InvoiceNumber] = h.DebtID
+	for _, it := range items {
+		held.numbers[it.InvoiceNumber] = it.DebtID
 	}
+	debtors, err := db.Debtor.Query().
+		Where(debtor.ClientID(clientID), debtor.IdentificationKeyIn(keys...)).
+		Select(debtor.FieldID, debtor.FieldIdentificationKey).
+		All(ctx)
+	if err != nil {
+		return held, err
+	}
+	for _, d := range debtors {
+		held.debtors[d.IdentificationKey] = d.ID
+	}
+	return held, nil
+}
+
+// numbersFree refuses items whose invoice number an unwithdrawn debt of
+// the client already holds (held: the number's debt), or an earlier entry
+// of the same hand-over: no invoice is collected twice.
+func numbersFree(entries []collection.DebtorWithDebtsRecord, byNumber map[string]scalar.IntID, field func(int) string) error {
 	var errs apierr.List
 	first := map[string]string{} // the field of a number's first item here
 	for i, e := range entries {
@@ -498,11 +535,12 @@ func capped(errs apierr.List) error {
 // entry's identification number, refreshed with the entry's name, address
 // and contact details (contact details not given are kept), or a new
 // debtor. Entries of one identity share one debtor, refreshed as if they
-// came one after the other. One statement reads the existing debtors, and
-// one updates the existing ones (on SQLite, one each); the new ones are
+// came one after the other. found holds the client's debtors of the
+// entries' identities (readHeld). One statement updates the existing ones
+// (on SQLite, one each); the new ones are
 // inserted by one more when insert is true, and otherwise returned, with
 // their ids, for the caller to insert (insertHandover).
-func (s *Service) handoverDebtors(ctx context.Context, clientID string, hs []handover, created time.Time, insert bool) ([]*ent.Debtor, error) {
+func (s *Service) handoverDebtors(ctx context.Context, clientID string, hs []handover, found map[string]string, created time.Time, insert bool) ([]*ent.Debtor, error) {
 	db := s.db(ctx)
 	type identity struct {
 		key     string
@@ -530,28 +568,14 @@ func (s *Service) handoverDebtors(ctx context.Context, clientID string, hs []han
 		}
 		id.entries = append(id.entries, i)
 	}
-	keys := make([]string, len(order))
-	for i, id := range order {
-		keys[i] = id.key
-	}
-	existing, err := db.Debtor.Query().
-		Where(debtor.ClientID(clientID), debtor.IdentificationKeyIn(keys...)).
-		All(ctx)
-	if err != nil {
-		return nil, err
-	}
-	found := map[string]*ent.Debtor{}
-	for _, d := range existing {
-		found[d.IdentificationKey] = d
-	}
 	var fresh []*ent.Debtor
 	var refreshed []refresh
 	ids := map[*identity]string{}
 	for _, id := range order {
 		in := id.record
-		if d, ok := found[id.key]; ok {
-			refreshed = append(refreshed, refresh{d, in})
-			ids[id] = d.ID
+		if debtorID, ok := found[id.key]; ok {
+			refreshed = append(refreshed, refresh{debtorID, in})
+			ids[id] = debtorID
 			continue
 		}
 		d := debtorRow(clientID, in, created)
@@ -575,7 +599,7 @@ func (s *Service) handoverDebtors(ctx context.Context, clientID string, hs []han
 		creates[i] = db.Debtor.Create().SetID(d.ID).SetClientID(clientID).SetCreatedAt(d.CreatedAt).SetUpdatedAt(d.UpdatedAt)
 		setDebtor(creates[i].Mutation(), debtorRecord(d))
 	}
-	_, err = saveInChunks(ctx, creates, 1000, func(c []*ent.DebtorCreate) ([]*ent.Debtor, error) {
+	_, err := saveInChunks(ctx, creates, 1000, func(c []*ent.DebtorCreate) ([]*ent.Debtor, error) {
 		return db.Debtor.CreateBulk(c...).Save(ctx)
 	})
 	return nil, err
@@ -638,9 +662,9 @@ func (s *Service) recordMany(ctx context.Context, ev func(int) event, clientID s
 	return saveRecords(ctx, db, recs)
 }
 
-// refresh is an existing debtor and the hand-over's details for it.
+// refresh is an existing debtor's id and the hand-over's details for it.
 type refresh struct {
-	d  *ent.Debtor
+	id string
 	in collection.DebtorWithDebtsRecord
 }
 
@@ -658,7 +682,7 @@ func (s *Service) refreshDebtors(ctx context.Context, clientID string, rs []refr
 		db := s.db(ctx)
 		for _, r := range rs {
 			in := r.in
-			update := db.Debtor.UpdateOne(r.d).
+			update := db.Debtor.UpdateOneID(r.id).
 				SetIsCorporation(in.IsCorporation).
 				SetIdentificationNumber(in.IdentificationNumber).
 				SetName(in.Name).
@@ -685,7 +709,7 @@ func (s *Service) refreshDebtors(ctx context.Context, clientID string, rs []refr
 	now := time.Now().UTC().Truncate(time.Microsecond)
 	for i, r := range rs {
 		d := debtorRow(clientID, r.in, now)
-		ids[i], corporations[i], numbers[i], idKeys[i] = r.d.ID, d.IsCorporation, d.IdentificationNumber, d.IdentificationKey
+		ids[i], corporations[i], numbers[i], idKeys[i] = r.id, d.IsCorporation, d.IdentificationNumber, d.IdentificationKey
 		names[i], nameKeys[i] = d.Name, d.NameKey
 		address1s[i], address2s[i], careOfs[i] = d.Address1, d.Address2, d.CareOf
 		zips[i], cities[i], countries[i] = d.ZipCode, d.City, d.CountryCode

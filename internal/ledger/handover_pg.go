@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -208,3 +209,43 @@ var handoverInsertSQL = strings.Join([]string{
 	`) q ON q.entry = x.n ORDER BY x.n, q.k, q.o)`,
 	`SELECT ` + strings.Join(debt.Columns, ", ") + ` FROM d ORDER BY id`,
 }, "\n")
+
+// readHeldInOne is readHeld's one statement (PostgreSQL): the unwithdrawn
+// debts of the client that hold the numbers, and the client's debtors of
+// the identification keys, as (kind, key, id) rows.
+func (s *Service) readHeldInOne(ctx context.Context, tx *ent.Tx, clientID string, numbers, keys []string, held handoverHeld) error {
+	rows, err := tx.QueryContext(ctx, handoverHeldSQL, clientID, numbers, keys)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var kind, key, id string
+		if err := rows.Scan(&kind, &key, &id); err != nil {
+			return err
+		}
+		switch kind {
+		case "n":
+			debtID, err := strconv.Atoi(id)
+			if err != nil {
+				return err
+			}
+			held.numbers[key] = scalar.IntID(debtID)
+		case "d":
+			held.debtors[key] = id
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	return rows.Close()
+}
+
+// handoverHeldSQL is readHeldInOne's statement. The transaction's lock
+// statement switched bitmap scans off (store.LockKeys), so that neither
+// part can be planned on a trigram index.
+const handoverHeldSQL = `SELECT 'n', i.invoice_number, i.debt_id::text FROM debt_invoices AS i
+  JOIN debts AS d ON d.id = i.debt_id AND d.withdrawn_at IS NULL
+ WHERE i.client_id = $1::uuid AND i.invoice_number = ANY($2::text[])
+UNION ALL
+SELECT 'd', identification_key, id::text FROM debtors WHERE client_id = $1::uuid AND identification_key = ANY($3::text[])`
