@@ -108,6 +108,7 @@ setup() {
     time "$tmp/debtql" seed --scale "$(seed_scale "$s")" --database-url "$(ours_url "$s")" $([ "$reset" = --reset ] && echo --reset) </dev/null
     psql -Xqd "$db" -c "VACUUM (FREEZE, ANALYZE)" </dev/null
   fi
+  trail "$s"
   log "ready: cluster on $PGPORT ($anchor, $db), PostGraphile on $(pgl_url "$s")"
 }
 
@@ -285,7 +286,33 @@ DELETE FROM debts WHERE id IN (SELECT debt_id FROM made);
 SQL
 }
 
-# ready SCALE: the databases of a scale are there and seeded alike.
+# trail SCALE: the seeded database's audit trail, as a database in use
+# has one: an event of each debt's hand-over (createDebt) with its DEBT
+# record, written once (the seed writes no trail). On an empty trail each
+# of the server's connections plans the foreign-key check of the events'
+# records as a sequential scan of the trail, and keeps that plan while a
+# run's writes grow the trail, until autovacuum's next ANALYZE: the
+# payments' first-repetition stall (docs/performance.md, "Payments that do
+# not stall").
+trail() {
+  local db; db="$(ours_db "$1")"
+  [ "$(psql -XAtd "$db" -c "SELECT EXISTS (SELECT 1 FROM audit_events WHERE api_key_name = 'bench trail')" </dev/null)" = t ] && return
+  log "$db: writing the audit trail of the seeded debts"
+  psql -Xqd "$db" -v ON_ERROR_STOP=1 >/dev/null </dev/null <<'SQL'
+BEGIN;
+INSERT INTO audit_events (created_at, client_id, api_key_id, api_key_name, role, operation, request_id, debt_id)
+  SELECT created_at, client_id, '00000000-0000-0000-0000-000000000000', 'bench trail', 'ADMIN', 'createDebt', '', id
+    FROM debts ORDER BY id;
+INSERT INTO audit_event_records (client_id, event_id, record_type, record_id)
+  SELECT client_id, id, 'DEBT', debt_id::text FROM audit_events WHERE api_key_name = 'bench trail' ORDER BY id;
+COMMIT;
+VACUUM (ANALYZE) audit_events;
+VACUUM (ANALYZE) audit_event_records;
+SQL
+}
+
+# ready SCALE: the databases of a scale are there and seeded alike, and
+# DebtQL's has its audit trail (trail).
 ready() {
   local s="$1" want=$(( 200000 * $1 ))
   pgl "$s" status >/dev/null 2>&1 || { echo "PostGraphile for scale $s is not running: scripts/bench.sh setup $([ "$s" = 1 ] || echo "$s")" >&2; exit 1; }
@@ -293,6 +320,7 @@ ready() {
     { echo "database $(ours_db "$s") is not seeded at scale $s: scripts/bench.sh setup $([ "$s" = 1 ] || echo "$s")" >&2; exit 1; }
   same_open_debts "$s" ||
     { echo "database $(ours_db "$s")'s open debts are not the anchor's main_status = 2 (an older seed): scripts/bench.sh setup seeds it again" >&2; exit 1; }
+  trail "$s"
 }
 
 env_txt() {
