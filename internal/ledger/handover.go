@@ -662,6 +662,29 @@ func (s *Service) recordMany(ctx context.Context, ev func(int) event, clientID s
 	return saveRecords(ctx, db, recs)
 }
 
+// debtorColumns are debtor rows as the arrays of a statement's unnest,
+// in the order of args: id, is_corporation, identification_number,
+// identification_key, name, name_key, address1, address2, care_of,
+// zip_code, city, country_code, email, email_key, phone.
+type debtorColumns struct {
+	ids, numbers, idKeys, names, nameKeys, address1s, zips, cities, countries []string
+	address2s, careOfs, emails, emailKeys, phones                             []*string
+	corporations                                                              []bool
+}
+
+func (c *debtorColumns) add(d *ent.Debtor) {
+	c.ids, c.corporations, c.numbers, c.idKeys = append(c.ids, d.ID), append(c.corporations, d.IsCorporation), append(c.numbers, d.IdentificationNumber), append(c.idKeys, d.IdentificationKey)
+	c.names, c.nameKeys = append(c.names, d.Name), append(c.nameKeys, d.NameKey)
+	c.address1s, c.address2s, c.careOfs = append(c.address1s, d.Address1), append(c.address2s, d.Address2), append(c.careOfs, d.CareOf)
+	c.zips, c.cities, c.countries = append(c.zips, d.ZipCode), append(c.cities, d.City), append(c.countries, d.CountryCode)
+	c.emails, c.emailKeys, c.phones = append(c.emails, d.Email), append(c.emailKeys, d.EmailKey), append(c.phones, d.Phone)
+}
+
+func (c *debtorColumns) args() []any {
+	return []any{c.ids, c.corporations, c.numbers, c.idKeys, c.names, c.nameKeys, c.address1s, c.address2s, c.careOfs,
+		c.zips, c.cities, c.countries, c.emails, c.emailKeys, c.phones}
+}
+
 // refresh is an existing debtor's id and the hand-over's details for it.
 type refresh struct {
 	id string
@@ -701,19 +724,12 @@ func (s *Service) refreshDebtors(ctx context.Context, clientID string, rs []refr
 		}
 		return nil
 	}
-	n := len(rs)
-	ids, numbers, idKeys, names, nameKeys := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
-	address1s, zips, cities, countries := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
-	address2s, careOfs, emails, emailKeys, phones := make([]*string, n), make([]*string, n), make([]*string, n), make([]*string, n), make([]*string, n)
-	corporations := make([]bool, n)
+	var cols debtorColumns
 	now := time.Now().UTC().Truncate(time.Microsecond)
-	for i, r := range rs {
+	for _, r := range rs {
 		d := debtorRow(clientID, r.in, now)
-		ids[i], corporations[i], numbers[i], idKeys[i] = r.id, d.IsCorporation, d.IdentificationNumber, d.IdentificationKey
-		names[i], nameKeys[i] = d.Name, d.NameKey
-		address1s[i], address2s[i], careOfs[i] = d.Address1, d.Address2, d.CareOf
-		zips[i], cities[i], countries[i] = d.ZipCode, d.City, d.CountryCode
-		emails[i], emailKeys[i], phones[i] = d.Email, d.EmailKey, d.Phone
+		d.ID = r.id
+		cols.add(d)
 	}
 	_, err := tx.ExecContext(ctx, `UPDATE debtors AS d SET is_corporation = u.is_corporation,
 	    identification_number = u.identification_number, identification_key = u.identification_key,
@@ -726,7 +742,6 @@ func (s *Service) refreshDebtors(ctx context.Context, clientID string, rs []refr
 	       AS u(id, is_corporation, identification_number, identification_key, name, name_key, address1, address2,
 	            care_of, zip_code, city, country_code, email, email_key, phone)
 	 WHERE d.id = u.id AND d.client_id = $17`,
-		ids, corporations, numbers, idKeys, names, nameKeys, address1s, address2s, careOfs, zips, cities, countries,
-		emails, emailKeys, phones, now, clientID)
+		append(cols.args(), now, clientID)...)
 	return err
 }

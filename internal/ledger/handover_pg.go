@@ -84,17 +84,9 @@ func (s *Service) insertHandover(ctx context.Context, tx *ent.Tx, clientID strin
 			feeAmounts, feeDays = append(feeAmounts, int64(f.Amount)), append(feeDays, f.ChargedOn.String())
 		}
 	}
-	m := len(newDebtors)
-	dIDs, dNumbers, dIDKeys, dNames, dNameKeys := make([]string, m), make([]string, m), make([]string, m), make([]string, m), make([]string, m)
-	dAddress1s, dZips, dCities, dCountries := make([]string, m), make([]string, m), make([]string, m), make([]string, m)
-	dAddress2s, dCareOfs, dEmails, dEmailKeys, dPhones := make([]*string, m), make([]*string, m), make([]*string, m), make([]*string, m), make([]*string, m)
-	dCorporations := make([]bool, m)
-	for i, d := range newDebtors {
-		dIDs[i], dCorporations[i], dNumbers[i], dIDKeys[i] = d.ID, d.IsCorporation, d.IdentificationNumber, d.IdentificationKey
-		dNames[i], dNameKeys[i] = d.Name, d.NameKey
-		dAddress1s[i], dAddress2s[i], dCareOfs[i] = d.Address1, d.Address2, d.CareOf
-		dZips[i], dCities[i], dCountries[i] = d.ZipCode, d.City, d.CountryCode
-		dEmails[i], dEmailKeys[i], dPhones[i] = d.Email, d.EmailKey, d.Phone
+	var debtors debtorColumns
+	for _, d := range newDebtors {
+		debtors.add(d)
 	}
 	args := []any{clientID, created,
 		debtorIDs, originals, paids, chargeds, lastPayments, bearing, demands, rules, fees, lateComps,
@@ -102,9 +94,8 @@ func (s *Service) insertHandover(ctx context.Context, tx *ent.Tx, clientID strin
 		itemEntries, positions, numbers, numberKeys, descriptions, invoiceDates, dueDates, reminders, dueOns,
 		amounts, itemPaids, rates, reminderFees,
 		feeEntries, feeKinds, feeAmounts, feeDays,
-		payEntries, payItems, payAmounts, payDays, payBooked,
-		dIDs, dCorporations, dNumbers, dIDKeys, dNames, dNameKeys, dAddress1s, dAddress2s, dCareOfs, dZips, dCities, dCountries,
-		dEmails, dEmailKeys, dPhones}
+		payEntries, payItems, payAmounts, payDays, payBooked}
+	args = append(args, debtors.args()...)
 	rows, err := tx.QueryContext(ctx, handoverInsertSQL, args...)
 	if err != nil {
 		return nil, err
