@@ -537,9 +537,9 @@ func capped(errs apierr.List) error {
 // debtor. Entries of one identity share one debtor, refreshed as if they
 // came one after the other. found holds the client's debtors of the
 // entries' identities (readHeld). One statement updates the existing ones
-// (on SQLite, one each); the new ones are
-// inserted by one more when insert is true, and otherwise returned, with
-// their ids, for the caller to insert (insertHandover).
+// (on SQLite, one each); the new ones are inserted by one more when
+// insert is true, and otherwise returned, with their ids, for the caller
+// to insert (insertHandover).
 func (s *Service) handoverDebtors(ctx context.Context, clientID string, hs []handover, found map[string]string, created time.Time, insert bool) ([]*ent.Debtor, error) {
 	db := s.db(ctx)
 	type identity struct {

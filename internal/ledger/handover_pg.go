@@ -35,7 +35,7 @@ func (s *Service) insertHandover(ctx context.Context, tx *ent.Tx, clientID strin
 	var (
 		// One per entry: its debt and its event.
 		debtorIDs                                                  = make([]string, n)
-		originals, paids, chargeds, fees                           = make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n)
+		originals, paids, chargeds, collectionFees                 = make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n)
 		lastPayments                                               = make([]*string, n)
 		bearing, lateComps                                         = make([]bool, n), make([]bool, n)
 		demands                                                    = make([]time.Time, n)
@@ -57,7 +57,7 @@ func (s *Service) insertHandover(ctx context.Context, tx *ent.Tx, clientID strin
 		d := h.debt(clientID, created)
 		debtorIDs[i], originals[i], paids[i], chargeds[i] = d.DebtorID, int64(d.OriginalAmount), int64(d.PaidAmount), int64(d.ChargedAmount)
 		lastPayments[i] = dateText(d.LastPaymentOn)
-		bearing[i], demands[i], rules[i], fees[i], lateComps[i] = d.InterestBearing, d.DemandSentAt, d.InterestRule.String(), int64(d.CollectionFee), d.LateCompensation
+		bearing[i], demands[i], rules[i], collectionFees[i], lateComps[i] = d.InterestBearing, d.DemandSentAt, d.InterestRule.String(), int64(d.CollectionFee), d.LateCompensation
 		after, err := json.Marshal(s.debtStatuses(d))
 		if err != nil {
 			return nil, err
@@ -89,7 +89,7 @@ func (s *Service) insertHandover(ctx context.Context, tx *ent.Tx, clientID strin
 		debtors.add(d)
 	}
 	args := []any{clientID, created,
-		debtorIDs, originals, paids, chargeds, lastPayments, bearing, demands, rules, fees, lateComps,
+		debtorIDs, originals, paids, chargeds, lastPayments, bearing, demands, rules, collectionFees, lateComps,
 		afters, keyIDs, keyNames, roles, operations, reqIDs,
 		itemEntries, positions, numbers, numberKeys, descriptions, invoiceDates, dueDates, reminders, dueOns,
 		amounts, itemPaids, rates, reminderFees,
