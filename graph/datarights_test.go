@@ -106,21 +106,7 @@ func dataRightsPlaces(t *testing.T, env *apitest.Env, values []string) []string 
 			t.Fatal(err)
 		}
 	} else {
-		rows, err := env.DB.SQL.QueryContext(ctx, `SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name`)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var tables []string
-		for rows.Next() {
-			var name string
-			if err := rows.Scan(&name); err != nil {
-				t.Fatal(err)
-			}
-			tables = append(tables, name)
-		}
-		if err := rows.Close(); err != nil {
-			t.Fatal(err)
-		}
+		tables := apitest.Strings(t, env.DB.SQL, `SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name`)
 		for _, table := range tables {
 			rows, err := env.DB.SQL.QueryContext(ctx, `SELECT name, type FROM pragma_table_info(?)`, table)
 			if err != nil {

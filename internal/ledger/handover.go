@@ -569,6 +569,7 @@ func (s *Service) handoverDebtors(ctx context.Context, clientID string, hs []han
 		id.entries = append(id.entries, i)
 	}
 	var fresh []*ent.Debtor
+	var creates []*ent.DebtorCreate
 	var refreshed []refresh
 	ids := map[*identity]string{}
 	for _, id := range order {
@@ -578,10 +579,16 @@ func (s *Service) handoverDebtors(ctx context.Context, clientID string, hs []han
 			ids[id] = debtorID
 			continue
 		}
+		ids[id] = debtor.DefaultID()
+		if insert {
+			create := db.Debtor.Create().SetID(ids[id]).SetClientID(clientID).SetCreatedAt(created).SetUpdatedAt(created)
+			setDebtor(create.Mutation(), in.Debtor())
+			creates = append(creates, create)
+			continue
+		}
 		d := debtorRow(clientID, in, created)
-		d.ID = debtor.DefaultID()
+		d.ID = ids[id]
 		fresh = append(fresh, d)
-		ids[id] = d.ID
 	}
 	if err := s.refreshDebtors(ctx, clientID, refreshed); err != nil {
 		return nil, err
@@ -591,18 +598,10 @@ func (s *Service) handoverDebtors(ctx context.Context, clientID string, hs []han
 			hs[i].debtorID = ids[id]
 		}
 	}
-	if !insert {
-		return fresh, nil
-	}
-	creates := make([]*ent.DebtorCreate, len(fresh))
-	for i, d := range fresh {
-		creates[i] = db.Debtor.Create().SetID(d.ID).SetClientID(clientID).SetCreatedAt(d.CreatedAt).SetUpdatedAt(d.UpdatedAt)
-		setDebtor(creates[i].Mutation(), debtorRecord(d))
-	}
 	_, err := saveInChunks(ctx, creates, 1000, func(c []*ent.DebtorCreate) ([]*ent.Debtor, error) {
 		return db.Debtor.CreateBulk(c...).Save(ctx)
 	})
-	return nil, err
+	return fresh, err
 }
 
 // debtorRow is the row of a debtor with in's details, as a hand-over
@@ -620,18 +619,6 @@ func debtorRow(clientID string, in collection.DebtorWithDebtsRecord, at time.Tim
 		d.EmailKey = &k
 	}
 	return d
-}
-
-// debtorRecord is the debtor's details as a record: what debtorRow made it
-// from.
-func debtorRecord(d *ent.Debtor) collection.DebtorRecord {
-	r := collection.DebtorRecord{IsCorporation: d.IsCorporation, IdentificationNumber: d.IdentificationNumber, Name: d.Name,
-		Address: collection.AddressRecord{Address1: d.Address1, Address2: d.Address2, CareOf: d.CareOf,
-			ZipCode: d.ZipCode, City: d.City, CountryCode: d.CountryCode}}
-	if d.Email != nil || d.Phone != nil {
-		r.ContactInformation = &collection.ContactRecord{Email: d.Email, Phone: d.Phone}
-	}
-	return r
 }
 
 // recordMany appends one event per debt of a hand-over, each with its

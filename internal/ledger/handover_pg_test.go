@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/debtql/debtql/internal/apitest"
 	"github.com/debtql/debtql/internal/collection"
 	"github.com/debtql/debtql/internal/ledger"
 	"github.com/debtql/debtql/internal/scalar"
@@ -106,23 +107,7 @@ func TestHandoverInsertsAsEnt(t *testing.T) {
 		}
 	}
 	for table, query := range handoverRows {
-		rows := func(clientID string) []string {
-			r, err := env.DB.SQL.Query(query, clientID)
-			if err != nil {
-				t.Fatalf("%s: %v", table, err)
-			}
-			defer r.Close()
-			var out []string
-			for r.Next() {
-				var s string
-				if err := r.Scan(&s); err != nil {
-					t.Fatal(err)
-				}
-				out = append(out, s)
-			}
-			return out
-		}
-		a, b := rows(c1.ID), rows(c2.ID)
+		a, b := apitest.Strings(t, env.DB.SQL, query, c1.ID), apitest.Strings(t, env.DB.SQL, query, c2.ID)
 		if len(a) == 0 {
 			t.Errorf("%s: no rows written: the test compares nothing", table)
 		}

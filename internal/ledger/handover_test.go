@@ -128,23 +128,7 @@ func TestHandoverLooksUpByKey(t *testing.T) {
 	tx, open := openTx(t, env)
 	lines := func(query string) string {
 		t.Helper()
-		rows, err := tx.QueryContext(ctx, query)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer rows.Close()
-		var out string
-		for rows.Next() {
-			var line string
-			if err := rows.Scan(&line); err != nil {
-				t.Fatal(err)
-			}
-			out += line + "\n"
-		}
-		if err := rows.Err(); err != nil {
-			t.Fatal(err)
-		}
-		return out
+		return strings.Join(append(apitest.Strings(t, tx, query), ""), "\n")
 	}
 	// The lookup of a group of 16 calls, as a cached statement planned
 	// without its arguments: prepared anew each time, since a cached plan

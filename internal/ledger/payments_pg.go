@@ -142,8 +142,7 @@ func (s *Service) bookPaymentsAs(ctx context.Context, tx querier, clientID strin
 	// debt's paid amount after each; mm: their payment's and event's ids,
 	// drawn in the members' order.
 	w("o AS (SELECT m.*, d.paid_before + sum(m.amount) OVER (ORDER BY m.n) AS paid_after FROM m, d ORDER BY m.n),\n")
-	w("mm AS (SELECT o.*, nextval(pg_get_serial_sequence('payments', 'id')) AS payment_id,",
-		" nextval(pg_get_serial_sequence('audit_events', 'id')) AS event_id FROM o),\n")
+	w("mm AS (SELECT o.*, ", nextID("payments"), " AS payment_id, ", nextID("audit_events"), " AS event_id FROM o),\n")
 	w("i AS (UPDATE debt_invoices AS t SET paid_amount = t.paid_amount + s.total",
 		" FROM (SELECT invoice_id, sum(amount) AS total FROM mm GROUP BY invoice_id) AS s",
 		" WHERE t.id = s.invoice_id RETURNING ", cols("t", debtitem.Columns), "),\n")

@@ -93,20 +93,7 @@ func fsRead(dir migrate.Dir, name string) ([]byte, error) {
 
 func tables(t *testing.T, db *sql.DB) []string {
 	t.Helper()
-	rows, err := db.Query(`SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() ORDER BY 1`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var n string
-		if err := rows.Scan(&n); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, n)
-	}
-	return out
+	return apitest.Strings(t, db, `SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() ORDER BY 1`)
 }
 
 // TestMigrationsMatchEntSchema is CI's guard: the migration folder,
