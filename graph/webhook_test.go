@@ -498,3 +498,41 @@ func TestWebhookSecretNotStoredForRetries(t *testing.T) {
 		t.Errorf("%d endpoints after a retry, want 1", len(list.WebhookEndpoints))
 	}
 }
+
+// TestWebhookQueuesEveryEventOfAStatement: a createDebts of three entries
+// appends its three events in one statement (on PostgreSQL the queue's
+// trigger runs once for the statement); every event is queued for each
+// endpoint that wants it, once, and for none that does not.
+func TestWebhookQueuesEveryEventOfAStatement(t *testing.T) {
+	env := apitest.New(t)
+	clientID, caller := env.ClientCaller(t, "Hooks Batch")
+	wants, other := newReceiver(t), newReceiver(t)
+	wantsID := endpointFor(t, caller, wants, nil, "createDebts")
+	otherID := endpointFor(t, caller, other, nil, "createDebt")
+	var out struct{ CreateDebts []struct{ ID int } }
+	createDebts(t, caller, clientID, handoverBatch(1, 3, "WH")).OK(t, &out)
+	l := deliveriesUntil(t, env.Admin(), wantsID, allDelivered(3))
+	events := map[int]bool{}
+	for _, d := range l.WebhookDeliveries.Nodes {
+		events[d.EventID] = true
+	}
+	if len(events) != 3 {
+		t.Fatalf("deliveries of %d distinct events, want 3: %+v", len(events), l)
+	}
+	got := map[any]bool{}
+	for range 3 {
+		g := wants.next(t)
+		if g.Body["operation"] != "createDebts" || g.Body["clientId"] != clientID {
+			t.Errorf("delivery: %s", g.Raw)
+		}
+		got[g.Body["id"]] = true
+	}
+	if len(got) != 3 {
+		t.Errorf("deliveries of %d distinct events, want 3", len(got))
+	}
+	var none deliveryLog
+	caller.Do(t, deliveriesQuery, apitest.Vars{"e": otherID}).OK(t, &none)
+	if none.WebhookDeliveries.TotalCount != 0 {
+		t.Errorf("the createDebt endpoint got %d deliveries of createDebts events", none.WebhookDeliveries.TotalCount)
+	}
+}

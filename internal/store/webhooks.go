@@ -5,9 +5,10 @@ import (
 	"database/sql"
 )
 
-// sqliteWebhookQueue queues webhook deliveries on SQLite as the migration
-// webhook_queue does on PostgreSQL: in the transaction that appends an
-// audit event, one PENDING delivery per endpoint that wants it. Times are
+// sqliteWebhookQueue queues webhook deliveries on SQLite as the migrations
+// webhook_queue and webhook_queue_per_statement do on PostgreSQL (there
+// once per statement, here once per event): in the transaction that
+// appends an audit event, one PENDING delivery per endpoint that wants it. Times are
 // written as the driver writes a UTC time.Time (time.Time.String), so that
 // they compare as text with the times the senders pass; ids are random
 // UUIDs (version 4).
