@@ -50,6 +50,10 @@ jit = off
 # fsync and synchronous_commit stay on: a write's figure includes its WAL flush.
 logging_collector = off
 log_min_duration_statement = -1
+# Every autovacuum and autoanalyze in the cluster's log, with its time (as
+# the checkpoints are), so that a repetition's latency tail can be matched
+# against the maintenance that ran during it.
+log_autovacuum_min_duration = 0
 CONF
   echo "created $PGDATA_BENCH ($PGHOST:$PGPORT, superuser $PGUSER)"
 }
