@@ -8,10 +8,10 @@ import (
 // sqliteWebhookQueue queues webhook deliveries on SQLite as the migrations
 // webhook_queue and webhook_queue_per_statement do on PostgreSQL (there
 // once per statement, here once per event): in the transaction that
-// appends an audit event, one PENDING delivery per endpoint that wants it. Times are
-// written as the driver writes a UTC time.Time (time.Time.String), so that
-// they compare as text with the times the senders pass; ids are random
-// UUIDs (version 4).
+// appends an audit event, one PENDING delivery per endpoint that wants
+// it. Times are written as the driver writes a UTC time.Time
+// (time.Time.String), so that they compare as text with the times the
+// senders pass; ids are random UUIDs (version 4).
 const sqliteWebhookQueue = `CREATE TRIGGER IF NOT EXISTS audit_events_webhooks AFTER INSERT ON audit_events BEGIN
   INSERT INTO webhook_deliveries (id, created_at, updated_at, client_id, event_id, status, attempts, next_attempt_at, endpoint_id)
   SELECT ` + sqliteUUID + `, ` + sqliteNow + `, ` + sqliteNow + `, e.client_id, NEW.id, 'PENDING', '[]', ` + sqliteNow + `, e.id
