@@ -543,9 +543,10 @@ func capped(errs apierr.List) error {
 func (s *Service) handoverDebtors(ctx context.Context, clientID string, hs []handover, found map[string]string, created time.Time, insert bool) ([]*ent.Debtor, error) {
 	db := s.db(ctx)
 	type identity struct {
-		key     string
-		record  collection.DebtorWithDebtsRecord // the last entry's, with the last e-mail and phone given
-		entries []int
+		key      string
+		record   collection.DebtorWithDebtsRecord // the last entry's, with the last e-mail and phone given
+		entries  []int
+		debtorID string // found, or drawn for a new debtor
 	}
 	var order []*identity
 	byKey := map[string]*identity{}
@@ -571,23 +572,22 @@ func (s *Service) handoverDebtors(ctx context.Context, clientID string, hs []han
 	var fresh []*ent.Debtor
 	var creates []*ent.DebtorCreate
 	var refreshed []refresh
-	ids := map[*identity]string{}
 	for _, id := range order {
 		in := id.record
 		if debtorID, ok := found[id.key]; ok {
 			refreshed = append(refreshed, refresh{debtorID, in})
-			ids[id] = debtorID
+			id.debtorID = debtorID
 			continue
 		}
-		ids[id] = debtor.DefaultID()
+		id.debtorID = debtor.DefaultID()
 		if insert {
-			create := db.Debtor.Create().SetID(ids[id]).SetClientID(clientID).SetCreatedAt(created).SetUpdatedAt(created)
+			create := db.Debtor.Create().SetID(id.debtorID).SetClientID(clientID).SetCreatedAt(created).SetUpdatedAt(created)
 			setDebtor(create.Mutation(), in.Debtor())
 			creates = append(creates, create)
 			continue
 		}
 		d := debtorRow(clientID, in, created)
-		d.ID = ids[id]
+		d.ID = id.debtorID
 		fresh = append(fresh, d)
 	}
 	if err := s.refreshDebtors(ctx, clientID, refreshed); err != nil {
@@ -595,7 +595,7 @@ func (s *Service) handoverDebtors(ctx context.Context, clientID string, hs []han
 	}
 	for _, id := range order {
 		for _, i := range id.entries {
-			hs[i].debtorID = ids[id]
+			hs[i].debtorID = id.debtorID
 		}
 	}
 	_, err := saveInChunks(ctx, creates, 1000, func(c []*ent.DebtorCreate) ([]*ent.Debtor, error) {

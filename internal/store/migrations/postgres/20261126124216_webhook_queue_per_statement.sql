@@ -16,8 +16,7 @@ BEGIN
     FROM "new_audit_events" AS n
     JOIN "webhook_endpoints" AS e
       ON (e."client_id" IS NULL OR e."client_id" = n."client_id")
-     AND (jsonb_typeof(e."operations") IS DISTINCT FROM 'array' OR jsonb_array_length(e."operations") = 0 OR e."operations" ? n."operation")
-   ORDER BY n."id";
+     AND (jsonb_typeof(e."operations") IS DISTINCT FROM 'array' OR jsonb_array_length(e."operations") = 0 OR e."operations" ? n."operation");
   RETURN NULL;
 END
 $$;
