@@ -543,36 +543,64 @@ handover_run() {
   echo "hand-over: $n debts of two items for client $wc" | tee -a "$OUT/env.txt"
   handover_reset "$wc"
   local tsv="$OUT/handover.tsv"
-  printf 'label\tdebts\tseconds\tdebts_per_s\n' >"$tsv"
+  printf 'label\tdebts\tseconds\tdebts_per_s\tserver_cpu_s\tdb_cpu_s\tdriver_cpu_s\n' >"$tsv"
   for rep in $(seq 1 "$REPS"); do
-    handover_one "$tsv" debtql:single "$wc" "$tmp/handover" -url "$url" -key "${KEY[1]}" -client "$wc" -mode single -n "$n" -c "$conns"
-    handover_one "$tsv" debtql:batch "$wc" "$tmp/handover" -url "$url" -key "${KEY[1]}" -client "$wc" -mode batch -n "$n" -c 1 -batch 500
-    handover_one "$tsv" postgraphile:single "$wc" "$tmp/handover" -url "$(pgl_url 1)" -client "$wc" -mode postgraphile -n "$n" -c "$conns"
-    handover_one "$tsv" sql:single "$wc" "$PG_BIN/pgbench" -n -M prepared -c "$conns" -j "$BENCH_THREADS" -t $(( n / conns )) \
+    handover_one "$tsv" debtql:single "$wc" "${server_pid[1]}" "$tmp/handover" -url "$url" -key "${KEY[1]}" -client "$wc" -mode single -n "$n" -c "$conns"
+    handover_one "$tsv" debtql:batch "$wc" "${server_pid[1]}" "$tmp/handover" -url "$url" -key "${KEY[1]}" -client "$wc" -mode batch -n "$n" -c 1 -batch 500
+    handover_one "$tsv" postgraphile:single "$wc" "$(pgl_pid 1)" "$tmp/handover" -url "$(pgl_url 1)" -client "$wc" -mode postgraphile -n "$n" -c "$conns"
+    handover_one "$tsv" sql:single "$wc" "" "$PG_BIN/pgbench" -n -M prepared -c "$conns" -j "$BENCH_THREADS" -t $(( n / conns )) \
       -D handover_client="$wc" -f "$BENCH/sql_limit/handover_single.sql" "$(anchor_db 1)"
-    handover_one "$tsv" sql:batch "$wc" "$PG_BIN/pgbench" -n -M prepared -c 1 -j 1 -t $(( n / 500 )) \
+    handover_one "$tsv" sql:batch "$wc" "" "$PG_BIN/pgbench" -n -M prepared -c 1 -j 1 -t $(( n / 500 )) \
       -D handover_client="$wc" -f "$BENCH/sql_limit/handover_batch.sql" "$(anchor_db 1)"
   done
   handover_summary "$tsv" | tee "$OUT/summary.txt"
   log "results in $OUT"
 }
 
-# handover_one TSV LABEL CLIENT COMMAND...: times COMMAND, appends its row,
-# and deletes the rows it made.
+# handover_one TSV LABEL CLIENT SERVER_PID COMMAND...: times COMMAND,
+# appends its row with the CPU seconds it cost the server (SERVER_PID, none
+# for the SQL limits), the cluster and COMMAND itself, and deletes the rows
+# it made.
 handover_one() {
-  local tsv="$1" label="$2" wc="$3" t0 t1 secs; shift 3
+  local tsv="$1" label="$2" wc="$3" spid="$4" t0 t1 secs s0 s1 d0 d1 drv; shift 4
+  s0="$(proc_ticks "$spid")"; d0="$(cluster_ticks)"
   t0="$(date +%s.%N)"
-  if ! "$@" >"$OUT/$label.out" 2>&1 </dev/null; then
+  # times, in the subshell: its children's user and system time (the driver's).
+  if ! ( "$@" >"$OUT/$label.out" 2>&1 </dev/null; rc=$?; times >"$OUT/$label.times"; exit $rc ); then
     log "$label failed: $(tail -3 "$OUT/$label.out")"
     handover_reset "$wc"
     return 0
   fi
   t1="$(date +%s.%N)"
+  # A backend's time reaches the postmaster's count only once it has ended,
+  # which is after its client has gone: a second for that.
+  sleep 1
+  s1="$(proc_ticks "$spid")"; d1="$(cluster_ticks)"
+  drv="$(awk 'NR == 2 { for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); t += a[1] * 60 + a[2] } } END { printf "%.2f", t }' "$OUT/$label.times")"
   secs="$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')"
   printf '   %-28s %s debts in %s s (%s debts/s)\n' "$label" "$n" "$secs" "$(awk -v n="$n" -v s="$secs" 'BEGIN { printf "%.0f", n / s }')"
-  printf '%s\t%s\t%s\t%s\n' "$label" "$n" "$secs" "$(awk -v n="$n" -v s="$secs" 'BEGIN { printf "%.1f", n / s }')" >>"$tsv"
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$label" "$n" "$secs" "$(awk -v n="$n" -v s="$secs" 'BEGIN { printf "%.1f", n / s }')" \
+    "$(ticks_s "$s0" "$s1")" "$(ticks_s "$d0" "$d1")" "$drv" >>"$tsv"
   handover_reset "$wc"
 }
+
+# proc_ticks PID: the process's CPU time in clock ticks (user and system,
+# its threads included), or nothing without a PID.
+proc_ticks() { [ -n "$1" ] && awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || true; }
+
+# cluster_ticks: the bench cluster's CPU time in clock ticks: the
+# postmaster's, its running processes' (backends, WAL writer, autovacuum),
+# and those of its processes that have ended (the postmaster's children's
+# times, counted once it has waited for them).
+cluster_ticks() {
+  local pm c; pm="$(head -1 "$PGDATA_BENCH/postmaster.pid")"
+  { awk '{ print $14 + $15 + $16 + $17 }' "/proc/$pm/stat"
+    for c in $(pgrep -P "$pm"); do awk '{ print $14 + $15 }' "/proc/$c/stat" 2>/dev/null; done
+  } | awk '{ t += $1 } END { print t }'
+}
+
+# ticks_s A B: the seconds between two tick counts (empty when A is).
+ticks_s() { [ -n "$1" ] && awk -v a="$1" -v b="$2" -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.2f", (b - a) / hz }' || true; }
 
 # handover_reset CLIENT: the hand-overs' rows (numbers HB-..., from the
 # driver, and HO-..., from the SQL scripts) deleted from both databases.
@@ -602,11 +630,19 @@ SQL
 handover_summary() {
   awk -F'\t' "$AWK_LIB"'
     NR == 1 { next }
-    { cnt[$1]++; v[$1, cnt[$1]] = $3 + 0; debts = $2 }
+    { cnt[$1]++; v[$1, cnt[$1]] = $3 + 0; debts = $2
+      # CPU by process, per run (rows of runs before these columns have none)
+      if (NF >= 7) { c = $1 ":cpu"; cnt[c]++; v[c, cnt[c]] = 1; srv[$1] += $5; db[$1] += $6; drv[$1] += $7; sec[$1] += $3 } }
     END {
       printf "\n%-22s %10s %12s\n", "hand-over (median)", "seconds", "debts/s"
       n = split("debtql:single debtql:batch postgraphile:single sql:single sql:batch", k, " ")
       for (i = 1; i <= n; i++) if (cnt[k[i]]) printf "%-22s %10.2f %12.1f\n", k[i], med(k[i]), debts / med(k[i])
+      printf "\n%-22s %10s %10s %10s %12s\n", "CPU ms a debt (mean)", "server", "database", "driver", "cores busy"
+      for (i = 1; i <= n; i++) if (cnt[k[i] ":cpu"]) {
+        runs = cnt[k[i] ":cpu"]; f = 1000 / (debts * runs)
+        printf "%-22s %10s %10.3f %10.3f %12.2f\n", k[i], (srv[k[i]] ? sprintf("%.3f", srv[k[i]] * f) : "-"), db[k[i]] * f, drv[k[i]] * f,
+          (srv[k[i]] + db[k[i]] + drv[k[i]]) / sec[k[i]]
+      }
       s = med("debtql:single"); b = med("debtql:batch"); p = med("postgraphile:single"); ss = med("sql:single"); sb = med("sql:batch")
       printf "\n"
       if (s) printf "createDebt, 16 connections: %.1f s  (target <= 30: %s)\n", s, ok(s <= 30)
