@@ -35,7 +35,11 @@ type groupCommit[K comparable, M any] struct {
 	// crowd, before it hands them to the next run: requests answered
 	// together come back together, a little apart, and without it the
 	// first of them would run alone and the others after it. A lone
-	// caller's next request completes the count at once.
+	// caller's next request completes the count at once. Crowds that
+	// gather at once are filled in the order they began (groupKey.fill),
+	// so that one crowd's gathering does not cut another's short: with
+	// more callers than max, crowds take turns, one in its transaction
+	// while the other's callers come back (docs/performance.md).
 	gather time.Duration
 	// crowd is the size of a run that runs alone and gathers; smaller
 	// runs of a key (a few callers, who have little to share) run side
@@ -56,9 +60,41 @@ type groupKey[M any] struct {
 	running int // runs going on
 	crowds  int // of which crowds
 	waiting []*grouped[M]
-	// full, while the run gathers, is closed when want requests wait.
-	full chan struct{}
+	// gathers are the crowds that gather, in the order they began.
+	gathers []*gathering
+}
+
+// gathering is a crowd waiting for want requests (groupCommit.gather).
+type gathering struct {
 	want int
+	full chan struct{} // closed once full; nil then
+}
+
+// reserved is the number of waiting requests that the gathering crowds
+// wait for.
+func (st *groupKey[M]) reserved() int {
+	n := 0
+	for _, ga := range st.gathers {
+		n += ga.want
+	}
+	return n
+}
+
+// fill, with groupCommit.mu held, marks full the gathering crowds that the
+// waiting requests fill, first first: the first is full when its want
+// requests wait, the second when as many more do.
+func (st *groupKey[M]) fill() {
+	n := len(st.waiting)
+	for _, ga := range st.gathers {
+		if n < ga.want {
+			return
+		}
+		n -= ga.want
+		if ga.full != nil {
+			close(ga.full)
+			ga.full = nil
+		}
+	}
 }
 
 // grouped is a request waiting for, or in, a run.
@@ -85,10 +121,7 @@ func (g *groupCommit[K, M]) do(ctx context.Context, k K, m M) error {
 	st := g.keys[k]
 	if st != nil && (st.crowds > 0 || st.running >= max(g.parallel, 1)) {
 		st.waiting = append(st.waiting, q)
-		if st.full != nil && len(st.waiting) >= st.want {
-			close(st.full)
-			st.full = nil
-		}
+		st.fill()
 		g.mu.Unlock()
 		select {
 		case err := <-q.done:
@@ -141,10 +174,15 @@ func (g *groupCommit[K, M]) runFrom(k K, st *groupKey[M], batch []*grouped[M]) {
 	g.runOnce(k, batch)
 	g.mu.Lock()
 	// A crowd stays one while it gathers, so that the calls it waits for
-	// join it rather than run beside it.
-	if want := min(len(batch)+len(st.waiting), g.max); crowd && g.gather > 0 && st.full == nil && len(st.waiting) < want {
-		full := make(chan struct{})
-		st.full, st.want = full, want
+	// join it rather than run beside it. It gathers behind the crowds
+	// gathering already, for the requests they do not wait for.
+	reserved := st.reserved()
+	free := max(len(st.waiting)-reserved, 0)
+	if want := min(len(batch)+free, g.max); crowd && g.gather > 0 && (reserved > 0 || free < want) {
+		ga := &gathering{want: want, full: make(chan struct{})}
+		full := ga.full
+		st.gathers = append(st.gathers, ga)
+		st.fill()
 		g.mu.Unlock()
 		go func() {
 			t := time.NewTimer(g.gather)
@@ -154,21 +192,24 @@ func (g *groupCommit[K, M]) runFrom(k K, st *groupKey[M], batch []*grouped[M]) {
 			}
 			t.Stop()
 			g.mu.Lock()
-			st.full = nil
+			st.gathers = slices.DeleteFunc(st.gathers, func(x *gathering) bool { return x == ga })
 			st.crowds--
-			g.handOn(k, st)
+			// Its want at most: the requests after them are the next
+			// crowd's.
+			g.handOn(k, st, want)
 		}()
 		return
 	}
 	if crowd {
 		st.crowds--
 	}
-	g.handOn(k, st)
+	g.handOn(k, st, g.max)
 }
 
-// handOn, with g.mu held, hands the requests waiting for a run of k to a
-// new run, or ends this run of k when none waits. It unlocks g.mu.
-func (g *groupCommit[K, M]) handOn(k K, st *groupKey[M]) {
+// handOn, with g.mu held, hands up to limit of the requests waiting for a
+// run of k to a new run, or ends this run of k when none waits. It unlocks
+// g.mu.
+func (g *groupCommit[K, M]) handOn(k K, st *groupKey[M], limit int) {
 	var next []*grouped[M]
 	for len(next) == 0 {
 		if len(st.waiting) == 0 {
@@ -178,7 +219,7 @@ func (g *groupCommit[K, M]) handOn(k K, st *groupKey[M]) {
 			g.mu.Unlock()
 			return
 		}
-		n := g.fit(st.waiting)
+		n := min(g.fit(st.waiting), limit)
 		w := st.waiting[:n]
 		st.waiting = slices.Clone(st.waiting[n:])
 		for _, q := range w {

@@ -9,17 +9,24 @@ import (
 	"time"
 )
 
-// recorder is a groupCommit run that records the size of each run.
+// recorder is a groupCommit run that records the size of each run, and
+// how many ran at once at most.
 type recorder struct {
-	mu    sync.Mutex
-	sizes []int
+	mu              sync.Mutex
+	sizes           []int
+	running, atOnce int
 }
 
 func (r *recorder) run(_ context.Context, _ string, ms []int) []error {
 	r.mu.Lock()
 	r.sizes = append(r.sizes, len(ms))
+	r.running++
+	r.atOnce = max(r.atOnce, r.running)
 	r.mu.Unlock()
 	time.Sleep(2 * time.Millisecond)
+	r.mu.Lock()
+	r.running--
+	r.mu.Unlock()
 	errs := make([]error, len(ms))
 	for i, m := range ms {
 		if m < 0 {
@@ -33,12 +40,23 @@ func (r *recorder) run(_ context.Context, _ string, ms []int) []error {
 // returns when all are answered.
 func callers(t *testing.T, g *groupCommit[string, int], n int, calls func(i int) int) {
 	t.Helper()
+	callersPausing(t, g, n, calls, func(int) time.Duration { return 0 })
+}
+
+// callersPausing is callers whose caller i pauses pause(i) before each
+// call but its first, as a client does that reads an answer and makes
+// the next request.
+func callersPausing(t *testing.T, g *groupCommit[string, int], n int, calls func(i int) int, pause func(i int) time.Duration) {
+	t.Helper()
 	var wg sync.WaitGroup
 	for i := range n {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for range calls(i) {
+			for c := range calls(i) {
+				if c > 0 {
+					time.Sleep(pause(i))
+				}
 				if err := g.do(context.Background(), "k", i); err != nil {
 					t.Errorf("caller %d: %v", i, err)
 				}
@@ -92,6 +110,95 @@ func TestGroupCommitGathers(t *testing.T) {
 	})
 	if n := len(r.sizes); n < 5 || r.sizes[n-1] != 1 {
 		t.Errorf("runs of %v calls; want the last ones of the caller left alone", r.sizes)
+	}
+}
+
+// gatedRuns is a groupCommit run that reports each run's members as it
+// starts and ends only when the test releases it.
+type gatedRuns struct {
+	started chan []int
+	release chan struct{}
+}
+
+func (gr *gatedRuns) run(_ context.Context, _ string, ms []int) []error {
+	gr.started <- slices.Clone(ms)
+	<-gr.release
+	return make([]error, len(ms))
+}
+
+// TestGroupCommitCrowdsTakeTurns: two crowds that gather at once are
+// filled one after the other, each with as many calls as it ran, and run
+// side by side; the crowd that began gathering second is not cut short,
+// nor its calls held until the first crowd's run ends. So callers twice
+// as many as a run takes keep two crowds taking turns, one in its
+// transaction while the other's callers come back.
+func TestGroupCommitCrowdsTakeTurns(t *testing.T) {
+	gr := &gatedRuns{started: make(chan []int, 16), release: make(chan struct{})}
+	g := &groupCommit[string, int]{max: 4, gather: 10 * time.Second, crowd: 2, parallel: 2, run: gr.run}
+	answered := make(chan int, 32)
+	call := func(m int) {
+		go func() {
+			if err := g.do(context.Background(), "k", m); err != nil {
+				t.Errorf("call %d: %v", m, err)
+			}
+			answered <- m
+		}()
+	}
+	start := func(want int) {
+		t.Helper()
+		select {
+		case ms := <-gr.started:
+			if len(ms) != want {
+				t.Fatalf("a run of %v; want %d calls", ms, want)
+			}
+		case <-time.After(2 * time.Second):
+			t.Fatalf("no run of %d calls started", want)
+		}
+	}
+	waiting := func(n int) {
+		t.Helper()
+		for deadline := time.Now().Add(2 * time.Second); ; time.Sleep(time.Millisecond) {
+			g.mu.Lock()
+			got := len(g.keys["k"].waiting)
+			g.mu.Unlock()
+			if got == n {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%d calls wait; want %d", got, n)
+			}
+		}
+	}
+	// Two calls run alone (runs smaller than a crowd, two at a time);
+	// eight more wait and become two crowds of four as those end.
+	call(0)
+	call(1)
+	start(1)
+	start(1)
+	for m := 2; m < 10; m++ {
+		call(m)
+	}
+	waiting(8)
+	gr.release <- struct{}{}
+	gr.release <- struct{}{}
+	start(4)
+	start(4)
+	// Both crowds end; each gathers for its four callers' next calls.
+	gr.release <- struct{}{}
+	gr.release <- struct{}{}
+	for range 10 {
+		<-answered
+	}
+	for m := 10; m < 18; m++ {
+		call(m)
+	}
+	// Both run at once, four calls each: neither waits for the other.
+	start(4)
+	start(4)
+	gr.release <- struct{}{}
+	gr.release <- struct{}{}
+	for range 8 {
+		<-answered
 	}
 }
 
@@ -157,9 +264,9 @@ func TestGroupCommitWithoutGather(t *testing.T) {
 	if slices.ContainsFunc(r.sizes, func(n int) bool { return n > 4 }) {
 		t.Errorf("runs of %v calls; want at most 4 each", r.sizes)
 	}
-	if len(g.keys) != 0 {
-		t.Errorf("%d keys left after the runs", len(g.keys))
-	}
+	// Every key is let go once its last run has handed on (which may be
+	// a moment after its calls are answered).
+	idle(t, g)
 }
 
 // TestGroupCommitWeights: a run takes waiting calls while their weights

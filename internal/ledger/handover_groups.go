@@ -34,13 +34,19 @@ type handoverMember struct {
 	debt  *ent.Debt
 }
 
-// maxHandoverGroup bounds the calls one transaction hands over.
-const maxHandoverGroup = 16
+// maxHandoverGroup bounds the calls one transaction hands over. Half of
+// the 16 connections the hand-over is measured with: their calls make two
+// crowds that take turns, one in its transaction while the other's
+// callers read their answers and send their next calls, where one crowd of
+// 16 left the database idle while they did. 20,000 debts from 16
+// connections: 2,224 and 2,327 debts/s against 2,073 and 2,036 with 16
+// (docs/performance.md, "Bulk hand-over").
+const maxHandoverGroup = 8
 
 // handoverKeys is the number of locks a call takes (entryLocks): a group
 // takes calls while their locks number at most maxFineLocks, so that it
 // locks its debtors and numbers one by one rather than the whole client
-// (lockKeys). 16 calls of two invoices each take 48.
+// (lockKeys). 8 calls of two invoices each take 24.
 func handoverKeys(m *handoverMember) int { return len(entryLocks(nil, "", m.in)) }
 
 // handoverGather is how long a group that ends waits for its calls' next
