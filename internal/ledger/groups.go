@@ -41,10 +41,12 @@ type groupCommit[K comparable, M any] struct {
 	// more callers than max, crowds take turns, one in its transaction
 	// while the other's callers come back (docs/performance.md).
 	gather time.Duration
-	// crowd is the size of a run that runs alone and gathers; smaller
-	// runs of a key (a few callers, who have little to share) run side
-	// by side, up to parallel at once, as they would ungrouped. 0: every
-	// run is a crowd.
+	// crowd is the size of a run that gathers, and while one goes on a
+	// request waits rather than start a run of its own; smaller runs of
+	// a key (a few callers, who have little to share) start side by
+	// side, as they would ungrouped. 0: every run is a crowd. Each run
+	// that ends hands on to one next run, so at most parallel runs of a
+	// key go at once, crowds or not.
 	crowd    int
 	parallel int
 	run      func(ctx context.Context, k K, ms []M) (errs []error)
