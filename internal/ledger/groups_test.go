@@ -169,6 +169,15 @@ func TestGroupCommitCrowdsTakeTurns(t *testing.T) {
 			}
 		}
 	}
+	// release ends n runs, then waits for calls answered.
+	release := func(n, calls int) {
+		for range n {
+			gr.release <- struct{}{}
+		}
+		for range calls {
+			<-answered
+		}
+	}
 	// Two calls run alone (runs smaller than a crowd, two at a time);
 	// eight more wait and become two crowds of four as those end.
 	call(0)
@@ -179,27 +188,18 @@ func TestGroupCommitCrowdsTakeTurns(t *testing.T) {
 		call(m)
 	}
 	waiting(8)
-	gr.release <- struct{}{}
-	gr.release <- struct{}{}
+	release(2, 0)
 	start(4)
 	start(4)
 	// Both crowds end; each gathers for its four callers' next calls.
-	gr.release <- struct{}{}
-	gr.release <- struct{}{}
-	for range 10 {
-		<-answered
-	}
+	release(2, 10)
 	for m := 10; m < 18; m++ {
 		call(m)
 	}
 	// Both run at once, four calls each: neither waits for the other.
 	start(4)
 	start(4)
-	gr.release <- struct{}{}
-	gr.release <- struct{}{}
-	for range 8 {
-		<-answered
-	}
+	release(2, 8)
 }
 
 // TestGroupCommitSmallRuns: runs smaller than a crowd run side by side
