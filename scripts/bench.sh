@@ -632,14 +632,14 @@ handover_summary() {
     NR == 1 { next }
     { cnt[$1]++; v[$1, cnt[$1]] = $3 + 0; debts = $2
       # CPU by process, per run (rows of runs before these columns have none)
-      if (NF >= 7) { c = $1 ":cpu"; cnt[c]++; v[c, cnt[c]] = 1; srv[$1] += $5; db[$1] += $6; drv[$1] += $7; sec[$1] += $3 } }
+      if (NF >= 7) { cpu = 1; runs[$1]++; srv[$1] += $5; db[$1] += $6; drv[$1] += $7; sec[$1] += $3 } }
     END {
       printf "\n%-22s %10s %12s\n", "hand-over (median)", "seconds", "debts/s"
       n = split("debtql:single debtql:batch postgraphile:single sql:single sql:batch", k, " ")
       for (i = 1; i <= n; i++) if (cnt[k[i]]) printf "%-22s %10.2f %12.1f\n", k[i], med(k[i]), debts / med(k[i])
-      printf "\n%-22s %10s %10s %10s %12s\n", "CPU ms a debt (mean)", "server", "database", "driver", "cores busy"
-      for (i = 1; i <= n; i++) if (cnt[k[i] ":cpu"]) {
-        runs = cnt[k[i] ":cpu"]; f = 1000 / (debts * runs)
+      if (cpu) printf "\n%-22s %10s %10s %10s %12s\n", "CPU ms a debt (mean)", "server", "database", "driver", "cores busy"
+      for (i = 1; i <= n; i++) if (runs[k[i]]) {
+        f = 1000 / (debts * runs[k[i]])
         printf "%-22s %10s %10.3f %10.3f %12.2f\n", k[i], (srv[k[i]] ? sprintf("%.3f", srv[k[i]] * f) : "-"), db[k[i]] * f, drv[k[i]] * f,
           (srv[k[i]] + db[k[i]] + drv[k[i]]) / sec[k[i]]
       }
