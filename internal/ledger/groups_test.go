@@ -9,24 +9,17 @@ import (
 	"time"
 )
 
-// recorder is a groupCommit run that records the size of each run, and
-// how many ran at once at most.
+// recorder is a groupCommit run that records the size of each run.
 type recorder struct {
-	mu              sync.Mutex
-	sizes           []int
-	running, atOnce int
+	mu    sync.Mutex
+	sizes []int
 }
 
 func (r *recorder) run(_ context.Context, _ string, ms []int) []error {
 	r.mu.Lock()
 	r.sizes = append(r.sizes, len(ms))
-	r.running++
-	r.atOnce = max(r.atOnce, r.running)
 	r.mu.Unlock()
 	time.Sleep(2 * time.Millisecond)
-	r.mu.Lock()
-	r.running--
-	r.mu.Unlock()
 	errs := make([]error, len(ms))
 	for i, m := range ms {
 		if m < 0 {
@@ -40,23 +33,12 @@ func (r *recorder) run(_ context.Context, _ string, ms []int) []error {
 // returns when all are answered.
 func callers(t *testing.T, g *groupCommit[string, int], n int, calls func(i int) int) {
 	t.Helper()
-	callersPausing(t, g, n, calls, func(int) time.Duration { return 0 })
-}
-
-// callersPausing is callers whose caller i pauses pause(i) before each
-// call but its first, as a client does that reads an answer and makes
-// the next request.
-func callersPausing(t *testing.T, g *groupCommit[string, int], n int, calls func(i int) int, pause func(i int) time.Duration) {
-	t.Helper()
 	var wg sync.WaitGroup
 	for i := range n {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for c := range calls(i) {
-				if c > 0 {
-					time.Sleep(pause(i))
-				}
+			for range calls(i) {
 				if err := g.do(context.Background(), "k", i); err != nil {
 					t.Errorf("caller %d: %v", i, err)
 				}
