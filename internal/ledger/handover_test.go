@@ -121,10 +121,29 @@ func TestHandoverLockScope(t *testing.T) {
 // without bitmap scans, so that its debtors are read by identification key
 // through a btree, never through a trigram index (reachable by bitmap
 // scans only): a cached generic plan of the lookup took one on a young
-// table, at 4–8 ms a group of 16 calls and 1.7 s a batch of 500.
+// table, at 4–8 ms a group of 16 calls and 1.7 s a batch of 500. And
+// each number and key is looked up by its unique index even where the
+// statistics were taken before the client had rows: the lookup written
+// with "= ANY($3)" was then planned as every debtor of the client
+// matched against the keys.
 func TestHandoverLooksUpByKey(t *testing.T) {
 	env, svc, admin, c := postgresClient(t, "plans are PostgreSQL's")
 	ctx := context.Background()
+	// A young client on young tables: statistics taken when the client
+	// had no rows, and 2,000 debtors and invoices since.
+	if _, err := env.DB.SQL.Exec(`ANALYZE debtors, debt_invoices, debts`); err != nil {
+		t.Fatal(err)
+	}
+	for b := range 4 {
+		batch := make([]collection.DebtorWithDebtsRecord, 500)
+		for i := range batch {
+			n := b*500 + i
+			batch[i] = handoverRecord(t, fmt.Sprintf("NO-S%d", n), fmt.Sprintf("S-%d", n))
+		}
+		if _, err := svc.CreateDebts(ctx, admin, c.ID, batch); err != nil {
+			t.Fatal(err)
+		}
+	}
 	tx, open := openTx(t, env)
 	lines := func(query string) string {
 		t.Helper()
@@ -167,6 +186,18 @@ func TestHandoverLooksUpByKey(t *testing.T) {
 	t.Logf("the lookup's plan in the hand-over's transaction:\n%s", got)
 	if strings.Contains(got, "Bitmap") || strings.Contains(got, "trgm") {
 		t.Errorf("the hand-over's lookup of its numbers and debtors, planned without its arguments:\n%swant no bitmap scan", got)
+	}
+	// Each number and key by the unique index of both columns, not the
+	// client's rows matched against them.
+	for _, index := range []string{"debtinvoice_client_id_invoice_number", "debtor_client_id_identification_key"} {
+		if !strings.Contains(got, " "+index+" ") {
+			t.Errorf("the hand-over's lookup, planned without its arguments:\n%swant a scan of %s", got, index)
+		}
+	}
+	for _, line := range strings.Split(got, "\n") {
+		if strings.Contains(line, "Filter:") && (strings.Contains(line, "invoice_number") || strings.Contains(line, "identification_key")) {
+			t.Errorf("the hand-over's lookup, planned without its arguments:\n%swant no filter on the numbers or keys", got)
+		}
 	}
 	if err := tx.Rollback(); err != nil {
 		t.Fatal(err)
