@@ -3,8 +3,10 @@
 package ent
 
 import (
+	"context"
 	"time"
 
+	"entgo.io/ent/dialect"
 	"github.com/debtql/debtql/internal/collection"
 )
 
@@ -88,6 +90,24 @@ func (_m *Payment) SetLoadedEdges(d *Debt, i *DebtItem) {
 // Dialect is the SQL dialect of the transaction's database.
 func (tx *Tx) Dialect() string { return tx.driver.Dialect() }
 
+// TxOn makes a transaction of c (its hooks and interceptors) whose
+// statements go to drv's transaction: drv.Tx hands over one that its
+// caller has begun already (store.BeginPiped, which sends BEGIN together
+// with the transaction's first statements). Its entities, unwrapped when
+// it has ended, go on with c's driver.
+func (c *Client) TxOn(ctx context.Context, drv dialect.Driver) (*Tx, error) {
+	cfg := c.config
+	cfg.driver = drv
+	on := &Client{config: cfg}
+	on.init()
+	tx, err := on.Tx(ctx)
+	if err != nil {
+		return nil, err
+	}
+	tx.driver.(*txDriver).drv = c.driver
+	return tx, nil
+}
+
 // RowScanner fills entities of one row of a hand-written query: Dest are
 // the destinations to scan the row's columns into (in the order of the
 // columns given to Scan*), Done builds the entities from them.
@@ -104,6 +124,15 @@ func (s *RowScanner) Done() error {
 		}
 	}
 	return nil
+}
+
+// Read scans the current row of rows into Dest and fills the entities
+// (Done).
+func (s *RowScanner) Read(rows interface{ Scan(dest ...any) error }) error {
+	if err := rows.Scan(s.Dest...); err != nil {
+		return err
+	}
+	return s.Done()
 }
 
 // IsEntity makes Creditor a member of the federation's _Entity union: its
@@ -125,6 +154,19 @@ func (*Debtor) IsEntity() {}
 // GraphQL type has @key(fields: "id") (federation.graphqls), and gqlgen's
 // federation plugin binds the union to fedruntime.Entity.
 func (*Invoice) IsEntity() {}
+
+// ScanCreditor adds the columns of a Creditor (of creditor.Columns) to the
+// row; the entity is filled by Done, and queries its edges through c.
+func (s *RowScanner) ScanCreditor(c *Client, columns []string) (*Creditor, error) {
+	e := &Creditor{config: c.config}
+	values, err := e.scanValues(columns)
+	if err != nil {
+		return nil, err
+	}
+	s.Dest = append(s.Dest, values...)
+	s.done = append(s.done, func() error { return e.assignValues(columns, values) })
+	return e, nil
+}
 
 // ScanDebt adds the columns of a Debt (of debt.Columns) to the
 // row; the entity is filled by Done, and queries its edges through c.

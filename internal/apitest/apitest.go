@@ -261,7 +261,7 @@ func startVia(t testing.TB, b *backend, via func(string) string, configure func(
 		dsn = filepath.Join(t.TempDir(), "debtql.db")
 	}
 	statements := &Statements{}
-	db, err := store.Open(ctx, dsn, store.WithDriver(statements.wrap))
+	db, err := store.Open(ctx, dsn, store.WithDriver(statements.wrap), store.ObservePipelines(statements.count))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -340,7 +340,7 @@ func (e *Env) Replica(t testing.TB, configure func(*server.Options)) *Env {
 	// Its own pool and ent client, as another process has: a server
 	// installs its tenant filter on its client, and the event feed reads
 	// through it from the start.
-	db, err := store.Open(context.Background(), e.dsn, store.WithDriver(e.Statements.wrap))
+	db, err := store.Open(context.Background(), e.dsn, store.WithDriver(e.Statements.wrap), store.ObservePipelines(e.Statements.count))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/debtql/debtql/internal/apierr"
 	"github.com/debtql/debtql/internal/collection"
 	"github.com/debtql/debtql/internal/scalar"
+	"github.com/debtql/debtql/internal/store"
 )
 
 // OpCreateDebts is the operation of createDebts' events: one event per
@@ -73,22 +74,30 @@ func (s *Service) lockKeys(ctx context.Context, clientID string, keys []int64) e
 	if tx == nil {
 		return nil
 	}
+	shared, exclusive := lockSet(clientID, keys)
+	return s.locker.LockKeys(ctx, tx, shared, exclusive)
+}
+
+// lockSet is what lockKeys takes for keys: the client's lock shared and
+// keys exclusively, sorted and each once, or the client's lock alone,
+// exclusively.
+func lockSet(clientID string, keys []int64) (shared, exclusive []int64) {
 	slices.Sort(keys)
 	keys = slices.Compact(keys)
 	if len(keys) > maxFineLocks {
-		return s.locker.LockKeys(ctx, tx, nil, []int64{clientLock(clientID)})
+		return nil, []int64{clientLock(clientID)}
 	}
-	return s.locker.LockKeys(ctx, tx, []int64{clientLock(clientID)}, keys)
+	return []int64{clientLock(clientID)}, keys
 }
 
-// lockHandover takes the locks of handing entries over: their debtors'
-// identities and their invoice numbers (entryLocks).
-func (s *Service) lockHandover(ctx context.Context, clientID string, entries []collection.DebtorWithDebtsRecord) error {
+// handoverLocks are the locks of handing entries over: their debtors'
+// identities and their invoice numbers (entryLocks), for lockKeys.
+func handoverLocks(clientID string, entries []collection.DebtorWithDebtsRecord) []int64 {
 	var keys []int64
 	for _, e := range entries {
 		keys = entryLocks(keys, clientID, e)
 	}
-	return s.lockKeys(ctx, clientID, keys)
+	return keys
 }
 
 // entryLocks appends to keys the locks one entry of a hand-over takes: its
@@ -212,33 +221,56 @@ const (
 // createDebt, "input.3" for createDebts).
 func (s *Service) handOver(ctx context.Context, client *ent.Creditor, entries []collection.DebtorWithDebtsRecord,
 	ev func(int) event, field func(int) string) ([]*ent.Debt, error) {
-	clientID := client.ID
 	at := s.clock.At()
-	hs := make([]handover, len(entries))
+	hs, normalized, err := prepareHandover(at, entries, field)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.lockKeys(ctx, client.ID, handoverLocks(client.ID, normalized)); err != nil {
+		return nil, err
+	}
+	inOne := s.handoverInOne && ent.TxFromContext(ctx) != nil
+	held, err := s.readHeld(ctx, client.ID, normalized, inOne)
+	if err != nil {
+		return nil, err
+	}
+	return s.writeHandover(ctx, at, client, hs, normalized, held, ev, field, nil)
+}
+
+// prepareHandover normalizes entries (their errors named by field) as of
+// at, as the hand-over's entries and as they are (normalized).
+func prepareHandover(at collection.Now, entries []collection.DebtorWithDebtsRecord, field func(int) string) (
+	hs []handover, normalized []collection.DebtorWithDebtsRecord, err error) {
+	hs = make([]handover, len(entries))
 	var errs apierr.List
 	for i := range entries {
 		hs[i].in = entries[i]
 		if err := hs[i].in.NormalizeAt(at.Today); err != nil {
 			if !appendErrs(&errs, apierr.Prefix(err, field(i))) {
-				return nil, err
+				return nil, nil, err
 			}
 		}
 	}
 	if len(errs) > 0 {
-		return nil, capped(errs)
+		return nil, nil, capped(errs)
 	}
-	normalized := make([]collection.DebtorWithDebtsRecord, len(hs))
+	normalized = make([]collection.DebtorWithDebtsRecord, len(hs))
 	for i := range hs {
 		normalized[i] = hs[i].in
 	}
-	if err := s.lockHandover(ctx, clientID, normalized); err != nil {
-		return nil, err
-	}
+	return hs, normalized, nil
+}
+
+// writeHandover writes the prepared entries hs (normalized as they are)
+// as of at, under their locks, given what the client holds of their
+// numbers and identities (held). In a piped transaction (PostgreSQL) the
+// statement that writes the rows goes with its COMMIT, and the debts are
+// filled in when it has committed.
+func (s *Service) writeHandover(ctx context.Context, at collection.Now, client *ent.Creditor, hs []handover,
+	normalized []collection.DebtorWithDebtsRecord, held handoverHeld,
+	ev func(int) event, field func(int) string, piped *store.PipedTx) ([]*ent.Debt, error) {
+	clientID := client.ID
 	inOne := s.handoverInOne && ent.TxFromContext(ctx) != nil
-	held, err := s.readHeld(ctx, clientID, normalized, inOne)
-	if err != nil {
-		return nil, err
-	}
 	if err := numbersFree(normalized, held.numbers, field); err != nil {
 		return nil, err
 	}
@@ -289,7 +321,7 @@ func (s *Service) handOver(ctx context.Context, client *ent.Creditor, entries []
 		}
 	}
 	if inOne {
-		return s.insertHandover(ctx, ent.TxFromContext(ctx), clientID, created, newDebtors, hs, ev)
+		return s.insertHandover(ctx, ent.TxFromContext(ctx), piped, clientID, created, newDebtors, hs, ev)
 	}
 	db := s.db(ctx)
 	debtCreates := make([]*ent.DebtCreate, len(hs))
@@ -445,11 +477,14 @@ type handoverHeld struct {
 	debtors map[string]string
 }
 
-// readHeld reads what the client holds of the entries' invoice numbers and
-// debtors' identities: with one statement when inOne (PostgreSQL), two
-// through ent otherwise.
-func (s *Service) readHeld(ctx context.Context, clientID string, entries []collection.DebtorWithDebtsRecord, inOne bool) (handoverHeld, error) {
-	var numbers, keys []string
+// newHandoverHeld is an empty handoverHeld, for readHeld to fill.
+func newHandoverHeld() handoverHeld {
+	return handoverHeld{numbers: map[string]scalar.IntID{}, debtors: map[string]string{}}
+}
+
+// heldKeys are what readHeld looks up of entries: their invoice numbers
+// and their debtors' identification keys (each once).
+func heldKeys(entries []collection.DebtorWithDebtsRecord) (numbers, keys []string) {
 	for _, e := range entries {
 		keys = append(keys, collection.IdentificationKey(e.IdentificationNumber))
 		for _, it := range e.Debts {
@@ -457,8 +492,15 @@ func (s *Service) readHeld(ctx context.Context, clientID string, entries []colle
 		}
 	}
 	slices.Sort(keys)
-	keys = slices.Compact(keys)
-	held := handoverHeld{numbers: map[string]scalar.IntID{}, debtors: map[string]string{}}
+	return numbers, slices.Compact(keys)
+}
+
+// readHeld reads what the client holds of the entries' invoice numbers and
+// debtors' identities: with one statement when inOne (PostgreSQL), two
+// through ent otherwise.
+func (s *Service) readHeld(ctx context.Context, clientID string, entries []collection.DebtorWithDebtsRecord, inOne bool) (handoverHeld, error) {
+	numbers, keys := heldKeys(entries)
+	held := newHandoverHeld()
 	if inOne {
 		return held, s.readHeldInOne(ctx, ent.TxFromContext(ctx), clientID, numbers, keys, held)
 	}

@@ -5,7 +5,9 @@ import (
 	"time"
 
 	"github.com/debtql/debtql/ent"
+	"github.com/debtql/debtql/internal/auth"
 	"github.com/debtql/debtql/internal/collection"
+	"github.com/debtql/debtql/internal/store"
 )
 
 // handoverGroups hands over together the createDebt calls of one client
@@ -75,9 +77,7 @@ func (s *Service) HandsOverAlone(ctx context.Context) bool {
 func (s *Service) handOverGroup(ctx context.Context, k handoverKey, members []*handoverMember) []error {
 	run := func(ms []*handoverMember) error {
 		return guard(func() error {
-			debts, err := inTx(ctx, s, func(ctx context.Context) ([]*ent.Debt, error) {
-				return s.handOverOf(ctx, k.clientID, ms)
-			})
+			debts, err := s.handOverPiped(ctx, k.clientID, ms)
 			if err != nil {
 				return err
 			}
@@ -98,6 +98,49 @@ func (s *Service) handOverGroup(ctx context.Context, k handoverKey, members []*h
 	return errs
 }
 
+// handOverPiped hands members over in a transaction of their own, as
+// handOverOf does, in two round trips (store.BeginPiped): BEGIN with the
+// client, the locks and what the client holds of the entries' numbers and
+// identities; then the statement that writes the rows with COMMIT. It
+// answers as handOverOf: the actor's access first, then NOT_FOUND for a
+// client that does not exist, then the input's errors.
+func (s *Service) handOverPiped(ctx context.Context, clientID string, members []*handoverMember) ([]*ent.Debt, error) {
+	if err := auth.AuthorizeClient(ctx, clientID); err != nil {
+		return nil, err
+	}
+	entries, ev, field := membersHandover(members)
+	at := s.clock.At()
+	hs, normalized, err := prepareHandover(at, entries, field)
+	if err != nil {
+		if _, cerr := s.clientFor(ctx, clientID); cerr != nil {
+			return nil, cerr
+		}
+		return nil, err
+	}
+	var client *ent.Creditor
+	held := newHandoverHeld()
+	first := &store.Pipeline{}
+	first.Query(clientSQL, func(rows store.Rows) error {
+		var err error
+		client, err = scanClient(s.orm, rows)
+		return err
+	}, clientID)
+	shared, exclusive := lockSet(clientID, handoverLocks(clientID, normalized))
+	s.piped.QueueLockKeys(first, shared, exclusive)
+	numbers, keys := heldKeys(normalized)
+	first.Query(handoverHeldSQL, held.scan, clientID, numbers, keys)
+	tx, err := s.piped.BeginPiped(ctx, first)
+	if err != nil {
+		return nil, err
+	}
+	return runTx(ctx, tx.Tx, func(ctx context.Context) ([]*ent.Debt, error) {
+		if client == nil {
+			return nil, noClient(clientID)
+		}
+		return s.writeHandover(ctx, at, client, hs, normalized, held, ev, field, tx)
+	})
+}
+
 // handOverOf hands members over in the transaction of ctx, as createDebt
 // does: its errors name the member's "input".
 func (s *Service) handOverOf(ctx context.Context, clientID string, members []*handoverMember) ([]*ent.Debt, error) {
@@ -105,11 +148,18 @@ func (s *Service) handOverOf(ctx context.Context, clientID string, members []*ha
 	if err != nil {
 		return nil, err
 	}
+	entries, ev, field := membersHandover(members)
+	return s.handOver(ctx, client, entries, ev, field)
+}
+
+// membersHandover is what createDebt calls hand over: their inputs, each
+// debt's event (its own call's actor), and the field that names an
+// entry's place in its call ("input").
+func membersHandover(members []*handoverMember) ([]collection.DebtorWithDebtsRecord, func(int) event, func(int) string) {
 	entries := make([]collection.DebtorWithDebtsRecord, len(members))
 	for i, m := range members {
 		entries[i] = m.in
 	}
-	return s.handOver(ctx, client, entries,
-		func(i int) event { return event{members[i].actor, OpCreateDebt} },
-		func(int) string { return "input" })
+	return entries, func(i int) event { return event{members[i].actor, OpCreateDebt} },
+		func(int) string { return "input" }
 }

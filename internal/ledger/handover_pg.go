@@ -10,9 +10,11 @@ import (
 
 	"github.com/debtql/debtql/ent"
 	"github.com/debtql/debtql/ent/auditeventrecord"
+	"github.com/debtql/debtql/ent/creditor"
 	"github.com/debtql/debtql/ent/debt"
 	"github.com/debtql/debtql/ent/payment"
 	"github.com/debtql/debtql/internal/scalar"
+	"github.com/debtql/debtql/internal/store"
 )
 
 // insertHandover writes a hand-over's new debtors (handoverDebtors made
@@ -29,7 +31,14 @@ import (
 // entries' order; the rows then name each other by the entries' ordinals.
 // TestHandoverInsertsAsEnt holds the rows to those of the inserts through
 // ent.
-func (s *Service) insertHandover(ctx context.Context, tx *ent.Tx, clientID string, created time.Time,
+//
+// In a piped transaction (a grouped createDebt's) the statement goes with
+// the COMMIT, in the same round trip (piped.AtCommit), and the debts are
+// filled in when it has committed. A failure of the statement rolls the
+// transaction back; rows that could not be read afterwards (a defect
+// that TestHandoverInsertsAsEnt guards against) fail the calls although
+// the transaction has committed.
+func (s *Service) insertHandover(ctx context.Context, tx *ent.Tx, piped *store.PipedTx, clientID string, created time.Time,
 	newDebtors []*ent.Debtor, hs []handover, ev func(int) event) ([]*ent.Debt, error) {
 	n := len(hs)
 	var (
@@ -96,37 +105,51 @@ func (s *Service) insertHandover(ctx context.Context, tx *ent.Tx, clientID strin
 		feeEntries, feeKinds, feeAmounts, feeDays,
 		payEntries, payItems, payAmounts, payDays, payBooked}
 	args = append(args, debtors.args()...)
+	db := s.db(ctx)
+	// Filled in by position: in a piped transaction, when it commits.
+	debts := make([]*ent.Debt, n)
+	scan := func(rows store.Rows) error {
+		written := 0
+		for rows.Next() {
+			var row ent.RowScanner
+			d, err := row.ScanDebt(db, debt.Columns)
+			if err != nil {
+				return err
+			}
+			if err := row.Read(rows); err != nil {
+				return err
+			}
+			if written < n {
+				debts[written] = d
+			}
+			written++
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		if written != n {
+			return fmt.Errorf("ledger: the hand-over statement wrote %d debts of %d", written, n)
+		}
+		return nil
+	}
+	s.afterCommit(ctx)
+	if piped != nil {
+		p := &store.Pipeline{}
+		p.Query(handoverInsertSQL, scan, args...)
+		piped.AtCommit(p)
+		return debts, nil
+	}
 	rows, err := tx.QueryContext(ctx, handoverInsertSQL, args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	db := s.db(ctx)
-	debts := make([]*ent.Debt, 0, n)
-	for rows.Next() {
-		var row ent.RowScanner
-		d, err := row.ScanDebt(db, debt.Columns)
-		if err != nil {
-			return nil, err
-		}
-		if err := rows.Scan(row.Dest...); err != nil {
-			return nil, err
-		}
-		if err := row.Done(); err != nil {
-			return nil, err
-		}
-		debts = append(debts, d)
-	}
-	if err := rows.Err(); err != nil {
+	if err := scan(rows); err != nil {
 		return nil, err
 	}
 	if err := rows.Close(); err != nil {
 		return nil, err
 	}
-	if len(debts) != n {
-		return nil, fmt.Errorf("ledger: the hand-over statement wrote %d debts of %d", len(debts), n)
-	}
-	s.afterCommit(ctx)
 	return debts, nil
 }
 
@@ -218,6 +241,14 @@ func (s *Service) readHeldInOne(ctx context.Context, tx *ent.Tx, clientID string
 		return err
 	}
 	defer rows.Close()
+	if err := held.scan(rows); err != nil {
+		return err
+	}
+	return rows.Close()
+}
+
+// scan reads the rows of handoverHeldSQL into held.
+func (held handoverHeld) scan(rows store.Rows) error {
 	for rows.Next() {
 		var kind, key, id string
 		if err := rows.Scan(&kind, &key, &id); err != nil {
@@ -234,10 +265,28 @@ func (s *Service) readHeldInOne(ctx context.Context, tx *ent.Tx, clientID string
 			held.debtors[key] = id
 		}
 	}
-	if err := rows.Err(); err != nil {
-		return err
+	return rows.Err()
+}
+
+// clientSQL reads a client's row, as scanClient reads it.
+var clientSQL = "SELECT " + strings.Join(creditor.Columns, ", ") + " FROM " + creditor.Table + " WHERE id = $1::uuid"
+
+// scanClient reads the client of clientSQL's rows, or nil when there is
+// none; its edges are queried through db.
+func scanClient(db *ent.Client, rows store.Rows) (*ent.Creditor, error) {
+	var c *ent.Creditor
+	for rows.Next() {
+		var row ent.RowScanner
+		e, err := row.ScanCreditor(db, creditor.Columns)
+		if err != nil {
+			return nil, err
+		}
+		if err := row.Read(rows); err != nil {
+			return nil, err
+		}
+		c = e
 	}
-	return rows.Close()
+	return c, rows.Err()
 }
 
 // handoverHeldSQL is readHeldInOne's statement. Each number and key is

@@ -121,6 +121,10 @@ type Service struct {
 	// handoverInOne: a hand-over writes its rows with one statement
 	// (insertHandover; PostgreSQL), not one insert a table through ent.
 	handoverInOne bool
+	// piped begins the transactions of grouped createDebt calls with
+	// their first statements, and commits them with their last
+	// (handOverPiped; PostgreSQL, nil on SQLite).
+	piped *store.DB
 	// postgres: the event feed orders by writing transaction, then id
 	// (feed.go; by id alone on SQLite), and the webhook queue locks rows
 	// with SKIP LOCKED (webhooks.go).
@@ -142,7 +146,7 @@ func New(db *store.DB, clock Clock) *Service {
 	s.handovers = s.newHandoverGroups()
 	db.Ent.Debt.Intercept(intercept.TraverseDebt(loadClaimColumns))
 	if db.IsPostgres() {
-		s.postgres, s.handoverInOne = true, true
+		s.postgres, s.handoverInOne, s.piped = true, true, db
 		s.booker = queuedBooker{pgBooker{s}}
 		s.factsQuery = pgFactsQuery
 	} else {
@@ -223,11 +227,18 @@ func inTx[T any](ctx context.Context, s *Service, work func(ctx context.Context)
 	if ent.TxFromContext(ctx) != nil {
 		return work(ctx)
 	}
-	var zero T
 	tx, err := s.orm.Tx(ctx)
 	if err != nil {
+		var zero T
 		return zero, err
 	}
+	return runTx(ctx, tx, work)
+}
+
+// runTx runs work in tx, which it commits when work succeeds and rolls
+// back when it fails.
+func runTx[T any](ctx context.Context, tx *ent.Tx, work func(ctx context.Context) (T, error)) (T, error) {
+	var zero T
 	defer func() {
 		if p := recover(); p != nil {
 			_ = tx.Rollback()

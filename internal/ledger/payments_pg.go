@@ -191,10 +191,7 @@ func (s *Service) bookPaymentsAs(ctx context.Context, tx querier, clientID strin
 		if err != nil {
 			return err
 		}
-		if err := rows.Scan(row.Dest...); err != nil {
-			return err
-		}
-		if err := row.Done(); err != nil {
+		if err := row.Read(rows); err != nil {
 			return err
 		}
 		if k < 1 || k > int64(n) || members[k-1].p != nil {

@@ -38,19 +38,30 @@ type DB struct {
 	SQL     *sql.DB
 	Dialect string
 	dsn     string
+	wrap    func(dialect.Driver) dialect.Driver
+	observe func(context.Context, string)
 }
 
 // Option changes how Open sets the database up.
 type Option func(*options)
 
 type options struct {
-	wrap func(dialect.Driver) dialect.Driver
+	wrap    func(dialect.Driver) dialect.Driver
+	observe func(context.Context, string)
 }
 
 // WithDriver wraps the ent driver every query goes through, e.g. to count
 // the SQL statements of a request (the statement-count tests do).
 func WithDriver(wrap func(dialect.Driver) dialect.Driver) Option {
 	return func(o *options) { o.wrap = wrap }
+}
+
+// ObservePipelines tells observe of each statement sent in a pipeline
+// (BeginPiped, PipedTx.AtCommit), which no ent driver sees, except BEGIN,
+// COMMIT and ROLLBACK: the statement-count tests count them with
+// WithDriver's.
+func ObservePipelines(observe func(ctx context.Context, query string)) Option {
+	return func(o *options) { o.observe = observe }
 }
 
 // Open opens the database named by url: a postgres:// or postgresql:// URL
@@ -104,7 +115,7 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*DB, error) {
 	if o.wrap != nil {
 		drv = o.wrap(drv)
 	}
-	return &DB{Ent: ent.NewClient(ent.Driver(drv)), SQL: db, Dialect: kind, dsn: dsn}, nil
+	return &DB{Ent: ent.NewClient(ent.Driver(drv)), SQL: db, Dialect: kind, dsn: dsn, wrap: o.wrap, observe: o.observe}, nil
 }
 
 // DefaultPoolSize is the most PostgreSQL connections a server opens, unless
@@ -451,19 +462,34 @@ func (d *DB) LockKeys(ctx context.Context, tx *ent.Tx, shared, exclusive []int64
 	if !d.IsPostgres() || len(shared)+len(exclusive) == 0 {
 		return nil
 	}
+	if _, err := tx.ExecContext(ctx, lockKeysSQL, lockKeysArgs(shared, exclusive)...); err != nil {
+		return fmt.Errorf("store: taking advisory locks: %w", err)
+	}
+	return nil
+}
+
+// QueueLockKeys queues LockKeys's statement on p (PostgreSQL).
+func (d *DB) QueueLockKeys(p *Pipeline, shared, exclusive []int64) {
+	if len(shared)+len(exclusive) > 0 {
+		p.Exec(lockKeysSQL, lockKeysArgs(shared, exclusive)...)
+	}
+}
+
+// lockKeysSQL is LockKeys's statement. unnest yields the rows in the
+// arrays' order, and each row takes its lock before the next is read.
+const lockKeysSQL = `SELECT set_config('enable_bitmapscan', 'off', true),
+       CASE WHEN s THEN pg_advisory_xact_lock_shared(k) ELSE pg_advisory_xact_lock(k) END
+  FROM unnest($1::bigint[], $2::boolean[]) AS l(k, s)`
+
+// lockKeysArgs are lockKeysSQL's arguments: the keys, shared first, and
+// whether each is taken shared.
+func lockKeysArgs(shared, exclusive []int64) []any {
 	keys := append(append(make([]int64, 0, len(shared)+len(exclusive)), shared...), exclusive...)
 	modes := make([]bool, len(keys))
 	for i := range shared {
 		modes[i] = true
 	}
-	// unnest yields the rows in the arrays' order, and each row takes its
-	// lock before the next is read.
-	if _, err := tx.ExecContext(ctx, `SELECT set_config('enable_bitmapscan', 'off', true),
-	       CASE WHEN s THEN pg_advisory_xact_lock_shared(k) ELSE pg_advisory_xact_lock(k) END
-	  FROM unnest($1::bigint[], $2::boolean[]) AS l(k, s)`, keys, modes); err != nil {
-		return fmt.Errorf("store: taking advisory locks: %w", err)
-	}
-	return nil
+	return []any{keys, modes}
 }
 
 // LockRows makes a query lock the rows it reads until the transaction ends:
