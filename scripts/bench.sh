@@ -28,7 +28,8 @@
 # page200 cursor200 search_name search_number), BENCH_DURATION / BENCH_CONNECTIONS /
 # BENCH_THREADS / BENCH_WARMUP (load shape: 15 s, 16, 2, 3 s), POOL (16) DebtQL's pool,
 # PORT (8088; 10x on PORT+1, the statement capture on PORT+2), ANCHOR (1; scale with 0 loads
-# DebtQL only), BENCH (bench/ of this repository), OUT (bench/results/<stamp>).
+# DebtQL only), BENCH (bench/ of this repository), OUT (bench/results/<stamp>), HANDOVER_WAYS
+# (handover: the ways to run, e.g. debtql:single,debtql:batch; all when unset).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -545,17 +546,21 @@ handover_run() {
   local tsv="$OUT/handover.tsv"
   printf 'label\tdebts\tseconds\tdebts_per_s\tserver_cpu_s\tdb_cpu_s\tdriver_cpu_s\n' >"$tsv"
   for rep in $(seq 1 "$REPS"); do
-    handover_one "$tsv" debtql:single "$wc" "${server_pid[1]}" "$tmp/handover" -url "$url" -key "${KEY[1]}" -client "$wc" -mode single -n "$n" -c "$conns"
-    handover_one "$tsv" debtql:batch "$wc" "${server_pid[1]}" "$tmp/handover" -url "$url" -key "${KEY[1]}" -client "$wc" -mode batch -n "$n" -c 1 -batch 500
-    handover_one "$tsv" postgraphile:single "$wc" "$(pgl_pid 1)" "$tmp/handover" -url "$(pgl_url 1)" -client "$wc" -mode postgraphile -n "$n" -c "$conns"
-    handover_one "$tsv" sql:single "$wc" "" "$PG_BIN/pgbench" -n -M prepared -c "$conns" -j "$BENCH_THREADS" -t $(( n / conns )) \
+    handover_way debtql:single && handover_one "$tsv" debtql:single "$wc" "${server_pid[1]}" "$tmp/handover" -url "$url" -key "${KEY[1]}" -client "$wc" -mode single -n "$n" -c "$conns"
+    handover_way debtql:batch && handover_one "$tsv" debtql:batch "$wc" "${server_pid[1]}" "$tmp/handover" -url "$url" -key "${KEY[1]}" -client "$wc" -mode batch -n "$n" -c 1 -batch 500
+    handover_way postgraphile:single && handover_one "$tsv" postgraphile:single "$wc" "$(pgl_pid 1)" "$tmp/handover" -url "$(pgl_url 1)" -client "$wc" -mode postgraphile -n "$n" -c "$conns"
+    handover_way sql:single && handover_one "$tsv" sql:single "$wc" "" "$PG_BIN/pgbench" -n -M prepared -c "$conns" -j "$BENCH_THREADS" -t $(( n / conns )) \
       -D handover_client="$wc" -f "$BENCH/sql_limit/handover_single.sql" "$(anchor_db 1)"
-    handover_one "$tsv" sql:batch "$wc" "" "$PG_BIN/pgbench" -n -M prepared -c 1 -j 1 -t $(( n / 500 )) \
+    handover_way sql:batch && handover_one "$tsv" sql:batch "$wc" "" "$PG_BIN/pgbench" -n -M prepared -c 1 -j 1 -t $(( n / 500 )) \
       -D handover_client="$wc" -f "$BENCH/sql_limit/handover_batch.sql" "$(anchor_db 1)"
   done
   handover_summary "$tsv" | tee "$OUT/summary.txt"
   log "results in $OUT"
 }
+
+# handover_way LABEL: whether HANDOVER_WAYS (labels, comma-separated; all
+# when unset) has the way LABEL, to compare two versions on some ways only.
+handover_way() { [ -z "${HANDOVER_WAYS:-}" ] || [[ ",$HANDOVER_WAYS," == *",$1,"* ]]; }
 
 # handover_one TSV LABEL CLIENT SERVER_PID COMMAND...: times COMMAND,
 # appends its row with the CPU seconds it cost the server (SERVER_PID, none
