@@ -128,7 +128,7 @@ func (s *Service) handOverPiped(ctx context.Context, clientID string, members []
 	shared, exclusive := lockSet(clientID, handoverLocks(clientID, normalized))
 	s.piped.QueueLockKeys(first, shared, exclusive)
 	numbers, keys := heldKeys(normalized)
-	first.Query(handoverHeldSQL, held.scan, clientID, numbers, keys)
+	queueHeld(first, held, clientID, numbers, keys)
 	tx, err := s.piped.BeginPiped(ctx, first)
 	if err != nil {
 		return nil, err

@@ -236,6 +236,9 @@ var handoverInsertSQL = strings.Join([]string{
 // debts of the client that hold the numbers, and the client's debtors of
 // the identification keys, as (kind, key, id) rows.
 func (s *Service) readHeldInOne(ctx context.Context, tx *ent.Tx, clientID string, numbers, keys []string, held handoverHeld) error {
+	if _, err := tx.ExecContext(ctx, genericPlansSQL); err != nil {
+		return err
+	}
 	rows, err := tx.QueryContext(ctx, handoverHeldSQL, clientID, numbers, keys)
 	if err != nil {
 		return err
@@ -244,8 +247,33 @@ func (s *Service) readHeldInOne(ctx context.Context, tx *ent.Tx, clientID string
 	if err := held.scan(rows); err != nil {
 		return err
 	}
-	return rows.Close()
+	if err := rows.Close(); err != nil {
+		return err
+	}
+	_, err = tx.ExecContext(ctx, plansRestoredSQL)
+	return err
 }
+
+// queueHeld queues readHeldInOne's statements on p, their rows read into
+// held.
+func queueHeld(p *store.Pipeline, held handoverHeld, clientID string, numbers, keys []string) {
+	p.Exec(genericPlansSQL)
+	p.Query(handoverHeldSQL, held.scan, clientID, numbers, keys)
+	p.Exec(plansRestoredSQL)
+}
+
+// genericPlansSQL and plansRestoredSQL surround handoverHeldSQL, which
+// PostgreSQL would otherwise plan for its arguments at every execution:
+// their arrays make a plan of their own look cheaper than the one made
+// without them, and planning it takes 0.3–0.4 ms where the statement runs
+// in 0.03–0.07 ms on its plan without arguments (the lookups by the unique
+// indexes, below). The transaction's setting is kept in
+// debtql.plan_cache_mode and put back after.
+const (
+	genericPlansSQL = `SELECT set_config('debtql.plan_cache_mode', current_setting('plan_cache_mode'), true),
+       set_config('plan_cache_mode', 'force_generic_plan', true)`
+	plansRestoredSQL = `SELECT set_config('plan_cache_mode', current_setting('debtql.plan_cache_mode'), true)`
+)
 
 // scan reads the rows of handoverHeldSQL into held.
 func (held handoverHeld) scan(rows store.Rows) error {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -176,12 +177,32 @@ func TestHandoverLooksUpByKey(t *testing.T) {
 		t.Fatalf("enable_bitmapscan %q before the hand-over, want on", got)
 	}
 	t.Logf("the lookup's plan before the hand-over's locks:\n%s", plan())
+	// The hand-over's lookup runs on its plan made without the arguments
+	// whatever the transaction's setting, which it leaves as it found it.
+	setPlans := func(mode string) {
+		t.Helper()
+		if _, err := tx.ExecContext(ctx, `SET LOCAL plan_cache_mode = `+mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	setPlans("force_custom_plan")
 	if _, err := svc.CreateDebt(open, admin, c.ID, handoverRecord(t, "NO-A", "N-1")); err != nil {
 		t.Fatal(err)
 	}
 	if got := lines(`SHOW enable_bitmapscan`); got != "off\n" {
 		t.Errorf("enable_bitmapscan %q in a hand-over's transaction, want off", got)
 	}
+	// pgx prepared the lookup on this connection (the batches above ran
+	// it too).
+	plans := apitest.Strings(t, tx, `SELECT custom_plans || ' custom, ' || (generic_plans > 0) || ' generic'
+	  FROM pg_prepared_statements WHERE statement = $1`, ledger.HandoverHeldSQL)
+	if !slices.Equal(plans, []string{"0 custom, true generic"}) {
+		t.Errorf("the lookup's plans: %q, want no custom plan", plans)
+	}
+	if got := lines(`SHOW plan_cache_mode`); got != "force_custom_plan\n" {
+		t.Errorf("plan_cache_mode %q after the hand-over, want force_custom_plan as before it", got)
+	}
+	setPlans("force_generic_plan")
 	got := plan()
 	t.Logf("the lookup's plan in the hand-over's transaction:\n%s", got)
 	if strings.Contains(got, "Bitmap") || strings.Contains(got, "trgm") {
