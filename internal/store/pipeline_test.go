@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
 
@@ -210,6 +211,18 @@ func TestPipedTransactionFails(t *testing.T) {
 		tx := beginLocked(t, env, 5)
 		if err := tx.Tx.Rollback(); err != nil {
 			t.Fatal(err)
+		}
+		poolClean(t, env)
+	})
+	t.Run("cancelled in the first statements", func(t *testing.T) {
+		cctx, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
+		defer cancel()
+		first := &store.Pipeline{}
+		first.Exec(`SELECT pg_advisory_xact_lock($1)`, pipeLock)
+		first.Exec(`INSERT INTO pipe_test VALUES (6)`)
+		first.Exec(`SELECT pg_sleep(5)`)
+		if _, err := env.DB.BeginPiped(cctx, first); err == nil {
+			t.Fatal("a pipeline past its context's deadline began a transaction")
 		}
 		poolClean(t, env)
 	})
