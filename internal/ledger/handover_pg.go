@@ -232,9 +232,10 @@ var handoverInsertSQL = strings.Join([]string{
 	`SELECT ` + strings.Join(debt.Columns, ", ") + ` FROM d ORDER BY id`,
 }, "\n")
 
-// readHeldInOne is readHeld's one statement (PostgreSQL): the unwithdrawn
-// debts of the client that hold the numbers, and the client's debtors of
-// the identification keys, as (kind, key, id) rows.
+// readHeldInOne is readHeld's one read (PostgreSQL), between the two
+// statements that have it run on its plan without arguments: the
+// unwithdrawn debts of the client that hold the numbers, and the client's
+// debtors of the identification keys, as (kind, key, id) rows.
 func (s *Service) readHeldInOne(ctx context.Context, tx *ent.Tx, clientID string, numbers, keys []string, held handoverHeld) error {
 	if _, err := tx.ExecContext(ctx, genericPlansSQL); err != nil {
 		return err

@@ -57,9 +57,10 @@ func WithDriver(wrap func(dialect.Driver) dialect.Driver) Option {
 }
 
 // ObservePipelines tells observe of each statement sent in a pipeline
-// (BeginPiped, PipedTx.AtCommit), which no ent driver sees, except BEGIN,
-// COMMIT and ROLLBACK: the statement-count tests count them with
-// WithDriver's.
+// (BeginPiped, PipedTx.AtCommit), which no ent driver sees; BEGIN, COMMIT
+// and ROLLBACK are not statements of the work and are left out, as the
+// statement-count tests (which count the others with WithDriver's) leave
+// them out.
 func ObservePipelines(observe func(ctx context.Context, query string)) Option {
 	return func(o *options) { o.observe = observe }
 }
