@@ -546,12 +546,12 @@ handover_run() {
   local tsv="$OUT/handover.tsv"
   printf 'label\tdebts\tseconds\tdebts_per_s\tserver_cpu_s\tdb_cpu_s\tdriver_cpu_s\n' >"$tsv"
   for rep in $(seq 1 "$REPS"); do
-    handover_way debtql:single && handover_one "$tsv" debtql:single "$wc" "${server_pid[1]}" "$tmp/handover" -url "$url" -key "${KEY[1]}" -client "$wc" -mode single -n "$n" -c "$conns"
-    handover_way debtql:batch && handover_one "$tsv" debtql:batch "$wc" "${server_pid[1]}" "$tmp/handover" -url "$url" -key "${KEY[1]}" -client "$wc" -mode batch -n "$n" -c 1 -batch 500
-    handover_way postgraphile:single && handover_one "$tsv" postgraphile:single "$wc" "$(pgl_pid 1)" "$tmp/handover" -url "$(pgl_url 1)" -client "$wc" -mode postgraphile -n "$n" -c "$conns"
-    handover_way sql:single && handover_one "$tsv" sql:single "$wc" "" "$PG_BIN/pgbench" -n -M prepared -c "$conns" -j "$BENCH_THREADS" -t $(( n / conns )) \
+    handover_one "$tsv" debtql:single "$wc" "${server_pid[1]}" "$tmp/handover" -url "$url" -key "${KEY[1]}" -client "$wc" -mode single -n "$n" -c "$conns"
+    handover_one "$tsv" debtql:batch "$wc" "${server_pid[1]}" "$tmp/handover" -url "$url" -key "${KEY[1]}" -client "$wc" -mode batch -n "$n" -c 1 -batch 500
+    handover_one "$tsv" postgraphile:single "$wc" "$(pgl_pid 1)" "$tmp/handover" -url "$(pgl_url 1)" -client "$wc" -mode postgraphile -n "$n" -c "$conns"
+    handover_one "$tsv" sql:single "$wc" "" "$PG_BIN/pgbench" -n -M prepared -c "$conns" -j "$BENCH_THREADS" -t $(( n / conns )) \
       -D handover_client="$wc" -f "$BENCH/sql_limit/handover_single.sql" "$(anchor_db 1)"
-    handover_way sql:batch && handover_one "$tsv" sql:batch "$wc" "" "$PG_BIN/pgbench" -n -M prepared -c 1 -j 1 -t $(( n / 500 )) \
+    handover_one "$tsv" sql:batch "$wc" "" "$PG_BIN/pgbench" -n -M prepared -c 1 -j 1 -t $(( n / 500 )) \
       -D handover_client="$wc" -f "$BENCH/sql_limit/handover_batch.sql" "$(anchor_db 1)"
   done
   handover_summary "$tsv" | tee "$OUT/summary.txt"
@@ -565,9 +565,10 @@ handover_way() { [ -z "${HANDOVER_WAYS:-}" ] || [[ ",$HANDOVER_WAYS," == *",$1,"
 # handover_one TSV LABEL CLIENT SERVER_PID COMMAND...: times COMMAND,
 # appends its row with the CPU seconds it cost the server (SERVER_PID, none
 # for the SQL limits), the cluster and COMMAND itself, and deletes the rows
-# it made.
+# it made; nothing for a way HANDOVER_WAYS leaves out.
 handover_one() {
   local tsv="$1" label="$2" wc="$3" spid="$4" t0 t1 secs s0 s1 d0 d1 drv; shift 4
+  handover_way "$label" || return 0
   s0="$(proc_ticks "$spid")"; d0="$(cluster_ticks)"
   t0="$(date +%s.%N)"
   # times, in the subshell: its children's user and system time (the driver's).

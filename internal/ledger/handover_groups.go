@@ -126,10 +126,10 @@ func (s *Service) handOverPiped(ctx context.Context, clientID string, members []
 		return err
 	}, clientID)
 	shared, exclusive := lockSet(clientID, handoverLocks(clientID, normalized))
-	s.piped.QueueLockKeys(first, shared, exclusive)
+	s.store.QueueLockKeys(first, shared, exclusive)
 	numbers, keys := heldKeys(normalized)
 	queueHeld(first, held, clientID, numbers, keys)
-	tx, err := s.piped.BeginPiped(ctx, first)
+	tx, err := s.store.BeginPiped(ctx, first)
 	if err != nil {
 		return nil, err
 	}

@@ -121,10 +121,10 @@ type Service struct {
 	// handoverInOne: a hand-over writes its rows with one statement
 	// (insertHandover; PostgreSQL), not one insert a table through ent.
 	handoverInOne bool
-	// piped begins the transactions of grouped createDebt calls with
-	// their first statements, and commits them with their last
-	// (handOverPiped; PostgreSQL, nil on SQLite).
-	piped *store.DB
+	// store is the database under orm, for what ent does not do: the
+	// piped transactions of grouped createDebt calls (handOverPiped;
+	// PostgreSQL only, as the groups are).
+	store *store.DB
 	// postgres: the event feed orders by writing transaction, then id
 	// (feed.go; by id alone on SQLite), and the webhook queue locks rows
 	// with SKIP LOCKED (webhooks.go).
@@ -140,13 +140,13 @@ type Service struct {
 // New returns the service over the database. Its dialect picks the
 // payment booker, here and nowhere else.
 func New(db *store.DB, clock Clock) *Service {
-	s := &Service{orm: db.Ent, clock: clock, locker: db, accruing: &accruingDebts{},
+	s := &Service{orm: db.Ent, store: db, clock: clock, locker: db, accruing: &accruingDebts{},
 		paymentOrder: collection.DefaultPaymentOrderAmounts}
 	s.payments = s.newPaymentGroups()
 	s.handovers = s.newHandoverGroups()
 	db.Ent.Debt.Intercept(intercept.TraverseDebt(loadClaimColumns))
 	if db.IsPostgres() {
-		s.postgres, s.handoverInOne, s.piped = true, true, db
+		s.postgres, s.handoverInOne = true, true
 		s.booker = queuedBooker{pgBooker{s}}
 		s.factsQuery = pgFactsQuery
 	} else {

@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/stdlib"
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/debtql/debtql/ent"
 )
@@ -23,10 +24,7 @@ import (
 // own snapshot, and answers them together). Each query's rows go to its
 // scan function, in the order queued; the first statement that fails
 // ends the pipeline, and the transaction with it.
-type Pipeline struct {
-	b       pgx.Batch
-	queries []string
-}
+type Pipeline struct{ b pgx.Batch }
 
 // Rows are the rows of a pipelined query, as its scan function reads
 // them.
@@ -39,13 +37,11 @@ type Rows interface {
 // Query queues a query whose rows scan reads.
 func (p *Pipeline) Query(query string, scan func(Rows) error, args ...any) {
 	p.b.Queue(query, args...).Query(func(rows pgx.Rows) error { return scan(rows) })
-	p.queries = append(p.queries, query)
 }
 
 // Exec queues a statement whose rows, if any, are not read.
 func (p *Pipeline) Exec(query string, args ...any) {
 	p.b.Queue(query, args...).Exec(func(pgconn.CommandTag) error { return nil })
-	p.queries = append(p.queries, query)
 }
 
 // PipedTx is a transaction begun by BeginPiped. Tx is its ent view: its
@@ -82,7 +78,6 @@ func (d *DB) BeginPiped(ctx context.Context, first *Pipeline) (*PipedTx, error) 
 	begin := &Pipeline{}
 	begin.Exec("BEGIN")
 	begin.b.QueuedQueries = append(begin.b.QueuedQueries, first.b.QueuedQueries...)
-	begin.queries = append(begin.queries, first.queries...)
 	if err := c.send(ctx, begin, false); err != nil {
 		return nil, err
 	}
@@ -114,12 +109,12 @@ type pipedConn struct {
 // is rolled back (or, when that fails, closed rather than reused) and goes
 // back to the pool.
 func (c *pipedConn) send(ctx context.Context, p *Pipeline, end bool) error {
-	for _, q := range p.queries {
-		if !transactionControl(q) && c.observe != nil {
-			c.observe(ctx, q)
+	for _, q := range p.b.QueuedQueries {
+		if !transactionControl(q.SQL) && c.observe != nil {
+			c.observe(ctx, q.SQL)
 		}
 	}
-	ctx, span := startSpan(ctx, semconv.DBSystemNamePostgreSQL, strings.Join(p.queries, ";\n"))
+	ctx, span := startSpan(ctx, semconv.DBSystemNamePostgreSQL, p.text(ctx))
 	var sent error
 	err := c.conn.Raw(func(dc any) error {
 		sc, ok := dc.(*stdlib.Conn)
@@ -146,6 +141,19 @@ func (c *pipedConn) send(ctx context.Context, p *Pipeline, end bool) error {
 	return sent
 }
 
+// text is p's statements as one text, for the span of a recording trace
+// (nothing otherwise: startSpan makes no span then).
+func (p *Pipeline) text(ctx context.Context) string {
+	if !trace.SpanFromContext(ctx).IsRecording() {
+		return ""
+	}
+	queries := make([]string, len(p.b.QueuedQueries))
+	for i, q := range p.b.QueuedQueries {
+		queries[i] = q.SQL
+	}
+	return strings.Join(queries, ";\n")
+}
+
 // transactionControl reports whether q begins or ends a transaction: not
 // a statement of the transaction's work (for observe, as for the
 // statement counts through ent).
@@ -168,7 +176,6 @@ func (c *pipedConn) Commit() error {
 	}
 	var tag pgconn.CommandTag
 	p.b.Queue("COMMIT").Exec(func(ct pgconn.CommandTag) error { tag = ct; return nil })
-	p.queries = append(p.queries, "COMMIT")
 	if err := c.send(c.ctx, p, true); err != nil {
 		return err
 	}
