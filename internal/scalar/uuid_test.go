@@ -2,8 +2,10 @@ package scalar_test
 
 import (
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/debtql/debtql/internal/scalar"
 )
@@ -139,6 +141,8 @@ func TestUUIDRoundTrip(t *testing.T) {
 
 func TestNewUUID(t *testing.T) {
 	seen := make(map[string]bool)
+	last := ""
+	start := time.Now().Truncate(time.Millisecond)
 	for range 100 {
 		id := scalar.NewUUID()
 		if len(id) != 36 {
@@ -147,9 +151,17 @@ func TestNewUUID(t *testing.T) {
 		if canon, err := scalar.ParseUUID(id); err != nil || canon != id {
 			t.Fatalf("NewUUID() = %q is not canonical (ParseUUID: %q, %v)", id, canon, err)
 		}
-		if id[14] != '4' {
-			t.Errorf("NewUUID() = %q, want version 4", id)
+		if id[14] != '7' {
+			t.Errorf("NewUUID() = %q, want version 7", id)
 		}
+		ms, err := strconv.ParseInt(strings.ReplaceAll(id[:13], "-", ""), 16, 64)
+		if made := time.UnixMilli(ms); err != nil || made.Before(start) || made.After(time.Now()) {
+			t.Errorf("NewUUID() = %q holds the time %v (%v), want a time of this test", id, made, err)
+		}
+		if id <= last {
+			t.Errorf("NewUUID() = %q after %q, want ids made later to sort later", id, last)
+		}
+		last = id
 		if !strings.ContainsRune("89ab", rune(id[19])) {
 			t.Errorf("NewUUID() = %q, want the RFC 4122 variant", id)
 		}
