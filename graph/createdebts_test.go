@@ -220,6 +220,37 @@ func TestCreateDebtsIsIdempotent(t *testing.T) {
 	}
 }
 
+// TestCreateDebtsCostsItsSelectionPerEntry: the cost of a createDebts is
+// its selection once per entry of its input (graph.Costed), whether the
+// input is valid or not, so that a selection too heavy for 445 debts is
+// refused before anything runs; a single entry sent without a list costs
+// one.
+func TestCreateDebtsCostsItsSelectionPerEntry(t *testing.T) {
+	env := apitest.New(t)
+	clientID, _ := env.NewClient(t, "Costly AB")
+	// Per debt: id 1, invoices 1 + 10*(3 + 1 + 10*3) = 341, events
+	// 1 + 10*(1 + 1 + 10*2) = 221; 563 a debt, 1 + 445*563 = 250,536
+	// against the limit of 250,000.
+	const heavy = `mutation($c: UUID!, $in: [DebtorWithDebtsInput!]!) {
+  createDebts(clientId: $c, input: $in) {
+    id
+    invoices { id invoiceNumber amount payments { id amount transactionDate } }
+    events { id records { recordType recordId } }
+  }
+}`
+	env.Admin().Do(t, heavy, apitest.Vars{"c": clientID, "in": handoverBatch(0, 2, "W")}).OK(t, nil)
+	env.Admin().Do(t, heavy, apitest.Vars{"c": clientID, "in": handoverBatch(2, 445, "W")}).
+		Refused(t, http.StatusBadRequest, "QUERY_TOO_COMPLEX", "")
+	broken := handoverBatch(447, 445, "W")
+	broken[7]["identificationNumber"] = ""
+	env.Admin().Do(t, heavy, apitest.Vars{"c": clientID, "in": broken}).
+		Refused(t, http.StatusBadRequest, "QUERY_TOO_COMPLEX", "")
+	env.Admin().Do(t, heavy, apitest.Vars{"c": clientID, "in": handoverEntry("W-single", "W-single")}).OK(t, nil)
+	if debts, _, _, _ := debtCaseCounts(t, env, clientID); debts != 3 {
+		t.Errorf("%d debts, want 3: the refused batches must write nothing", debts)
+	}
+}
+
 // TestCreateDebtsStatementsDoNotGrow: a batch is written with the same
 // number of SQL statements whatever its size (bulk inserts, not one round
 // trip per debt): 2 entries and 200 cost the same, of new debtors and (on

@@ -155,7 +155,7 @@ func New(opts Options) *Server {
 	resolver := graph.NewResolver(opts.DB.Ent, s.ledger)
 	resolver.UseRequestIDs(RequestID)
 	s.startEvents(opts, resolver)
-	schema := graph.NewExecutableSchema(graph.Config{Resolvers: resolver, Complexity: graph.Complexity()})
+	schema := graph.Costed(graph.NewExecutableSchema(graph.Config{Resolvers: resolver, Complexity: graph.Complexity()}))
 	if opts.CheckPlanned {
 		schema = planned.Check(schema, func(ctx context.Context) context.Context { return withBudget(ctx, limits) })
 	}
