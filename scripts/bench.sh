@@ -657,6 +657,27 @@ handover_summary() {
       if (b && p) printf "createDebts / PostGraphile debts/s: %.2f  (target >= 3: %s)\n", p / b, ok(p >= 3 * b)
       if (s && ss) printf "createDebt / SQL limit (one debt a transaction, 16 clients): %.2f  (target >= 0.5: %s)\n", ss / s, ok(ss >= 0.5 * s)
       if (b && sb) printf "createDebts / SQL limit (500 debts a transaction): %.2f  (target >= 0.5: %s)\n", sb / b, ok(sb >= 0.5 * b)
+      # The ratios of each repetition, the k-th run of a way against the
+      # k-th of its reference: the medians above hide how far they differ.
+      pairs = (cnt["debtql:single"] > 1 && (cnt["postgraphile:single"] || cnt["sql:single"])) ||
+        (cnt["debtql:batch"] > 1 && (cnt["postgraphile:single"] || cnt["sql:batch"]))
+      if (pairs) {
+        printf "\nby repetition            "
+        for (j = 1; j <= cnt["debtql:single"] || j <= cnt["debtql:batch"]; j++) printf " %8d", j
+        printf "\n"
+        rep("createDebt / PostGraphile", "debtql:single", "postgraphile:single")
+        rep("createDebts / PostGraphile", "debtql:batch", "postgraphile:single")
+        rep("createDebt / SQL limit", "debtql:single", "sql:single")
+        rep("createDebts / SQL limit", "debtql:batch", "sql:batch")
+      }
+    }
+    # rep LABEL WAY REF: the seconds of REF over those of WAY, in each
+    # repetition that has both.
+    function rep(label, way, ref,   j) {
+      if (!cnt[way] || !cnt[ref]) return
+      printf "%-26s", label
+      for (j = 1; j <= cnt[way] && j <= cnt[ref]; j++) printf " %8s", r(v[ref, j], v[way, j])
+      printf "\n"
     }' "$1"
 }
 
