@@ -126,6 +126,23 @@ func (s *RowScanner) Done() error {
 	return nil
 }
 
+// add adds the columns of e to the row, to be assigned to e by Done.
+func (s *RowScanner) add(e rowEntity, columns []string) error {
+	values, err := e.scanValues(columns)
+	if err != nil {
+		return err
+	}
+	s.Dest = append(s.Dest, values...)
+	s.done = append(s.done, func() error { return e.assignValues(columns, values) })
+	return nil
+}
+
+// rowEntity is what ent generates for every entity to read it from a row.
+type rowEntity interface {
+	scanValues(columns []string) ([]any, error)
+	assignValues(columns []string, values []any) error
+}
+
 // Read scans the current row of rows into Dest and fills the entities
 // (Done).
 func (s *RowScanner) Read(rows interface{ Scan(dest ...any) error }) error {
@@ -159,12 +176,9 @@ func (*Invoice) IsEntity() {}
 // row; the entity is filled by Done, and queries its edges through c.
 func (s *RowScanner) ScanCreditor(c *Client, columns []string) (*Creditor, error) {
 	e := &Creditor{config: c.config}
-	values, err := e.scanValues(columns)
-	if err != nil {
+	if err := s.add(e, columns); err != nil {
 		return nil, err
 	}
-	s.Dest = append(s.Dest, values...)
-	s.done = append(s.done, func() error { return e.assignValues(columns, values) })
 	return e, nil
 }
 
@@ -172,12 +186,9 @@ func (s *RowScanner) ScanCreditor(c *Client, columns []string) (*Creditor, error
 // row; the entity is filled by Done, and queries its edges through c.
 func (s *RowScanner) ScanDebt(c *Client, columns []string) (*Debt, error) {
 	e := &Debt{config: c.config}
-	values, err := e.scanValues(columns)
-	if err != nil {
+	if err := s.add(e, columns); err != nil {
 		return nil, err
 	}
-	s.Dest = append(s.Dest, values...)
-	s.done = append(s.done, func() error { return e.assignValues(columns, values) })
 	return e, nil
 }
 
@@ -185,12 +196,9 @@ func (s *RowScanner) ScanDebt(c *Client, columns []string) (*Debt, error) {
 // row; the entity is filled by Done, and queries its edges through c.
 func (s *RowScanner) ScanDebtItem(c *Client, columns []string) (*DebtItem, error) {
 	e := &DebtItem{config: c.config}
-	values, err := e.scanValues(columns)
-	if err != nil {
+	if err := s.add(e, columns); err != nil {
 		return nil, err
 	}
-	s.Dest = append(s.Dest, values...)
-	s.done = append(s.done, func() error { return e.assignValues(columns, values) })
 	return e, nil
 }
 
@@ -198,11 +206,8 @@ func (s *RowScanner) ScanDebtItem(c *Client, columns []string) (*DebtItem, error
 // row; the entity is filled by Done, and queries its edges through c.
 func (s *RowScanner) ScanPayment(c *Client, columns []string) (*Payment, error) {
 	e := &Payment{config: c.config}
-	values, err := e.scanValues(columns)
-	if err != nil {
+	if err := s.add(e, columns); err != nil {
 		return nil, err
 	}
-	s.Dest = append(s.Dest, values...)
-	s.done = append(s.done, func() error { return e.assignValues(columns, values) })
 	return e, nil
 }
