@@ -70,7 +70,7 @@ const clientNumberLock int64 = 0x64656274716c0001
 // two concurrent createClient calls never draw the same one.
 func (s *Service) nextClientNumber(ctx context.Context) (int, error) {
 	if tx := ent.TxFromContext(ctx); tx != nil {
-		if err := s.locker.Lock(ctx, tx, clientNumberLock); err != nil {
+		if err := s.store.Lock(ctx, tx, clientNumberLock); err != nil {
 			return 0, err
 		}
 	}

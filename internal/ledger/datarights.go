@@ -86,7 +86,7 @@ func (s *Service) AnonymizeDebtor(ctx context.Context, a Actor, clientID, id str
 
 func (s *Service) anonymizeDebtor(ctx context.Context, a Actor, clientID, id string) (*ent.Debtor, error) {
 	db := s.db(ctx)
-	d, err := db.Debtor.Query().Where(debtor.ClientID(clientID), debtor.ID(id)).Modify(s.locker.LockRows).Only(ctx)
+	d, err := db.Debtor.Query().Where(debtor.ClientID(clientID), debtor.ID(id)).Modify(s.store.LockRows).Only(ctx)
 	if ent.IsNotFound(err) {
 		return nil, apierr.New(apierr.NotFound, "debtor %s does not exist", id)
 	}

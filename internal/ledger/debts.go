@@ -41,7 +41,7 @@ func (s *Service) CreateDebt(ctx context.Context, a Actor, clientID string, in c
 func (s *Service) lockedDebt(ctx context.Context, clientID string, id scalar.IntID) (*ent.Debt, error) {
 	d, err := s.db(ctx).Debt.Query().
 		Where(debt.ClientID(clientID), debt.ID(id)).
-		Modify(s.locker.LockRows).
+		Modify(s.store.LockRows).
 		Only(ctx)
 	if ent.IsNotFound(err) {
 		return nil, apierr.New(apierr.NotFound, "debt %d does not exist", id)

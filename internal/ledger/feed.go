@@ -77,7 +77,7 @@ const horizon = "(pg_snapshot_xmin(pg_current_snapshot()))::text::bigint"
 func (s *Service) final(after Position, until *Position) func(*sql.Selector) {
 	return func(sel *sql.Selector) {
 		x, id := sel.C(auditevent.FieldXact), sel.C(auditevent.FieldID)
-		if !s.postgres {
+		if !s.store.IsPostgres() {
 			sel.Where(sql.GT(id, after.ID))
 			if until != nil {
 				sel.Where(sql.LTE(id, until.ID))
@@ -117,7 +117,7 @@ func (s *Service) FeedAfter(ctx context.Context, after Position, until *Position
 	if filter.DebtID != nil {
 		q.Where(touchesDebt(*filter.DebtID))
 	}
-	if s.postgres {
+	if s.store.IsPostgres() {
 		q.Order(auditevent.ByXact(), auditevent.ByID())
 	} else {
 		q.Order(auditevent.ByID())
@@ -170,7 +170,7 @@ func (f FeedFilter) Matches(e *ent.AuditEvent) bool {
 func (s *Service) FeedHead(ctx context.Context) (Position, error) {
 	ctx = auth.System(ctx)
 	q := s.orm.AuditEvent.Query().Where(s.final(Position{}, nil))
-	if s.postgres {
+	if s.store.IsPostgres() {
 		q.Order(auditevent.ByXact(sql.OrderDesc()), auditevent.ByID(sql.OrderDesc()))
 	} else {
 		q.Order(auditevent.ByID(sql.OrderDesc()))

@@ -75,7 +75,7 @@ func (s *Service) lockKeys(ctx context.Context, clientID string, keys []int64) e
 		return nil
 	}
 	shared, exclusive := lockSet(clientID, keys)
-	return s.locker.LockKeys(ctx, tx, shared, exclusive)
+	return s.store.LockKeys(ctx, tx, shared, exclusive)
 }
 
 // lockSet is what lockKeys takes for keys: the client's lock shared and
@@ -502,7 +502,9 @@ func (s *Service) readHeld(ctx context.Context, clientID string, entries []colle
 	numbers, keys := heldKeys(entries)
 	held := newHandoverHeld()
 	if inOne {
-		return held, s.readHeldInOne(ctx, ent.TxFromContext(ctx), clientID, numbers, keys, held)
+		p := &store.Pipeline{}
+		queueHeld(p, held, clientID, numbers, keys)
+		return held, p.RunIn(ctx, ent.TxFromContext(ctx))
 	}
 	db := s.db(ctx)
 	items, err := db.DebtItem.Query().
@@ -730,7 +732,7 @@ func (s *Service) refreshDebtors(ctx context.Context, clientID string, rs []refr
 		return nil
 	}
 	tx := ent.TxFromContext(ctx)
-	if !s.postgres || tx == nil {
+	if !s.store.IsPostgres() || tx == nil {
 		db := s.db(ctx)
 		for _, r := range rs {
 			in := r.in

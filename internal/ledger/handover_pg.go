@@ -133,21 +133,13 @@ func (s *Service) insertHandover(ctx context.Context, tx *ent.Tx, piped *store.P
 		return nil
 	}
 	s.afterCommit(ctx)
+	p := &store.Pipeline{}
+	p.Query(handoverInsertSQL, scan, args...)
 	if piped != nil {
-		p := &store.Pipeline{}
-		p.Query(handoverInsertSQL, scan, args...)
 		piped.AtCommit(p)
 		return debts, nil
 	}
-	rows, err := tx.QueryContext(ctx, handoverInsertSQL, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	if err := scan(rows); err != nil {
-		return nil, err
-	}
-	if err := rows.Close(); err != nil {
+	if err := p.RunIn(ctx, tx); err != nil {
 		return nil, err
 	}
 	return debts, nil
@@ -232,31 +224,12 @@ var handoverInsertSQL = strings.Join([]string{
 	`SELECT ` + strings.Join(debt.Columns, ", ") + ` FROM d ORDER BY id`,
 }, "\n")
 
-// readHeldInOne is readHeld's one read (PostgreSQL), between the two
+// queueHeld queues readHeld's one read (PostgreSQL), between the two
 // statements that have it run on its plan without arguments: the
 // unwithdrawn debts of the client that hold the numbers, and the client's
-// debtors of the identification keys, as (kind, key, id) rows.
-func (s *Service) readHeldInOne(ctx context.Context, tx *ent.Tx, clientID string, numbers, keys []string, held handoverHeld) error {
-	if _, err := tx.ExecContext(ctx, genericPlansSQL); err != nil {
-		return err
-	}
-	rows, err := tx.QueryContext(ctx, handoverHeldSQL, clientID, numbers, keys)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	if err := held.scan(rows); err != nil {
-		return err
-	}
-	if err := rows.Close(); err != nil {
-		return err
-	}
-	_, err = tx.ExecContext(ctx, plansRestoredSQL)
-	return err
-}
-
-// queueHeld queues readHeldInOne's statements on p, their rows read into
-// held.
+// debtors of the identification keys, as (kind, key, id) rows read into
+// held. A grouped createDebt sends them with its BEGIN (handOverPiped);
+// createDebts runs them in its transaction (readHeld).
 func queueHeld(p *store.Pipeline, held handoverHeld, clientID string, numbers, keys []string) {
 	p.Exec(genericPlansSQL)
 	p.Query(handoverHeldSQL, held.scan, clientID, numbers, keys)
@@ -318,7 +291,7 @@ func scanClient(db *ent.Client, rows store.Rows) (*ent.Creditor, error) {
 	return c, rows.Err()
 }
 
-// handoverHeldSQL is readHeldInOne's statement. Each number and key is
+// handoverHeldSQL is queueHeld's read. Each number and key is
 // looked up on its own, in a subquery that OFFSET 0 keeps from being
 // merged into a join with the array's elements: its one plan is a lookup
 // by the unique index of (client, number) or (client, identification

@@ -13,8 +13,6 @@ import (
 	"context"
 	"time"
 
-	"entgo.io/ent/dialect/sql"
-
 	"github.com/debtql/debtql/ent"
 	"github.com/debtql/debtql/ent/apikey"
 	"github.com/debtql/debtql/ent/creditor"
@@ -81,26 +79,18 @@ func (c Clock) At() collection.Now {
 	return collection.Now{Today: scalar.DateOf(now().In(loc)), Location: loc}
 }
 
-// Locker serialises work that must not run twice at once (such as handing
-// out the next client number) within the current transaction.
-type Locker interface {
-	Lock(ctx context.Context, tx *ent.Tx, key int64) error
-	// LockKeys takes shared locks on shared, then exclusive locks on
-	// exclusive (sorted by the caller), with one statement, and plans the
-	// rest of the transaction for lookups by those keys (no bitmap scans
-	// on PostgreSQL).
-	LockKeys(ctx context.Context, tx *ent.Tx, shared, exclusive []int64) error
-	// LockRows makes a query lock the rows it reads for the rest of the
-	// transaction (SELECT ... FOR UPDATE where the database has it).
-	LockRows(s *sql.Selector)
-}
-
 // Service runs the use cases. It is built once and carries no request
 // state.
 type Service struct {
-	orm    *ent.Client
-	clock  Clock
-	locker Locker
+	orm   *ent.Client
+	clock Clock
+	// store is the database under orm, for what ent does not do: the
+	// locks of a transaction (Lock, LockKeys, LockRows), the piped
+	// transactions of grouped createDebt calls (handOverPiped), and its
+	// dialect (IsPostgres: the event feed orders by writing transaction,
+	// then id, where SQLite orders by id alone; the webhook queue locks
+	// rows with SKIP LOCKED).
+	store *store.DB
 	// booker books payments: with one statement on PostgreSQL, grouped
 	// when they run alone; with ent's statements on SQLite.
 	booker booker
@@ -121,14 +111,6 @@ type Service struct {
 	// handoverInOne: a hand-over writes its rows with one statement
 	// (insertHandover; PostgreSQL), not one insert a table through ent.
 	handoverInOne bool
-	// store is the database under orm, for what ent does not do: the
-	// piped transactions of grouped createDebt calls (handOverPiped;
-	// PostgreSQL only, as the groups are).
-	store *store.DB
-	// postgres: the event feed orders by writing transaction, then id
-	// (feed.go; by id alone on SQLite), and the webhook queue locks rows
-	// with SKIP LOCKED (webhooks.go).
-	postgres bool
 	// committed, when set, is called after a transaction that appended to
 	// the audit trail commits: the in-process wake-up of the event feed
 	// (SQLite; PostgreSQL's NOTIFY wakes every replica).
@@ -140,13 +122,13 @@ type Service struct {
 // New returns the service over the database. Its dialect picks the
 // payment booker, here and nowhere else.
 func New(db *store.DB, clock Clock) *Service {
-	s := &Service{orm: db.Ent, store: db, clock: clock, locker: db, accruing: &accruingDebts{},
+	s := &Service{orm: db.Ent, store: db, clock: clock, accruing: &accruingDebts{},
 		paymentOrder: collection.DefaultPaymentOrderAmounts}
 	s.payments = s.newPaymentGroups()
 	s.handovers = s.newHandoverGroups()
 	db.Ent.Debt.Intercept(intercept.TraverseDebt(loadClaimColumns))
 	if db.IsPostgres() {
-		s.postgres, s.handoverInOne = true, true
+		s.handoverInOne = true
 		s.booker = queuedBooker{pgBooker{s}}
 		s.factsQuery = pgFactsQuery
 	} else {

@@ -263,7 +263,7 @@ func (s *Service) ClaimDeliveries(ctx context.Context, n int, lease time.Duratio
 		q := s.db(ctx).WebhookDelivery.Query().
 			Where(webhookdelivery.StatusEQ(webhookdelivery.StatusPENDING), webhookdelivery.NextAttemptAtLTE(now)).
 			Order(webhookdelivery.ByNextAttemptAt()).Limit(n)
-		if s.postgres {
+		if s.store.IsPostgres() {
 			q.Modify(func(sel *sql.Selector) { sel.ForUpdate(sql.WithLockAction(sql.SkipLocked)) })
 		}
 		due, err := q.All(ctx)
@@ -327,7 +327,7 @@ func (s *Service) RecordAttempt(ctx context.Context, id string, a webhook.Attemp
 	ctx = Background(auth.System(ctx))
 	_, err := inTx(ctx, s, func(ctx context.Context) (bool, error) {
 		q := s.db(ctx).WebhookDelivery.Query().Where(webhookdelivery.ID(id))
-		if s.postgres {
+		if s.store.IsPostgres() {
 			q.ForUpdate()
 		}
 		d, err := q.Only(ctx)

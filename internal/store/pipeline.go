@@ -24,7 +24,16 @@ import (
 // own snapshot, and answers them together). Each query's rows go to its
 // scan function, in the order queued; the first statement that fails
 // ends the pipeline, and the transaction with it.
-type Pipeline struct{ b pgx.Batch }
+//
+// The same statements run in a transaction of ent's one after the other
+// (RunIn), so that a use case writes its statements once whether they
+// are piped or not.
+type Pipeline struct {
+	b pgx.Batch
+	// scans are the queued statements' scan functions, by position (nil
+	// for Exec's), for RunIn.
+	scans []func(Rows) error
+}
 
 // Rows are the rows of a pipelined query, as its scan function reads
 // them.
@@ -37,11 +46,39 @@ type Rows interface {
 // Query queues a query whose rows scan reads.
 func (p *Pipeline) Query(query string, scan func(Rows) error, args ...any) {
 	p.b.Queue(query, args...).Query(func(rows pgx.Rows) error { return scan(rows) })
+	p.scans = append(p.scans, scan)
 }
 
 // Exec queues a statement whose rows, if any, are not read.
 func (p *Pipeline) Exec(query string, args ...any) {
 	p.b.Queue(query, args...).Exec(func(pgconn.CommandTag) error { return nil })
+	p.scans = append(p.scans, nil)
+}
+
+// RunIn runs p's statements in tx, one round trip each, in the order
+// queued, each query's rows read by its scan function: for a transaction
+// begun without BeginPiped. The first that fails ends the run.
+func (p *Pipeline) RunIn(ctx context.Context, tx *ent.Tx) error {
+	for i, q := range p.b.QueuedQueries {
+		if p.scans[i] == nil {
+			if _, err := tx.ExecContext(ctx, q.SQL, q.Arguments...); err != nil {
+				return err
+			}
+			continue
+		}
+		rows, err := tx.QueryContext(ctx, q.SQL, q.Arguments...)
+		if err != nil {
+			return err
+		}
+		err = p.scans[i](rows)
+		if cerr := rows.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // PipedTx is a transaction begun by BeginPiped. Tx is its ent view: its

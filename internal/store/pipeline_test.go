@@ -231,3 +231,58 @@ func TestPipedTransactionFails(t *testing.T) {
 	}
 	poolClean(t, env)
 }
+
+// TestPipelineRunsInATransaction: RunIn runs a pipeline's statements in a
+// transaction of ent's one after the other, each query's rows to its scan
+// function; the first that fails ends the run with its error, and the
+// statements after it do not run.
+func TestPipelineRunsInATransaction(t *testing.T) {
+	env := pipeEnv(t)
+	ctx := context.Background()
+	tx, err := env.DB.Ent.Tx(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var read []int
+	p := &store.Pipeline{}
+	p.Exec(`INSERT INTO pipe_test VALUES ($1), ($2)`, 1, 2)
+	p.Query(`SELECT v FROM pipe_test ORDER BY v`, func(rows store.Rows) error {
+		for rows.Next() {
+			var v int
+			if err := rows.Scan(&v); err != nil {
+				return err
+			}
+			read = append(read, v)
+		}
+		return rows.Err()
+	})
+	if err := p.RunIn(ctx, tx); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(read, []int{1, 2}) {
+		t.Errorf("the query read %v, want [1 2]: the insert before it", read)
+	}
+	stop := errors.New("stop")
+	failing := &store.Pipeline{}
+	failing.Query(`SELECT 1`, func(store.Rows) error { return stop })
+	after := false
+	failing.Query(`SELECT 1`, func(store.Rows) error { after = true; return nil })
+	if err := failing.RunIn(ctx, tx); !errors.Is(err, stop) {
+		t.Fatalf("RunIn returned %v, want the scan function's error", err)
+	}
+	if after {
+		t.Error("the query after the failing one ran")
+	}
+	duplicate := &store.Pipeline{}
+	duplicate.Exec(`INSERT INTO pipe_test VALUES (1)`)
+	var pgErr *pgconn.PgError
+	if err := duplicate.RunIn(ctx, tx); !errors.As(err, &pgErr) || pgErr.Code != "23505" {
+		t.Fatalf("RunIn with a duplicate key returned %v, want its unique violation", err)
+	}
+	if err := tx.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	if got := pipeRows(t, env); len(got) != 0 {
+		t.Errorf("rows %v after the rollback, want none", got)
+	}
+}

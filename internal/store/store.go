@@ -463,34 +463,30 @@ func (d *DB) LockKeys(ctx context.Context, tx *ent.Tx, shared, exclusive []int64
 	if !d.IsPostgres() || len(shared)+len(exclusive) == 0 {
 		return nil
 	}
-	if _, err := tx.ExecContext(ctx, lockKeysSQL, lockKeysArgs(shared, exclusive)...); err != nil {
+	p := &Pipeline{}
+	d.QueueLockKeys(p, shared, exclusive)
+	if err := p.RunIn(ctx, tx); err != nil {
 		return fmt.Errorf("store: taking advisory locks: %w", err)
 	}
 	return nil
 }
 
-// QueueLockKeys queues LockKeys's statement on p (PostgreSQL).
+// QueueLockKeys queues LockKeys's statement on p (PostgreSQL): the keys,
+// shared first, each with whether it is taken shared. unnest yields the
+// rows in the arrays' order, and each row takes its lock before the next
+// is read.
 func (d *DB) QueueLockKeys(p *Pipeline, shared, exclusive []int64) {
-	if len(shared)+len(exclusive) > 0 {
-		p.Exec(lockKeysSQL, lockKeysArgs(shared, exclusive)...)
+	if len(shared)+len(exclusive) == 0 {
+		return
 	}
-}
-
-// lockKeysSQL is LockKeys's statement. unnest yields the rows in the
-// arrays' order, and each row takes its lock before the next is read.
-const lockKeysSQL = `SELECT set_config('enable_bitmapscan', 'off', true),
-       CASE WHEN s THEN pg_advisory_xact_lock_shared(k) ELSE pg_advisory_xact_lock(k) END
-  FROM unnest($1::bigint[], $2::boolean[]) AS l(k, s)`
-
-// lockKeysArgs are lockKeysSQL's arguments: the keys, shared first, and
-// whether each is taken shared.
-func lockKeysArgs(shared, exclusive []int64) []any {
 	keys := append(append(make([]int64, 0, len(shared)+len(exclusive)), shared...), exclusive...)
 	modes := make([]bool, len(keys))
 	for i := range shared {
 		modes[i] = true
 	}
-	return []any{keys, modes}
+	p.Exec(`SELECT set_config('enable_bitmapscan', 'off', true),
+       CASE WHEN s THEN pg_advisory_xact_lock_shared(k) ELSE pg_advisory_xact_lock(k) END
+  FROM unnest($1::bigint[], $2::boolean[]) AS l(k, s)`, keys, modes)
 }
 
 // LockRows makes a query lock the rows it reads until the transaction ends:
