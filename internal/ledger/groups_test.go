@@ -13,12 +13,19 @@ import (
 type recorder struct {
 	mu    sync.Mutex
 	sizes []int
+	// first, when set, is called in the first run, before it ends.
+	first func()
 }
 
 func (r *recorder) run(_ context.Context, _ string, ms []int) []error {
 	r.mu.Lock()
 	r.sizes = append(r.sizes, len(ms))
+	first := r.first
+	r.first = nil
 	r.mu.Unlock()
+	if first != nil {
+		first()
+	}
 	time.Sleep(2 * time.Millisecond)
 	errs := make([]error, len(ms))
 	for i, m := range ms {
@@ -56,6 +63,9 @@ func callers(t *testing.T, g *groupCommit[string, int], n int, calls func(i int)
 func TestGroupCommitGathers(t *testing.T) {
 	r := &recorder{}
 	g := &groupCommit[string, int]{max: 16, gather: time.Second, run: r.run}
+	// The first run ends once the other seven callers' first calls wait,
+	// however late a loaded machine starts their goroutines.
+	r.first = func() { queued(t, g, "k", 7) }
 	callers(t, g, 8, func(int) int { return 20 })
 	// The first run is one call; the others come while it runs, and from
 	// then on the eight run together (the first caller's last call alone
@@ -199,6 +209,27 @@ func TestGroupCommitSmallRuns(t *testing.T) {
 	})
 	if d := time.Since(start); d > 900*time.Millisecond {
 		t.Errorf("two callers took %v: held for the one that stopped (runs %v)", d, r.sizes)
+	}
+}
+
+// queued waits until n calls of key k wait for a run. It may run off the
+// test's goroutine, so it reports with Errorf.
+func queued(t *testing.T, g *groupCommit[string, int], k string, n int) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+		g.mu.Lock()
+		got := 0
+		if st := g.keys[k]; st != nil {
+			got = len(st.waiting)
+		}
+		g.mu.Unlock()
+		if got >= n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Errorf("%d calls wait for a run; want %d", got, n)
+			return
+		}
 	}
 }
 
