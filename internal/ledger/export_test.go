@@ -28,3 +28,7 @@ func (s *Service) SetHandoverInOneStatement(one bool) { s.handoverInOne = one }
 // HandoverHeldSQL is the statement that reads what the client holds of a
 // hand-over's invoice numbers and debtors (PostgreSQL).
 const HandoverHeldSQL = handoverHeldSQL
+
+// InvoiceLock is the advisory lock of an invoice number of the client
+// (invoiceLock), which a hand-over of that number takes.
+func InvoiceLock(clientID, number string) int64 { return invoiceLock(clientID, number) }
