@@ -147,20 +147,6 @@ func TestGroupCommitCrowdsTakeTurns(t *testing.T) {
 			t.Fatalf("no run of %d calls started", want)
 		}
 	}
-	waiting := func(n int) {
-		t.Helper()
-		for deadline := time.Now().Add(2 * time.Second); ; time.Sleep(time.Millisecond) {
-			g.mu.Lock()
-			got := len(g.keys["k"].waiting)
-			g.mu.Unlock()
-			if got == n {
-				return
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("%d calls wait; want %d", got, n)
-			}
-		}
-	}
 	// release ends n runs, then waits for calls answered.
 	release := func(n, calls int) {
 		for range n {
@@ -179,7 +165,7 @@ func TestGroupCommitCrowdsTakeTurns(t *testing.T) {
 	for m := 2; m < 10; m++ {
 		call(m)
 	}
-	waiting(8)
+	queued(t, g, "k", 8)
 	release(2, 0)
 	start(4)
 	start(4)
@@ -212,8 +198,8 @@ func TestGroupCommitSmallRuns(t *testing.T) {
 	}
 }
 
-// queued waits until n calls of key k wait for a run. It may run off the
-// test's goroutine, so it reports with Errorf.
+// queued waits until exactly n calls of key k wait for a run. It may run
+// off the test's goroutine, so it reports with Errorf.
 func queued(t *testing.T, g *groupCommit[string, int], k string, n int) {
 	t.Helper()
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
@@ -223,7 +209,7 @@ func queued(t *testing.T, g *groupCommit[string, int], k string, n int) {
 			got = len(st.waiting)
 		}
 		g.mu.Unlock()
-		if got >= n {
+		if got == n {
 			return
 		}
 		if time.Now().After(deadline) {

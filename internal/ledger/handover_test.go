@@ -281,12 +281,8 @@ func TestCreateDebtCallsCommitTogether(t *testing.T) {
 	// would hold its shard of the kept counts, which one transaction in
 	// 16 of the client's also writes.
 	hold := func(number string) (commit func(), running chan result) {
-		tx, err := env.DB.SQL.BeginTx(ctx, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = tx.Rollback() })
-		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, ledger.InvoiceLock(c.ID, number)); err != nil {
+		tx, _ := openTx(t, env)
+		if err := env.DB.Lock(ctx, tx, ledger.InvoiceLock(c.ID, number)); err != nil {
 			t.Fatal(err)
 		}
 		running = start(ctx, as("running-"+number), handoverRecord(t, "NO-RUN-"+number, number))
