@@ -66,13 +66,14 @@ type Paging struct {
 	First         *int
 	Before        *Cursor
 	Last          *int
-	// Total, when set, reads the list's total count (what counting its
-	// filtered rows would give) as a scalar subquery of the given dialect,
-	// from what the database keeps for it (debt_counts, the debtors' name
-	// suffixes), instead of counting the rows. A nil selector (the dialect
-	// keeps nothing for it) or a NULL from it (no count kept) falls back to
-	// counting.
-	Total func(dialect string) *sql.Selector
+	// Total, when set, gives the list's total count (what counting its
+	// filtered rows would give) as a scalar subquery in drv's dialect: from
+	// what the database keeps for it (debt_counts, the debtors' name
+	// suffixes), or from a count remembered by the caller and checked in
+	// the same statement. counted builds the subquery that counts the rows,
+	// for a Total that wraps it. A nil selector (nothing kept in this
+	// dialect) or a NULL from it falls back to counting.
+	Total func(ctx context.Context, drv dialect.Driver, counted func() (*sql.Selector, error)) (*sql.Selector, error)
 }
 
 // keptTotal reads a Paging.Total on its own; ok is false when it reads NULL
@@ -154,15 +155,37 @@ func (_m *APIKeyQuery) Page(ctx context.Context, p Paging, opts ...APIKeyPaginat
 	// before the page's cursors, offset, limit and order are applied.
 	countQuery := _m.Clone()
 	countQuery.ctx.Fields = nil
-	// The kept total of this dialect, if any (a new selector each call).
-	kept := func() *sql.Selector {
-		if p.Total == nil {
-			return nil
+	// The count of the filtered rows as a subquery: the copy's SQL, with
+	// the query's interceptors (the tenant filter) applied as Count would
+	// apply them.
+	counted := func() (*sql.Selector, error) {
+		c := countQuery.Clone()
+		if err := c.prepareQuery(ctx); err != nil {
+			return nil, err
 		}
-		return p.Total(_m.driver.Dialect())
+		distinct := c.ctx.Unique != nil && *c.ctx.Unique
+		c.Unique(false)
+		cs := c.sqlQuery(ctx)
+		if distinct {
+			cs.Select(sql.Count(sql.Distinct(cs.C(apikey.FieldID))))
+		} else {
+			cs.Select(sql.Count(cs.C(apikey.FieldID)))
+		}
+		return cs, nil
+	}
+	// The kept total, if any (a new selector each call).
+	kept := func() (*sql.Selector, error) {
+		if p.Total == nil {
+			return nil, nil
+		}
+		return p.Total(ctx, _m.driver, counted)
 	}
 	count := func() (int, error) {
-		if total := kept(); total != nil {
+		total, err := kept()
+		if err != nil {
+			return 0, err
+		}
+		if total != nil {
 			n, ok, err := keptTotal(ctx, _m.driver, total)
 			if err != nil || ok {
 				return n, err
@@ -180,29 +203,16 @@ func (_m *APIKeyQuery) Page(ctx context.Context, p Paging, opts ...APIKeyPaginat
 		}
 		return &APIKeyConnection{Edges: []*APIKeyEdge{}, TotalCount: total}, nil
 	}
-	var keptSel *sql.Selector
 	if wantTotal {
-		keptSel = kept()
-	}
-	if keptSel != nil {
-		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(keptSel, pageTotalColumn) })
-	} else if wantTotal {
-		// The count as a column of the page's statement: the copy's SQL,
-		// with the query's interceptors (the tenant filter) applied as
-		// Count would apply them.
-		c := countQuery.Clone()
-		if err := c.prepareQuery(ctx); err != nil {
+		// The total as a column of the page's statement (one round trip).
+		total, err := kept()
+		if err == nil && total == nil {
+			total, err = counted()
+		}
+		if err != nil {
 			return nil, err
 		}
-		distinct := c.ctx.Unique != nil && *c.ctx.Unique
-		c.Unique(false)
-		cs := c.sqlQuery(ctx)
-		if distinct {
-			cs.Select(sql.Count(sql.Distinct(cs.C(apikey.FieldID))))
-		} else {
-			cs.Select(sql.Count(cs.C(apikey.FieldID)))
-		}
-		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(cs, pageTotalColumn) })
+		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(total, pageTotalColumn) })
 	}
 	if field != nil {
 		if err := _m.collectField(ctx, false, graphql.GetOperationContext(ctx), *field, path); err != nil {
@@ -408,15 +418,37 @@ func (_m *AuditEventQuery) Page(ctx context.Context, p Paging, opts ...AuditEven
 	// before the page's cursors, offset, limit and order are applied.
 	countQuery := _m.Clone()
 	countQuery.ctx.Fields = nil
-	// The kept total of this dialect, if any (a new selector each call).
-	kept := func() *sql.Selector {
-		if p.Total == nil {
-			return nil
+	// The count of the filtered rows as a subquery: the copy's SQL, with
+	// the query's interceptors (the tenant filter) applied as Count would
+	// apply them.
+	counted := func() (*sql.Selector, error) {
+		c := countQuery.Clone()
+		if err := c.prepareQuery(ctx); err != nil {
+			return nil, err
 		}
-		return p.Total(_m.driver.Dialect())
+		distinct := c.ctx.Unique != nil && *c.ctx.Unique
+		c.Unique(false)
+		cs := c.sqlQuery(ctx)
+		if distinct {
+			cs.Select(sql.Count(sql.Distinct(cs.C(auditevent.FieldID))))
+		} else {
+			cs.Select(sql.Count(cs.C(auditevent.FieldID)))
+		}
+		return cs, nil
+	}
+	// The kept total, if any (a new selector each call).
+	kept := func() (*sql.Selector, error) {
+		if p.Total == nil {
+			return nil, nil
+		}
+		return p.Total(ctx, _m.driver, counted)
 	}
 	count := func() (int, error) {
-		if total := kept(); total != nil {
+		total, err := kept()
+		if err != nil {
+			return 0, err
+		}
+		if total != nil {
 			n, ok, err := keptTotal(ctx, _m.driver, total)
 			if err != nil || ok {
 				return n, err
@@ -434,29 +466,16 @@ func (_m *AuditEventQuery) Page(ctx context.Context, p Paging, opts ...AuditEven
 		}
 		return &AuditEventConnection{Edges: []*AuditEventEdge{}, TotalCount: total}, nil
 	}
-	var keptSel *sql.Selector
 	if wantTotal {
-		keptSel = kept()
-	}
-	if keptSel != nil {
-		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(keptSel, pageTotalColumn) })
-	} else if wantTotal {
-		// The count as a column of the page's statement: the copy's SQL,
-		// with the query's interceptors (the tenant filter) applied as
-		// Count would apply them.
-		c := countQuery.Clone()
-		if err := c.prepareQuery(ctx); err != nil {
+		// The total as a column of the page's statement (one round trip).
+		total, err := kept()
+		if err == nil && total == nil {
+			total, err = counted()
+		}
+		if err != nil {
 			return nil, err
 		}
-		distinct := c.ctx.Unique != nil && *c.ctx.Unique
-		c.Unique(false)
-		cs := c.sqlQuery(ctx)
-		if distinct {
-			cs.Select(sql.Count(sql.Distinct(cs.C(auditevent.FieldID))))
-		} else {
-			cs.Select(sql.Count(cs.C(auditevent.FieldID)))
-		}
-		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(cs, pageTotalColumn) })
+		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(total, pageTotalColumn) })
 	}
 	if field != nil {
 		if err := _m.collectField(ctx, false, graphql.GetOperationContext(ctx), *field, path); err != nil {
@@ -662,15 +681,37 @@ func (_m *AuditEventRecordQuery) Page(ctx context.Context, p Paging, opts ...Aud
 	// before the page's cursors, offset, limit and order are applied.
 	countQuery := _m.Clone()
 	countQuery.ctx.Fields = nil
-	// The kept total of this dialect, if any (a new selector each call).
-	kept := func() *sql.Selector {
-		if p.Total == nil {
-			return nil
+	// The count of the filtered rows as a subquery: the copy's SQL, with
+	// the query's interceptors (the tenant filter) applied as Count would
+	// apply them.
+	counted := func() (*sql.Selector, error) {
+		c := countQuery.Clone()
+		if err := c.prepareQuery(ctx); err != nil {
+			return nil, err
 		}
-		return p.Total(_m.driver.Dialect())
+		distinct := c.ctx.Unique != nil && *c.ctx.Unique
+		c.Unique(false)
+		cs := c.sqlQuery(ctx)
+		if distinct {
+			cs.Select(sql.Count(sql.Distinct(cs.C(auditeventrecord.FieldID))))
+		} else {
+			cs.Select(sql.Count(cs.C(auditeventrecord.FieldID)))
+		}
+		return cs, nil
+	}
+	// The kept total, if any (a new selector each call).
+	kept := func() (*sql.Selector, error) {
+		if p.Total == nil {
+			return nil, nil
+		}
+		return p.Total(ctx, _m.driver, counted)
 	}
 	count := func() (int, error) {
-		if total := kept(); total != nil {
+		total, err := kept()
+		if err != nil {
+			return 0, err
+		}
+		if total != nil {
 			n, ok, err := keptTotal(ctx, _m.driver, total)
 			if err != nil || ok {
 				return n, err
@@ -688,29 +729,16 @@ func (_m *AuditEventRecordQuery) Page(ctx context.Context, p Paging, opts ...Aud
 		}
 		return &AuditEventRecordConnection{Edges: []*AuditEventRecordEdge{}, TotalCount: total}, nil
 	}
-	var keptSel *sql.Selector
 	if wantTotal {
-		keptSel = kept()
-	}
-	if keptSel != nil {
-		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(keptSel, pageTotalColumn) })
-	} else if wantTotal {
-		// The count as a column of the page's statement: the copy's SQL,
-		// with the query's interceptors (the tenant filter) applied as
-		// Count would apply them.
-		c := countQuery.Clone()
-		if err := c.prepareQuery(ctx); err != nil {
+		// The total as a column of the page's statement (one round trip).
+		total, err := kept()
+		if err == nil && total == nil {
+			total, err = counted()
+		}
+		if err != nil {
 			return nil, err
 		}
-		distinct := c.ctx.Unique != nil && *c.ctx.Unique
-		c.Unique(false)
-		cs := c.sqlQuery(ctx)
-		if distinct {
-			cs.Select(sql.Count(sql.Distinct(cs.C(auditeventrecord.FieldID))))
-		} else {
-			cs.Select(sql.Count(cs.C(auditeventrecord.FieldID)))
-		}
-		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(cs, pageTotalColumn) })
+		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(total, pageTotalColumn) })
 	}
 	if field != nil {
 		if err := _m.collectField(ctx, false, graphql.GetOperationContext(ctx), *field, path); err != nil {
@@ -916,15 +944,37 @@ func (_m *CreditorQuery) Page(ctx context.Context, p Paging, opts ...CreditorPag
 	// before the page's cursors, offset, limit and order are applied.
 	countQuery := _m.Clone()
 	countQuery.ctx.Fields = nil
-	// The kept total of this dialect, if any (a new selector each call).
-	kept := func() *sql.Selector {
-		if p.Total == nil {
-			return nil
+	// The count of the filtered rows as a subquery: the copy's SQL, with
+	// the query's interceptors (the tenant filter) applied as Count would
+	// apply them.
+	counted := func() (*sql.Selector, error) {
+		c := countQuery.Clone()
+		if err := c.prepareQuery(ctx); err != nil {
+			return nil, err
 		}
-		return p.Total(_m.driver.Dialect())
+		distinct := c.ctx.Unique != nil && *c.ctx.Unique
+		c.Unique(false)
+		cs := c.sqlQuery(ctx)
+		if distinct {
+			cs.Select(sql.Count(sql.Distinct(cs.C(creditor.FieldID))))
+		} else {
+			cs.Select(sql.Count(cs.C(creditor.FieldID)))
+		}
+		return cs, nil
+	}
+	// The kept total, if any (a new selector each call).
+	kept := func() (*sql.Selector, error) {
+		if p.Total == nil {
+			return nil, nil
+		}
+		return p.Total(ctx, _m.driver, counted)
 	}
 	count := func() (int, error) {
-		if total := kept(); total != nil {
+		total, err := kept()
+		if err != nil {
+			return 0, err
+		}
+		if total != nil {
 			n, ok, err := keptTotal(ctx, _m.driver, total)
 			if err != nil || ok {
 				return n, err
@@ -942,29 +992,16 @@ func (_m *CreditorQuery) Page(ctx context.Context, p Paging, opts ...CreditorPag
 		}
 		return &CreditorConnection{Edges: []*CreditorEdge{}, TotalCount: total}, nil
 	}
-	var keptSel *sql.Selector
 	if wantTotal {
-		keptSel = kept()
-	}
-	if keptSel != nil {
-		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(keptSel, pageTotalColumn) })
-	} else if wantTotal {
-		// The count as a column of the page's statement: the copy's SQL,
-		// with the query's interceptors (the tenant filter) applied as
-		// Count would apply them.
-		c := countQuery.Clone()
-		if err := c.prepareQuery(ctx); err != nil {
+		// The total as a column of the page's statement (one round trip).
+		total, err := kept()
+		if err == nil && total == nil {
+			total, err = counted()
+		}
+		if err != nil {
 			return nil, err
 		}
-		distinct := c.ctx.Unique != nil && *c.ctx.Unique
-		c.Unique(false)
-		cs := c.sqlQuery(ctx)
-		if distinct {
-			cs.Select(sql.Count(sql.Distinct(cs.C(creditor.FieldID))))
-		} else {
-			cs.Select(sql.Count(cs.C(creditor.FieldID)))
-		}
-		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(cs, pageTotalColumn) })
+		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(total, pageTotalColumn) })
 	}
 	if field != nil {
 		if err := _m.collectField(ctx, false, graphql.GetOperationContext(ctx), *field, path); err != nil {
@@ -1170,15 +1207,37 @@ func (_m *DebtQuery) Page(ctx context.Context, p Paging, opts ...DebtPaginateOpt
 	// before the page's cursors, offset, limit and order are applied.
 	countQuery := _m.Clone()
 	countQuery.ctx.Fields = nil
-	// The kept total of this dialect, if any (a new selector each call).
-	kept := func() *sql.Selector {
-		if p.Total == nil {
-			return nil
+	// The count of the filtered rows as a subquery: the copy's SQL, with
+	// the query's interceptors (the tenant filter) applied as Count would
+	// apply them.
+	counted := func() (*sql.Selector, error) {
+		c := countQuery.Clone()
+		if err := c.prepareQuery(ctx); err != nil {
+			return nil, err
 		}
-		return p.Total(_m.driver.Dialect())
+		distinct := c.ctx.Unique != nil && *c.ctx.Unique
+		c.Unique(false)
+		cs := c.sqlQuery(ctx)
+		if distinct {
+			cs.Select(sql.Count(sql.Distinct(cs.C(debt.FieldID))))
+		} else {
+			cs.Select(sql.Count(cs.C(debt.FieldID)))
+		}
+		return cs, nil
+	}
+	// The kept total, if any (a new selector each call).
+	kept := func() (*sql.Selector, error) {
+		if p.Total == nil {
+			return nil, nil
+		}
+		return p.Total(ctx, _m.driver, counted)
 	}
 	count := func() (int, error) {
-		if total := kept(); total != nil {
+		total, err := kept()
+		if err != nil {
+			return 0, err
+		}
+		if total != nil {
 			n, ok, err := keptTotal(ctx, _m.driver, total)
 			if err != nil || ok {
 				return n, err
@@ -1196,29 +1255,16 @@ func (_m *DebtQuery) Page(ctx context.Context, p Paging, opts ...DebtPaginateOpt
 		}
 		return &DebtConnection{Edges: []*DebtEdge{}, TotalCount: total}, nil
 	}
-	var keptSel *sql.Selector
 	if wantTotal {
-		keptSel = kept()
-	}
-	if keptSel != nil {
-		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(keptSel, pageTotalColumn) })
-	} else if wantTotal {
-		// The count as a column of the page's statement: the copy's SQL,
-		// with the query's interceptors (the tenant filter) applied as
-		// Count would apply them.
-		c := countQuery.Clone()
-		if err := c.prepareQuery(ctx); err != nil {
+		// The total as a column of the page's statement (one round trip).
+		total, err := kept()
+		if err == nil && total == nil {
+			total, err = counted()
+		}
+		if err != nil {
 			return nil, err
 		}
-		distinct := c.ctx.Unique != nil && *c.ctx.Unique
-		c.Unique(false)
-		cs := c.sqlQuery(ctx)
-		if distinct {
-			cs.Select(sql.Count(sql.Distinct(cs.C(debt.FieldID))))
-		} else {
-			cs.Select(sql.Count(cs.C(debt.FieldID)))
-		}
-		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(cs, pageTotalColumn) })
+		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(total, pageTotalColumn) })
 	}
 	if field != nil {
 		if err := _m.collectField(ctx, false, graphql.GetOperationContext(ctx), *field, path); err != nil {
@@ -1424,15 +1470,37 @@ func (_m *DebtItemQuery) Page(ctx context.Context, p Paging, opts ...DebtItemPag
 	// before the page's cursors, offset, limit and order are applied.
 	countQuery := _m.Clone()
 	countQuery.ctx.Fields = nil
-	// The kept total of this dialect, if any (a new selector each call).
-	kept := func() *sql.Selector {
-		if p.Total == nil {
-			return nil
+	// The count of the filtered rows as a subquery: the copy's SQL, with
+	// the query's interceptors (the tenant filter) applied as Count would
+	// apply them.
+	counted := func() (*sql.Selector, error) {
+		c := countQuery.Clone()
+		if err := c.prepareQuery(ctx); err != nil {
+			return nil, err
 		}
-		return p.Total(_m.driver.Dialect())
+		distinct := c.ctx.Unique != nil && *c.ctx.Unique
+		c.Unique(false)
+		cs := c.sqlQuery(ctx)
+		if distinct {
+			cs.Select(sql.Count(sql.Distinct(cs.C(debtitem.FieldID))))
+		} else {
+			cs.Select(sql.Count(cs.C(debtitem.FieldID)))
+		}
+		return cs, nil
+	}
+	// The kept total, if any (a new selector each call).
+	kept := func() (*sql.Selector, error) {
+		if p.Total == nil {
+			return nil, nil
+		}
+		return p.Total(ctx, _m.driver, counted)
 	}
 	count := func() (int, error) {
-		if total := kept(); total != nil {
+		total, err := kept()
+		if err != nil {
+			return 0, err
+		}
+		if total != nil {
 			n, ok, err := keptTotal(ctx, _m.driver, total)
 			if err != nil || ok {
 				return n, err
@@ -1450,29 +1518,16 @@ func (_m *DebtItemQuery) Page(ctx context.Context, p Paging, opts ...DebtItemPag
 		}
 		return &DebtItemConnection{Edges: []*DebtItemEdge{}, TotalCount: total}, nil
 	}
-	var keptSel *sql.Selector
 	if wantTotal {
-		keptSel = kept()
-	}
-	if keptSel != nil {
-		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(keptSel, pageTotalColumn) })
-	} else if wantTotal {
-		// The count as a column of the page's statement: the copy's SQL,
-		// with the query's interceptors (the tenant filter) applied as
-		// Count would apply them.
-		c := countQuery.Clone()
-		if err := c.prepareQuery(ctx); err != nil {
+		// The total as a column of the page's statement (one round trip).
+		total, err := kept()
+		if err == nil && total == nil {
+			total, err = counted()
+		}
+		if err != nil {
 			return nil, err
 		}
-		distinct := c.ctx.Unique != nil && *c.ctx.Unique
-		c.Unique(false)
-		cs := c.sqlQuery(ctx)
-		if distinct {
-			cs.Select(sql.Count(sql.Distinct(cs.C(debtitem.FieldID))))
-		} else {
-			cs.Select(sql.Count(cs.C(debtitem.FieldID)))
-		}
-		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(cs, pageTotalColumn) })
+		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(total, pageTotalColumn) })
 	}
 	if field != nil {
 		if err := _m.collectField(ctx, false, graphql.GetOperationContext(ctx), *field, path); err != nil {
@@ -1678,15 +1733,37 @@ func (_m *DebtorQuery) Page(ctx context.Context, p Paging, opts ...DebtorPaginat
 	// before the page's cursors, offset, limit and order are applied.
 	countQuery := _m.Clone()
 	countQuery.ctx.Fields = nil
-	// The kept total of this dialect, if any (a new selector each call).
-	kept := func() *sql.Selector {
-		if p.Total == nil {
-			return nil
+	// The count of the filtered rows as a subquery: the copy's SQL, with
+	// the query's interceptors (the tenant filter) applied as Count would
+	// apply them.
+	counted := func() (*sql.Selector, error) {
+		c := countQuery.Clone()
+		if err := c.prepareQuery(ctx); err != nil {
+			return nil, err
 		}
-		return p.Total(_m.driver.Dialect())
+		distinct := c.ctx.Unique != nil && *c.ctx.Unique
+		c.Unique(false)
+		cs := c.sqlQuery(ctx)
+		if distinct {
+			cs.Select(sql.Count(sql.Distinct(cs.C(debtor.FieldID))))
+		} else {
+			cs.Select(sql.Count(cs.C(debtor.FieldID)))
+		}
+		return cs, nil
+	}
+	// The kept total, if any (a new selector each call).
+	kept := func() (*sql.Selector, error) {
+		if p.Total == nil {
+			return nil, nil
+		}
+		return p.Total(ctx, _m.driver, counted)
 	}
 	count := func() (int, error) {
-		if total := kept(); total != nil {
+		total, err := kept()
+		if err != nil {
+			return 0, err
+		}
+		if total != nil {
 			n, ok, err := keptTotal(ctx, _m.driver, total)
 			if err != nil || ok {
 				return n, err
@@ -1704,29 +1781,16 @@ func (_m *DebtorQuery) Page(ctx context.Context, p Paging, opts ...DebtorPaginat
 		}
 		return &DebtorConnection{Edges: []*DebtorEdge{}, TotalCount: total}, nil
 	}
-	var keptSel *sql.Selector
 	if wantTotal {
-		keptSel = kept()
-	}
-	if keptSel != nil {
-		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(keptSel, pageTotalColumn) })
-	} else if wantTotal {
-		// The count as a column of the page's statement: the copy's SQL,
-		// with the query's interceptors (the tenant filter) applied as
-		// Count would apply them.
-		c := countQuery.Clone()
-		if err := c.prepareQuery(ctx); err != nil {
+		// The total as a column of the page's statement (one round trip).
+		total, err := kept()
+		if err == nil && total == nil {
+			total, err = counted()
+		}
+		if err != nil {
 			return nil, err
 		}
-		distinct := c.ctx.Unique != nil && *c.ctx.Unique
-		c.Unique(false)
-		cs := c.sqlQuery(ctx)
-		if distinct {
-			cs.Select(sql.Count(sql.Distinct(cs.C(debtor.FieldID))))
-		} else {
-			cs.Select(sql.Count(cs.C(debtor.FieldID)))
-		}
-		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(cs, pageTotalColumn) })
+		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(total, pageTotalColumn) })
 	}
 	if field != nil {
 		if err := _m.collectField(ctx, false, graphql.GetOperationContext(ctx), *field, path); err != nil {
@@ -1932,15 +1996,37 @@ func (_m *IdempotencyRecordQuery) Page(ctx context.Context, p Paging, opts ...Id
 	// before the page's cursors, offset, limit and order are applied.
 	countQuery := _m.Clone()
 	countQuery.ctx.Fields = nil
-	// The kept total of this dialect, if any (a new selector each call).
-	kept := func() *sql.Selector {
-		if p.Total == nil {
-			return nil
+	// The count of the filtered rows as a subquery: the copy's SQL, with
+	// the query's interceptors (the tenant filter) applied as Count would
+	// apply them.
+	counted := func() (*sql.Selector, error) {
+		c := countQuery.Clone()
+		if err := c.prepareQuery(ctx); err != nil {
+			return nil, err
 		}
-		return p.Total(_m.driver.Dialect())
+		distinct := c.ctx.Unique != nil && *c.ctx.Unique
+		c.Unique(false)
+		cs := c.sqlQuery(ctx)
+		if distinct {
+			cs.Select(sql.Count(sql.Distinct(cs.C(idempotencyrecord.FieldID))))
+		} else {
+			cs.Select(sql.Count(cs.C(idempotencyrecord.FieldID)))
+		}
+		return cs, nil
+	}
+	// The kept total, if any (a new selector each call).
+	kept := func() (*sql.Selector, error) {
+		if p.Total == nil {
+			return nil, nil
+		}
+		return p.Total(ctx, _m.driver, counted)
 	}
 	count := func() (int, error) {
-		if total := kept(); total != nil {
+		total, err := kept()
+		if err != nil {
+			return 0, err
+		}
+		if total != nil {
 			n, ok, err := keptTotal(ctx, _m.driver, total)
 			if err != nil || ok {
 				return n, err
@@ -1958,29 +2044,16 @@ func (_m *IdempotencyRecordQuery) Page(ctx context.Context, p Paging, opts ...Id
 		}
 		return &IdempotencyRecordConnection{Edges: []*IdempotencyRecordEdge{}, TotalCount: total}, nil
 	}
-	var keptSel *sql.Selector
 	if wantTotal {
-		keptSel = kept()
-	}
-	if keptSel != nil {
-		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(keptSel, pageTotalColumn) })
-	} else if wantTotal {
-		// The count as a column of the page's statement: the copy's SQL,
-		// with the query's interceptors (the tenant filter) applied as
-		// Count would apply them.
-		c := countQuery.Clone()
-		if err := c.prepareQuery(ctx); err != nil {
+		// The total as a column of the page's statement (one round trip).
+		total, err := kept()
+		if err == nil && total == nil {
+			total, err = counted()
+		}
+		if err != nil {
 			return nil, err
 		}
-		distinct := c.ctx.Unique != nil && *c.ctx.Unique
-		c.Unique(false)
-		cs := c.sqlQuery(ctx)
-		if distinct {
-			cs.Select(sql.Count(sql.Distinct(cs.C(idempotencyrecord.FieldID))))
-		} else {
-			cs.Select(sql.Count(cs.C(idempotencyrecord.FieldID)))
-		}
-		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(cs, pageTotalColumn) })
+		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(total, pageTotalColumn) })
 	}
 	if field != nil {
 		if err := _m.collectField(ctx, false, graphql.GetOperationContext(ctx), *field, path); err != nil {
@@ -2186,15 +2259,37 @@ func (_m *InvoiceQuery) Page(ctx context.Context, p Paging, opts ...InvoicePagin
 	// before the page's cursors, offset, limit and order are applied.
 	countQuery := _m.Clone()
 	countQuery.ctx.Fields = nil
-	// The kept total of this dialect, if any (a new selector each call).
-	kept := func() *sql.Selector {
-		if p.Total == nil {
-			return nil
+	// The count of the filtered rows as a subquery: the copy's SQL, with
+	// the query's interceptors (the tenant filter) applied as Count would
+	// apply them.
+	counted := func() (*sql.Selector, error) {
+		c := countQuery.Clone()
+		if err := c.prepareQuery(ctx); err != nil {
+			return nil, err
 		}
-		return p.Total(_m.driver.Dialect())
+		distinct := c.ctx.Unique != nil && *c.ctx.Unique
+		c.Unique(false)
+		cs := c.sqlQuery(ctx)
+		if distinct {
+			cs.Select(sql.Count(sql.Distinct(cs.C(invoice.FieldID))))
+		} else {
+			cs.Select(sql.Count(cs.C(invoice.FieldID)))
+		}
+		return cs, nil
+	}
+	// The kept total, if any (a new selector each call).
+	kept := func() (*sql.Selector, error) {
+		if p.Total == nil {
+			return nil, nil
+		}
+		return p.Total(ctx, _m.driver, counted)
 	}
 	count := func() (int, error) {
-		if total := kept(); total != nil {
+		total, err := kept()
+		if err != nil {
+			return 0, err
+		}
+		if total != nil {
 			n, ok, err := keptTotal(ctx, _m.driver, total)
 			if err != nil || ok {
 				return n, err
@@ -2212,29 +2307,16 @@ func (_m *InvoiceQuery) Page(ctx context.Context, p Paging, opts ...InvoicePagin
 		}
 		return &InvoiceConnection{Edges: []*InvoiceEdge{}, TotalCount: total}, nil
 	}
-	var keptSel *sql.Selector
 	if wantTotal {
-		keptSel = kept()
-	}
-	if keptSel != nil {
-		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(keptSel, pageTotalColumn) })
-	} else if wantTotal {
-		// The count as a column of the page's statement: the copy's SQL,
-		// with the query's interceptors (the tenant filter) applied as
-		// Count would apply them.
-		c := countQuery.Clone()
-		if err := c.prepareQuery(ctx); err != nil {
+		// The total as a column of the page's statement (one round trip).
+		total, err := kept()
+		if err == nil && total == nil {
+			total, err = counted()
+		}
+		if err != nil {
 			return nil, err
 		}
-		distinct := c.ctx.Unique != nil && *c.ctx.Unique
-		c.Unique(false)
-		cs := c.sqlQuery(ctx)
-		if distinct {
-			cs.Select(sql.Count(sql.Distinct(cs.C(invoice.FieldID))))
-		} else {
-			cs.Select(sql.Count(cs.C(invoice.FieldID)))
-		}
-		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(cs, pageTotalColumn) })
+		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(total, pageTotalColumn) })
 	}
 	if field != nil {
 		if err := _m.collectField(ctx, false, graphql.GetOperationContext(ctx), *field, path); err != nil {
@@ -2440,15 +2522,37 @@ func (_m *InvoiceArticleQuery) Page(ctx context.Context, p Paging, opts ...Invoi
 	// before the page's cursors, offset, limit and order are applied.
 	countQuery := _m.Clone()
 	countQuery.ctx.Fields = nil
-	// The kept total of this dialect, if any (a new selector each call).
-	kept := func() *sql.Selector {
-		if p.Total == nil {
-			return nil
+	// The count of the filtered rows as a subquery: the copy's SQL, with
+	// the query's interceptors (the tenant filter) applied as Count would
+	// apply them.
+	counted := func() (*sql.Selector, error) {
+		c := countQuery.Clone()
+		if err := c.prepareQuery(ctx); err != nil {
+			return nil, err
 		}
-		return p.Total(_m.driver.Dialect())
+		distinct := c.ctx.Unique != nil && *c.ctx.Unique
+		c.Unique(false)
+		cs := c.sqlQuery(ctx)
+		if distinct {
+			cs.Select(sql.Count(sql.Distinct(cs.C(invoicearticle.FieldID))))
+		} else {
+			cs.Select(sql.Count(cs.C(invoicearticle.FieldID)))
+		}
+		return cs, nil
+	}
+	// The kept total, if any (a new selector each call).
+	kept := func() (*sql.Selector, error) {
+		if p.Total == nil {
+			return nil, nil
+		}
+		return p.Total(ctx, _m.driver, counted)
 	}
 	count := func() (int, error) {
-		if total := kept(); total != nil {
+		total, err := kept()
+		if err != nil {
+			return 0, err
+		}
+		if total != nil {
 			n, ok, err := keptTotal(ctx, _m.driver, total)
 			if err != nil || ok {
 				return n, err
@@ -2466,29 +2570,16 @@ func (_m *InvoiceArticleQuery) Page(ctx context.Context, p Paging, opts ...Invoi
 		}
 		return &InvoiceArticleConnection{Edges: []*InvoiceArticleEdge{}, TotalCount: total}, nil
 	}
-	var keptSel *sql.Selector
 	if wantTotal {
-		keptSel = kept()
-	}
-	if keptSel != nil {
-		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(keptSel, pageTotalColumn) })
-	} else if wantTotal {
-		// The count as a column of the page's statement: the copy's SQL,
-		// with the query's interceptors (the tenant filter) applied as
-		// Count would apply them.
-		c := countQuery.Clone()
-		if err := c.prepareQuery(ctx); err != nil {
+		// The total as a column of the page's statement (one round trip).
+		total, err := kept()
+		if err == nil && total == nil {
+			total, err = counted()
+		}
+		if err != nil {
 			return nil, err
 		}
-		distinct := c.ctx.Unique != nil && *c.ctx.Unique
-		c.Unique(false)
-		cs := c.sqlQuery(ctx)
-		if distinct {
-			cs.Select(sql.Count(sql.Distinct(cs.C(invoicearticle.FieldID))))
-		} else {
-			cs.Select(sql.Count(cs.C(invoicearticle.FieldID)))
-		}
-		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(cs, pageTotalColumn) })
+		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(total, pageTotalColumn) })
 	}
 	if field != nil {
 		if err := _m.collectField(ctx, false, graphql.GetOperationContext(ctx), *field, path); err != nil {
@@ -2694,15 +2785,37 @@ func (_m *PaymentQuery) Page(ctx context.Context, p Paging, opts ...PaymentPagin
 	// before the page's cursors, offset, limit and order are applied.
 	countQuery := _m.Clone()
 	countQuery.ctx.Fields = nil
-	// The kept total of this dialect, if any (a new selector each call).
-	kept := func() *sql.Selector {
-		if p.Total == nil {
-			return nil
+	// The count of the filtered rows as a subquery: the copy's SQL, with
+	// the query's interceptors (the tenant filter) applied as Count would
+	// apply them.
+	counted := func() (*sql.Selector, error) {
+		c := countQuery.Clone()
+		if err := c.prepareQuery(ctx); err != nil {
+			return nil, err
 		}
-		return p.Total(_m.driver.Dialect())
+		distinct := c.ctx.Unique != nil && *c.ctx.Unique
+		c.Unique(false)
+		cs := c.sqlQuery(ctx)
+		if distinct {
+			cs.Select(sql.Count(sql.Distinct(cs.C(payment.FieldID))))
+		} else {
+			cs.Select(sql.Count(cs.C(payment.FieldID)))
+		}
+		return cs, nil
+	}
+	// The kept total, if any (a new selector each call).
+	kept := func() (*sql.Selector, error) {
+		if p.Total == nil {
+			return nil, nil
+		}
+		return p.Total(ctx, _m.driver, counted)
 	}
 	count := func() (int, error) {
-		if total := kept(); total != nil {
+		total, err := kept()
+		if err != nil {
+			return 0, err
+		}
+		if total != nil {
 			n, ok, err := keptTotal(ctx, _m.driver, total)
 			if err != nil || ok {
 				return n, err
@@ -2720,29 +2833,16 @@ func (_m *PaymentQuery) Page(ctx context.Context, p Paging, opts ...PaymentPagin
 		}
 		return &PaymentConnection{Edges: []*PaymentEdge{}, TotalCount: total}, nil
 	}
-	var keptSel *sql.Selector
 	if wantTotal {
-		keptSel = kept()
-	}
-	if keptSel != nil {
-		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(keptSel, pageTotalColumn) })
-	} else if wantTotal {
-		// The count as a column of the page's statement: the copy's SQL,
-		// with the query's interceptors (the tenant filter) applied as
-		// Count would apply them.
-		c := countQuery.Clone()
-		if err := c.prepareQuery(ctx); err != nil {
+		// The total as a column of the page's statement (one round trip).
+		total, err := kept()
+		if err == nil && total == nil {
+			total, err = counted()
+		}
+		if err != nil {
 			return nil, err
 		}
-		distinct := c.ctx.Unique != nil && *c.ctx.Unique
-		c.Unique(false)
-		cs := c.sqlQuery(ctx)
-		if distinct {
-			cs.Select(sql.Count(sql.Distinct(cs.C(payment.FieldID))))
-		} else {
-			cs.Select(sql.Count(cs.C(payment.FieldID)))
-		}
-		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(cs, pageTotalColumn) })
+		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(total, pageTotalColumn) })
 	}
 	if field != nil {
 		if err := _m.collectField(ctx, false, graphql.GetOperationContext(ctx), *field, path); err != nil {
@@ -2948,15 +3048,37 @@ func (_m *ReferenceRateQuery) Page(ctx context.Context, p Paging, opts ...Refere
 	// before the page's cursors, offset, limit and order are applied.
 	countQuery := _m.Clone()
 	countQuery.ctx.Fields = nil
-	// The kept total of this dialect, if any (a new selector each call).
-	kept := func() *sql.Selector {
-		if p.Total == nil {
-			return nil
+	// The count of the filtered rows as a subquery: the copy's SQL, with
+	// the query's interceptors (the tenant filter) applied as Count would
+	// apply them.
+	counted := func() (*sql.Selector, error) {
+		c := countQuery.Clone()
+		if err := c.prepareQuery(ctx); err != nil {
+			return nil, err
 		}
-		return p.Total(_m.driver.Dialect())
+		distinct := c.ctx.Unique != nil && *c.ctx.Unique
+		c.Unique(false)
+		cs := c.sqlQuery(ctx)
+		if distinct {
+			cs.Select(sql.Count(sql.Distinct(cs.C(referencerate.FieldID))))
+		} else {
+			cs.Select(sql.Count(cs.C(referencerate.FieldID)))
+		}
+		return cs, nil
+	}
+	// The kept total, if any (a new selector each call).
+	kept := func() (*sql.Selector, error) {
+		if p.Total == nil {
+			return nil, nil
+		}
+		return p.Total(ctx, _m.driver, counted)
 	}
 	count := func() (int, error) {
-		if total := kept(); total != nil {
+		total, err := kept()
+		if err != nil {
+			return 0, err
+		}
+		if total != nil {
 			n, ok, err := keptTotal(ctx, _m.driver, total)
 			if err != nil || ok {
 				return n, err
@@ -2974,29 +3096,16 @@ func (_m *ReferenceRateQuery) Page(ctx context.Context, p Paging, opts ...Refere
 		}
 		return &ReferenceRateConnection{Edges: []*ReferenceRateEdge{}, TotalCount: total}, nil
 	}
-	var keptSel *sql.Selector
 	if wantTotal {
-		keptSel = kept()
-	}
-	if keptSel != nil {
-		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(keptSel, pageTotalColumn) })
-	} else if wantTotal {
-		// The count as a column of the page's statement: the copy's SQL,
-		// with the query's interceptors (the tenant filter) applied as
-		// Count would apply them.
-		c := countQuery.Clone()
-		if err := c.prepareQuery(ctx); err != nil {
+		// The total as a column of the page's statement (one round trip).
+		total, err := kept()
+		if err == nil && total == nil {
+			total, err = counted()
+		}
+		if err != nil {
 			return nil, err
 		}
-		distinct := c.ctx.Unique != nil && *c.ctx.Unique
-		c.Unique(false)
-		cs := c.sqlQuery(ctx)
-		if distinct {
-			cs.Select(sql.Count(sql.Distinct(cs.C(referencerate.FieldID))))
-		} else {
-			cs.Select(sql.Count(cs.C(referencerate.FieldID)))
-		}
-		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(cs, pageTotalColumn) })
+		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(total, pageTotalColumn) })
 	}
 	if field != nil {
 		if err := _m.collectField(ctx, false, graphql.GetOperationContext(ctx), *field, path); err != nil {
@@ -3202,15 +3311,37 @@ func (_m *WebhookDeliveryQuery) Page(ctx context.Context, p Paging, opts ...Webh
 	// before the page's cursors, offset, limit and order are applied.
 	countQuery := _m.Clone()
 	countQuery.ctx.Fields = nil
-	// The kept total of this dialect, if any (a new selector each call).
-	kept := func() *sql.Selector {
-		if p.Total == nil {
-			return nil
+	// The count of the filtered rows as a subquery: the copy's SQL, with
+	// the query's interceptors (the tenant filter) applied as Count would
+	// apply them.
+	counted := func() (*sql.Selector, error) {
+		c := countQuery.Clone()
+		if err := c.prepareQuery(ctx); err != nil {
+			return nil, err
 		}
-		return p.Total(_m.driver.Dialect())
+		distinct := c.ctx.Unique != nil && *c.ctx.Unique
+		c.Unique(false)
+		cs := c.sqlQuery(ctx)
+		if distinct {
+			cs.Select(sql.Count(sql.Distinct(cs.C(webhookdelivery.FieldID))))
+		} else {
+			cs.Select(sql.Count(cs.C(webhookdelivery.FieldID)))
+		}
+		return cs, nil
+	}
+	// The kept total, if any (a new selector each call).
+	kept := func() (*sql.Selector, error) {
+		if p.Total == nil {
+			return nil, nil
+		}
+		return p.Total(ctx, _m.driver, counted)
 	}
 	count := func() (int, error) {
-		if total := kept(); total != nil {
+		total, err := kept()
+		if err != nil {
+			return 0, err
+		}
+		if total != nil {
 			n, ok, err := keptTotal(ctx, _m.driver, total)
 			if err != nil || ok {
 				return n, err
@@ -3228,29 +3359,16 @@ func (_m *WebhookDeliveryQuery) Page(ctx context.Context, p Paging, opts ...Webh
 		}
 		return &WebhookDeliveryConnection{Edges: []*WebhookDeliveryEdge{}, TotalCount: total}, nil
 	}
-	var keptSel *sql.Selector
 	if wantTotal {
-		keptSel = kept()
-	}
-	if keptSel != nil {
-		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(keptSel, pageTotalColumn) })
-	} else if wantTotal {
-		// The count as a column of the page's statement: the copy's SQL,
-		// with the query's interceptors (the tenant filter) applied as
-		// Count would apply them.
-		c := countQuery.Clone()
-		if err := c.prepareQuery(ctx); err != nil {
+		// The total as a column of the page's statement (one round trip).
+		total, err := kept()
+		if err == nil && total == nil {
+			total, err = counted()
+		}
+		if err != nil {
 			return nil, err
 		}
-		distinct := c.ctx.Unique != nil && *c.ctx.Unique
-		c.Unique(false)
-		cs := c.sqlQuery(ctx)
-		if distinct {
-			cs.Select(sql.Count(sql.Distinct(cs.C(webhookdelivery.FieldID))))
-		} else {
-			cs.Select(sql.Count(cs.C(webhookdelivery.FieldID)))
-		}
-		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(cs, pageTotalColumn) })
+		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(total, pageTotalColumn) })
 	}
 	if field != nil {
 		if err := _m.collectField(ctx, false, graphql.GetOperationContext(ctx), *field, path); err != nil {
@@ -3456,15 +3574,37 @@ func (_m *WebhookEndpointQuery) Page(ctx context.Context, p Paging, opts ...Webh
 	// before the page's cursors, offset, limit and order are applied.
 	countQuery := _m.Clone()
 	countQuery.ctx.Fields = nil
-	// The kept total of this dialect, if any (a new selector each call).
-	kept := func() *sql.Selector {
-		if p.Total == nil {
-			return nil
+	// The count of the filtered rows as a subquery: the copy's SQL, with
+	// the query's interceptors (the tenant filter) applied as Count would
+	// apply them.
+	counted := func() (*sql.Selector, error) {
+		c := countQuery.Clone()
+		if err := c.prepareQuery(ctx); err != nil {
+			return nil, err
 		}
-		return p.Total(_m.driver.Dialect())
+		distinct := c.ctx.Unique != nil && *c.ctx.Unique
+		c.Unique(false)
+		cs := c.sqlQuery(ctx)
+		if distinct {
+			cs.Select(sql.Count(sql.Distinct(cs.C(webhookendpoint.FieldID))))
+		} else {
+			cs.Select(sql.Count(cs.C(webhookendpoint.FieldID)))
+		}
+		return cs, nil
+	}
+	// The kept total, if any (a new selector each call).
+	kept := func() (*sql.Selector, error) {
+		if p.Total == nil {
+			return nil, nil
+		}
+		return p.Total(ctx, _m.driver, counted)
 	}
 	count := func() (int, error) {
-		if total := kept(); total != nil {
+		total, err := kept()
+		if err != nil {
+			return 0, err
+		}
+		if total != nil {
 			n, ok, err := keptTotal(ctx, _m.driver, total)
 			if err != nil || ok {
 				return n, err
@@ -3482,29 +3622,16 @@ func (_m *WebhookEndpointQuery) Page(ctx context.Context, p Paging, opts ...Webh
 		}
 		return &WebhookEndpointConnection{Edges: []*WebhookEndpointEdge{}, TotalCount: total}, nil
 	}
-	var keptSel *sql.Selector
 	if wantTotal {
-		keptSel = kept()
-	}
-	if keptSel != nil {
-		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(keptSel, pageTotalColumn) })
-	} else if wantTotal {
-		// The count as a column of the page's statement: the copy's SQL,
-		// with the query's interceptors (the tenant filter) applied as
-		// Count would apply them.
-		c := countQuery.Clone()
-		if err := c.prepareQuery(ctx); err != nil {
+		// The total as a column of the page's statement (one round trip).
+		total, err := kept()
+		if err == nil && total == nil {
+			total, err = counted()
+		}
+		if err != nil {
 			return nil, err
 		}
-		distinct := c.ctx.Unique != nil && *c.ctx.Unique
-		c.Unique(false)
-		cs := c.sqlQuery(ctx)
-		if distinct {
-			cs.Select(sql.Count(sql.Distinct(cs.C(webhookendpoint.FieldID))))
-		} else {
-			cs.Select(sql.Count(cs.C(webhookendpoint.FieldID)))
-		}
-		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(cs, pageTotalColumn) })
+		_m.Modify(func(s *sql.Selector) { s.AppendSelectExprAs(total, pageTotalColumn) })
 	}
 	if field != nil {
 		if err := _m.collectField(ctx, false, graphql.GetOperationContext(ctx), *field, path); err != nil {

@@ -1542,3 +1542,107 @@ func TestDebtorsNameSearchTotal(t *testing.T) {
 		check(t, "and", 1, nil) // Sandra
 	})
 }
+
+// TestDebtorSearchTotalsRemembered: on PostgreSQL the total of a NAME,
+// IDENTIFICATION_NUMBER or EMAIL search is counted once per version of the
+// client's debtors and served again while that version holds; any change
+// to what the searches read, by this process, another one or an
+// operator's SQL, makes the next request count again, so every total is
+// exact.
+func TestDebtorSearchTotalsRemembered(t *testing.T) {
+	env := apitest.New(t)
+	if !env.Postgres {
+		t.Skip("the remembered totals are PostgreSQL's")
+	}
+	other := env.Replica(t, nil) // another process on the same database
+	admin, otherAdmin := env.Admin(), other.Admin()
+	clientID, _ := env.NewClient(t, "Remembered")
+	movedTo, _ := env.NewClient(t, "Elsewhere")
+	contact := func(email string) apitest.Vars {
+		return apitest.Vars{"contactInformation": apitest.Vars{"email": email}}
+	}
+	// Personnummer 600101-40x: "600101" is in each.
+	anders := debtorNew(t, admin, clientID, debtorInput("Anders Berg", debtorPersonnummer(400), contact("anders@berg.se"))).ID
+	alexander := debtorNew(t, admin, clientID, debtorInput("Alexander Berg", debtorPersonnummer(401), contact("alexander@berg.se"))).ID
+	sandra := debtorNew(t, admin, clientID, debtorInput("Sandra Lind", debtorPersonnummer(402), contact("sandra@lind.se"))).ID
+
+	const totalOnly = `query($clientId: UUID!, $filter: DebtorFilter) {
+  debtors(clientId: $clientId, filter: $filter) { totalCount }
+}`
+	searches := []struct{ searchType, term string }{{"NAME", "berg"}, {"IDENTIFICATION_NUMBER", "600101"}, {"EMAIL", "berg.se"}}
+	// check asks each search twice of both processes and wants name,
+	// number and e-mail matches.
+	check := func(t *testing.T, want ...int) {
+		t.Helper()
+		for i, s := range searches {
+			filter := apitest.Vars{"searchType": s.searchType, "searchTerm": s.term}
+			for _, c := range []*apitest.Caller{admin, admin, otherAdmin, otherAdmin} {
+				var got struct{ TotalCount int }
+				c.Do(t, totalOnly, apitest.Vars{"clientId": clientID, "filter": filter}).Field(t, "debtors", &got)
+				if got.TotalCount != want[i] {
+					t.Errorf("%s %q: totalCount %d, want %d", s.searchType, s.term, got.TotalCount, want[i])
+				}
+			}
+		}
+	}
+	ctx := context.Background()
+	exec := func(t *testing.T, query string, args ...any) {
+		t.Helper()
+		if _, err := env.DB.SQL.ExecContext(ctx, query, args...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check(t, 2, 3, 2)
+
+	t.Run("a remembered total is not counted again", func(t *testing.T) {
+		// A suffix written by hand, as no change to debtors would write
+		// it, changes what counting finds but not the client's version:
+		// this process, which counted before, serves what it counted; a
+		// new process counts and finds it.
+		exec(t, `INSERT INTO debtor_name_suffixes (client_id, suffix, debtor_id) VALUES ($1, 'berg', gen_random_uuid())`, clientID)
+		defer exec(t, `DELETE FROM debtor_name_suffixes WHERE client_id = $1 AND suffix = 'berg' AND debtor_id <> ALL($2)`,
+			clientID, "{"+anders+","+alexander+"}")
+		fresh := env.Replica(t, nil).Admin()
+		for _, tc := range []struct {
+			c    *apitest.Caller
+			want int
+		}{{admin, 2}, {otherAdmin, 2}, {fresh, 3}} {
+			var got struct{ TotalCount int }
+			tc.c.Do(t, totalOnly, apitest.Vars{"clientId": clientID, "filter": apitest.Vars{"searchType": "NAME", "searchTerm": "berg"}}).
+				Field(t, "debtors", &got)
+			if got.TotalCount != tc.want {
+				t.Errorf("NAME berg with a suffix written by hand: %d, want %d", got.TotalCount, tc.want)
+			}
+		}
+	})
+	t.Run("another process's changes", func(t *testing.T) {
+		debtorNew(t, otherAdmin, clientID, debtorInput("Eva Berg", debtorPersonnummer(403), contact("eva@berg.se")))
+		check(t, 3, 4, 3)
+		var d debtorOut
+		debtorUpdate(t, otherAdmin, clientID, sandra, debtorInput("Sandra Lind", debtorPersonnummer(402), contact("sandra@berg.se"))).
+			Field(t, "updateDebtor", &d)
+		check(t, 3, 4, 4)
+		// Born on another day: no longer 600101.
+		debtorUpdate(t, otherAdmin, clientID, anders, debtorInput("Anders Berg", debtorPersonnummer(1000), contact("anders@berg.se"))).
+			Field(t, "updateDebtor", &d)
+		check(t, 3, 3, 4)
+		debtorUpdate(t, otherAdmin, clientID, anders, debtorInput("Anders Ek", debtorPersonnummer(1000), contact("anders@berg.se"))).
+			Field(t, "updateDebtor", &d)
+		check(t, 2, 3, 4)
+	})
+	t.Run("an operator's SQL", func(t *testing.T) {
+		exec(t, `UPDATE debtors SET email_key = 'sandra@lind.se' WHERE id = $1`, sandra)
+		check(t, 2, 3, 3)
+		exec(t, `UPDATE debtors SET client_id = $1 WHERE id = $2`, movedTo, alexander)
+		check(t, 1, 2, 2)
+		exec(t, `UPDATE debtors SET client_id = $1 WHERE id = $2`, clientID, alexander)
+		check(t, 2, 3, 3)
+		exec(t, `DELETE FROM debtors WHERE id = $1`, alexander)
+		check(t, 1, 2, 2)
+		// Without the versions (emptied by hand), every total is counted.
+		exec(t, `TRUNCATE debtor_changes`)
+		check(t, 1, 2, 2)
+		exec(t, `UPDATE debtors SET name_key = 'sandra berg' WHERE id = $1`, sandra)
+		check(t, 2, 2, 2)
+	})
+}

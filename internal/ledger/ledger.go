@@ -117,13 +117,15 @@ type Service struct {
 	committed func()
 	// webhookPolicy is the rule of webhook URLs (UseWebhookPolicy).
 	webhookPolicy webhook.Policy
+	// searchTotals remembers the totals of debtor searches (DebtorList).
+	searchTotals *searchTotals
 }
 
 // New returns the service over the database. Its dialect picks the
 // payment booker, here and nowhere else.
 func New(db *store.DB, clock Clock) *Service {
 	s := &Service{orm: db.Ent, store: db, clock: clock, accruing: &accruingDebts{},
-		paymentOrder: collection.DefaultPaymentOrderAmounts}
+		paymentOrder: collection.DefaultPaymentOrderAmounts, searchTotals: newSearchTotals()}
 	s.payments = s.newPaymentGroups()
 	s.handovers = s.newHandoverGroups()
 	db.Ent.Debt.Intercept(intercept.TraverseDebt(loadClaimColumns))

@@ -75,6 +75,9 @@ func (s *Service) DebtorList(ctx context.Context, clientID string, filter *Debto
 	l.Query, l.Paging = s.db(ctx).Debtor.Query().Where(preds...), p
 	if clientID != "" {
 		l.Paging.Total = nameSearchTotal(clientID, filter)
+		if key, ok := rememberedSearch(clientID, filter); ok {
+			l.Paging.Total = s.searchTotals.total(key, l.Paging.Total)
+		}
 		l.Query.Where(debtor.ClientID(clientID))
 	}
 	return l, nil
@@ -210,7 +213,7 @@ var invoiceCursorValues = map[string]cursorValue{
 // those counts answer: none, or the selections of mainStatus and
 // activeStatus (collection.Selection), without a search. Any other filter
 // is counted (nil).
-func keptDebtTotal(clientID string, f *DebtFilter) func(dialect string) *sql.Selector {
+func keptDebtTotal(clientID string, f *DebtFilter) totalFunc {
 	t := sql.Table(store.DebtCounts)
 	sel := collection.SelectAll
 	if f != nil {
@@ -240,12 +243,12 @@ func keptDebtTotal(clientID string, f *DebtFilter) func(dialect string) *sql.Sel
 	default:
 		return nil // a value no debt reads, or exclusive values at once: counted
 	}
-	return func(d string) *sql.Selector {
+	return func(_ context.Context, drv dialect.Driver, _ func() (*sql.Selector, error)) (*sql.Selector, error) {
 		// The sum of the client's rows (its shards on PostgreSQL; an
 		// integer, not PostgreSQL's numeric sum of bigints); NULL without a
 		// row, which counts instead.
-		return sql.Dialect(d).Select(sql.As("CAST(sum("+column+") AS bigint)", "n")).From(t).
-			Where(sql.EQ(t.C(store.DebtCountsClientID), clientID))
+		return sql.Dialect(drv.Dialect()).Select(sql.As("CAST(sum("+column+") AS bigint)", "n")).From(t).
+			Where(sql.EQ(t.C(store.DebtCountsClientID), clientID)), nil
 	}
 }
 
@@ -253,16 +256,16 @@ func keptDebtTotal(clientID string, f *DebtFilter) func(dialect string) *sql.Sel
 // NAME search and nothing else, read on PostgreSQL from the name suffixes
 // the database keeps (store.NameSuffixTotal). Any other filter, and
 // SQLite, count the rows.
-func nameSearchTotal(clientID string, f *DebtorFilter) func(dialect string) *sql.Selector {
+func nameSearchTotal(clientID string, f *DebtorFilter) totalFunc {
 	if f == nil || f.SearchType == nil || *f.SearchType != SearchTypeName || blankTerm(f.SearchTerm) ||
 		*f != (DebtorFilter{SearchType: f.SearchType, SearchTerm: f.SearchTerm}) {
 		return nil
 	}
 	key := collection.SearchKey(*f.SearchTerm)
-	return func(d string) *sql.Selector {
-		if d != dialect.Postgres {
-			return nil
+	return func(_ context.Context, drv dialect.Driver, _ func() (*sql.Selector, error)) (*sql.Selector, error) {
+		if drv.Dialect() != dialect.Postgres {
+			return nil, nil
 		}
-		return store.NameSuffixTotal(clientID, key)
+		return store.NameSuffixTotal(clientID, key), nil
 	}
 }

@@ -275,9 +275,10 @@ func loadPostgres(ctx context.Context, db *store.DB, tables []table, suffixes ta
 		if err != nil {
 			return err
 		}
-		trigger := "ALTER TABLE debtors %s TRIGGER " + nameSuffixTrigger
-		if _, err := tx.Exec(ctx, fmt.Sprintf(trigger, "DISABLE")); err != nil {
-			return err
+		for _, trigger := range loadTriggers {
+			if _, err := tx.Exec(ctx, "ALTER TABLE debtors DISABLE TRIGGER "+trigger); err != nil {
+				return err
+			}
 		}
 		for _, t := range tables {
 			started := time.Now()
@@ -293,8 +294,13 @@ func loadPostgres(ctx context.Context, db *store.DB, tables []table, suffixes ta
 			}
 			progress(opts, t.name, n, started)
 		}
-		if _, err := tx.Exec(ctx, fmt.Sprintf(trigger, "ENABLE")); err != nil {
-			return err
+		for _, trigger := range loadTriggers {
+			if _, err := tx.Exec(ctx, "ALTER TABLE debtors ENABLE TRIGGER "+trigger); err != nil {
+				return err
+			}
+		}
+		if _, err := tx.Exec(ctx, loadedVersions); err != nil {
+			return fmt.Errorf("seed: writing the debtors' versions: %w", err)
 		}
 		started := time.Now()
 		for _, stmt := range restore {
@@ -312,6 +318,20 @@ func loadPostgres(ctx context.Context, db *store.DB, tables []table, suffixes ta
 		return tx.Commit(ctx)
 	})
 }
+
+// loadTriggers are the triggers on debtors that the PostgreSQL load turns
+// off for its COPY: the name suffixes' (which it loads itself, see
+// nameSuffixes) and the debtors' changes' (whose trigger would hold every
+// loaded debtor in its transition table; loadedVersions writes the same
+// versions' worth at once).
+var loadTriggers = []string{nameSuffixTrigger, "debtors_changes_insert"}
+
+// loadedVersions gives every client a new version of its debtors
+// (store.DebtorChanges), as the insert trigger of the migration
+// debtor_changes would have: a change in the load's transaction.
+const loadedVersions = `INSERT INTO ` + store.DebtorChanges + ` AS t (client_id, shard, changes, last_xact)
+SELECT id, 0, 1, pg_current_xact_id()::text::bigint FROM clients
+ON CONFLICT (client_id, shard) DO UPDATE SET changes = t.changes + 1, last_xact = excluded.last_xact`
 
 // derivedTables are the tables that triggers fill from other tables
 // (debtor_name_suffixes: every suffix of every debtor's name, 14 rows a

@@ -1,0 +1,129 @@
+package ledger
+
+import (
+	"context"
+	"strings"
+
+	"entgo.io/ent/dialect"
+	"entgo.io/ent/dialect/sql"
+	lru "github.com/hashicorp/golang-lru/v2"
+
+	"github.com/debtql/debtql/internal/store"
+)
+
+// totalFunc is a list's ent.Paging.Total: the subquery of its total count.
+type totalFunc = func(ctx context.Context, drv dialect.Driver, counted func() (*sql.Selector, error)) (*sql.Selector, error)
+
+// rememberedSearchTotals is how many search totals the service remembers
+// (the least recently used go first): some hundred bytes each.
+const rememberedSearchTotals = 4096
+
+// searchTotals remembers the totals of searches on a client's debtors
+// (PostgreSQL), each with the client's store.DebtorVersion at which it was
+// counted. Counting a search reads every match, so a search with many
+// matches costs as much for its total as for everything else, again on
+// every page and every request. A remembered total is served while the
+// client's version is still the one it was counted at, which the page's
+// own statement checks (store.RememberedTotal), so a total served is
+// always the exact count of that statement's snapshot.
+//
+// The searches remembered are those whose matches depend only on the
+// debtors' own searched columns, which the version covers: a filter of a
+// NAME, IDENTIFICATION_NUMBER or EMAIL search and nothing else. ALL, and
+// every other filter, read debts or the date too, and are counted.
+type searchTotals struct {
+	cache *lru.Cache[searchTotalKey, searchTotal]
+}
+
+// searchTotalKey is one search of one client's debtors.
+type searchTotalKey struct {
+	client, searchType, term string
+}
+
+// searchTotal is a total counted at a version.
+type searchTotal struct {
+	version store.DebtorVersion
+	n       int64
+}
+
+func newSearchTotals() *searchTotals {
+	c, err := lru.New[searchTotalKey, searchTotal](rememberedSearchTotals)
+	if err != nil {
+		panic(err) // only for a size below 1
+	}
+	return &searchTotals{cache: c}
+}
+
+// rememberedSearch is the key of a client's debtor search that searchTotals
+// remembers; ok is false for any other filter.
+func rememberedSearch(clientID string, f *DebtorFilter) (key searchTotalKey, ok bool) {
+	if f == nil || f.SearchType == nil || blankTerm(f.SearchTerm) ||
+		*f != (DebtorFilter{SearchType: f.SearchType, SearchTerm: f.SearchTerm}) {
+		return key, false
+	}
+	switch *f.SearchType {
+	case SearchTypeName, SearchTypeIdentificationNumber, SearchTypeEmail:
+		return searchTotalKey{client: clientID, searchType: string(*f.SearchType), term: strings.TrimSpace(*f.SearchTerm)}, true
+	}
+	return key, false
+}
+
+// total is the Total of the search key: inner's subquery (nil: counting
+// the rows) on its own on SQLite, and on PostgreSQL the remembered total,
+// after one statement that reads the client's version and counts only
+// when the version is not the remembered one (then remembers the new
+// count).
+func (r *searchTotals) total(key searchTotalKey, inner totalFunc) totalFunc {
+	return func(ctx context.Context, drv dialect.Driver, counted func() (*sql.Selector, error)) (*sql.Selector, error) {
+		// The subquery that counts, a new one for each statement.
+		count := func() (*sql.Selector, error) {
+			if inner != nil {
+				if s, err := inner(ctx, drv, counted); s != nil || err != nil {
+					return s, err
+				}
+			}
+			return counted()
+		}
+		if drv.Dialect() != dialect.Postgres {
+			return count()
+		}
+		c, err := count()
+		if err != nil {
+			return nil, err
+		}
+		t, known := r.cache.Get(key)
+		var remembered *store.DebtorVersion
+		if known {
+			remembered = &t.version
+		}
+		query, args := store.DebtorVersionCheck(key.client, remembered, c).Query()
+		rows := &sql.Rows{}
+		if err := drv.Query(ctx, query, args, rows); err != nil {
+			return nil, err
+		}
+		var changes, lastXact, n sql.NullInt64
+		if rows.Next() {
+			err = rows.Scan(&changes, &lastXact, &n)
+		}
+		if cerr := rows.Close(); err == nil {
+			err = cerr
+		}
+		if err == nil {
+			err = rows.Err()
+		}
+		if err != nil {
+			return nil, err
+		}
+		if !changes.Valid || !lastXact.Valid || (!known && !n.Valid) {
+			return count() // no version kept for the client: the page counts
+		}
+		if v := (store.DebtorVersion{Changes: changes.Int64, LastXact: lastXact.Int64}); n.Valid {
+			t = searchTotal{version: v, n: n.Int64}
+			r.cache.Add(key, t)
+		}
+		if c, err = count(); err != nil {
+			return nil, err
+		}
+		return store.RememberedTotal(key.client, t.version, t.n, c), nil
+	}
+}
