@@ -379,6 +379,13 @@ var (
 				Name:    "debtor_client_id_name_id",
 				Unique:  false,
 				Columns: []*schema.Column{DebtorsColumns[18], DebtorsColumns[6], DebtorsColumns[0]},
+				Annotation: &entsql.IndexAnnotation{
+					IncludeColumns: []string{
+						DebtorsColumns[5].Name,
+
+						DebtorsColumns[4].Name,
+					},
+				},
 			},
 			{
 				Name:    "debtor_name_trgm",
