@@ -327,11 +327,9 @@ func loadPostgres(ctx context.Context, db *store.DB, tables []table, suffixes ta
 var loadTriggers = []string{nameSuffixTrigger, "debtors_changes_insert"}
 
 // loadedVersions gives every client a new version of its debtors
-// (store.DebtorChanges), as the insert trigger of the migration
-// debtor_changes would have: a change in the load's transaction.
-const loadedVersions = `INSERT INTO ` + store.DebtorChanges + ` AS t (client_id, shard, changes, last_xact)
-SELECT id, 0, 1, pg_current_xact_id()::text::bigint FROM clients
-ON CONFLICT (client_id, shard) DO UPDATE SET changes = t.changes + 1, last_xact = excluded.last_xact`
+// (store.DebtorChanges), as the insert trigger would have: a change in the
+// load's transaction, written by the migration debtor_changes' function.
+const loadedVersions = `SELECT debtql_debtor_changed(id, 1) FROM clients`
 
 // derivedTables are the tables that triggers fill from other tables
 // (debtor_name_suffixes: every suffix of every debtor's name, 14 rows a

@@ -22,23 +22,22 @@ CREATE TABLE "debtor_changes" (
 );
 COMMENT ON TABLE "debtor_changes" IS
   'Per client and shard: changes to the searched columns of debtors, kept by triggers on debtors; a client''s version is (sum(changes), max(last_xact)). Not to be written by hand.';
-CREATE FUNCTION "debtql_debtor_changes_rows"() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
+-- n changes to a client's debtors, in this transaction's shard.
+CREATE FUNCTION "debtql_debtor_changed"("client" uuid, "n" bigint) RETURNS void LANGUAGE sql AS $$
   INSERT INTO "debtor_changes" AS t ("client_id", "shard", "changes", "last_xact")
-  SELECT "client_id", (pg_current_xact_id()::text::bigint % 16)::smallint, count(*), pg_current_xact_id()::text::bigint
-    FROM "changed_debtors" GROUP BY "client_id"
+  VALUES ("client", (pg_current_xact_id()::text::bigint % 16)::smallint, "n", pg_current_xact_id()::text::bigint)
   ON CONFLICT ("client_id", "shard") DO UPDATE
     SET "changes" = t."changes" + excluded."changes", "last_xact" = greatest(t."last_xact", excluded."last_xact");
+$$;
+CREATE FUNCTION "debtql_debtor_changes_rows"() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM "debtql_debtor_changed"("client_id", count(*)) FROM "changed_debtors" GROUP BY "client_id";
   RETURN NULL;
 END
 $$;
 CREATE FUNCTION "debtql_debtor_changes_update"() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  INSERT INTO "debtor_changes" AS t ("client_id", "shard", "changes", "last_xact")
-  SELECT c, (pg_current_xact_id()::text::bigint % 16)::smallint, 1, pg_current_xact_id()::text::bigint
-    FROM (SELECT DISTINCT unnest(ARRAY[OLD."client_id", NEW."client_id"]) AS c) AS clients
-  ON CONFLICT ("client_id", "shard") DO UPDATE
-    SET "changes" = t."changes" + excluded."changes", "last_xact" = greatest(t."last_xact", excluded."last_xact");
+  PERFORM "debtql_debtor_changed"(c, 1) FROM (SELECT DISTINCT unnest(ARRAY[OLD."client_id", NEW."client_id"]) AS c) AS clients;
   RETURN NULL;
 END
 $$;
@@ -63,5 +62,4 @@ CREATE TRIGGER "debtors_changes_truncate" AFTER TRUNCATE ON "debtors"
 -- Every client a first version. Creating the triggers above locked
 -- debtors against writes until this migration commits, so no change is
 -- missed before its first count.
-INSERT INTO "debtor_changes" ("client_id", "shard", "changes", "last_xact")
-SELECT "id", 0, 1, pg_current_xact_id()::text::bigint FROM "clients";
+SELECT "debtql_debtor_changed"("id", 1) FROM "clients";
