@@ -41,6 +41,11 @@ const (
 }`
 )
 
+// debtorTotalQuery reads a debtor list's totalCount alone.
+const debtorTotalQuery = `query($clientId: UUID!, $filter: DebtorFilter) {
+  debtors(clientId: $clientId, filter: $filter) { totalCount }
+}`
+
 // debtorUnknownID is a well-formed UUID that no record has.
 const debtorUnknownID = "6f1c0a47-1f7e-4bd4-9a53-0000000000d1"
 
@@ -1449,9 +1454,6 @@ func TestDebtorsNameSearchTotal(t *testing.T) {
 	for i, name := range names {
 		debtorNew(t, admin, otherID, debtorInput(name, debtorPersonnummer(300+i)))
 	}
-	const totalOnly = `query($clientId: UUID!, $filter: DebtorFilter) {
-  debtors(clientId: $clientId, filter: $filter) { totalCount }
-}`
 	check := func(t *testing.T, term string, want int, extra apitest.Vars) {
 		t.Helper()
 		filter := apitest.Vars{"searchType": "NAME", "searchTerm": term}
@@ -1461,7 +1463,7 @@ func TestDebtorsNameSearchTotal(t *testing.T) {
 		env.Statements.Reset()
 		p := debtorList(t, admin, clientID, apitest.Vars{"rowsPerPage": 100, "filter": filter})
 		var only struct{ TotalCount int }
-		admin.Do(t, totalOnly, apitest.Vars{"clientId": clientID, "filter": filter}).Field(t, "debtors", &only)
+		admin.Do(t, debtorTotalQuery, apitest.Vars{"clientId": clientID, "filter": filter}).Field(t, "debtors", &only)
 		past := debtorList(t, admin, clientID, apitest.Vars{"page": 9, "rowsPerPage": 5, "filter": filter})
 		if p.TotalCount != want || len(p.Nodes) != want || only.TotalCount != want || past.TotalCount != want {
 			t.Errorf("%v: totalCount %d with %d rows, %d alone, %d past the last page; want %d",
@@ -1530,7 +1532,7 @@ func TestDebtorsNameSearchTotal(t *testing.T) {
 		}
 		check(t, "ander", 1, nil)
 		var other struct{ TotalCount int }
-		admin.Do(t, totalOnly, apitest.Vars{"clientId": otherID, "filter": apitest.Vars{"searchType": "NAME", "searchTerm": "sander"}}).
+		admin.Do(t, debtorTotalQuery, apitest.Vars{"clientId": otherID, "filter": apitest.Vars{"searchType": "NAME", "searchTerm": "sander"}}).
 			Field(t, "debtors", &other)
 		if other.TotalCount != 2 {
 			t.Errorf("the other client's debtors named *sander*: %d, want 2 (its own and the one moved to it)", other.TotalCount)
@@ -1566,9 +1568,6 @@ func TestDebtorSearchTotalsRemembered(t *testing.T) {
 	alexander := debtorNew(t, admin, clientID, debtorInput("Alexander Berg", debtorPersonnummer(401), contact("alexander@berg.se"))).ID
 	sandra := debtorNew(t, admin, clientID, debtorInput("Sandra Lind", debtorPersonnummer(402), contact("sandra@lind.se"))).ID
 
-	const totalOnly = `query($clientId: UUID!, $filter: DebtorFilter) {
-  debtors(clientId: $clientId, filter: $filter) { totalCount }
-}`
 	searches := []struct{ searchType, term string }{{"NAME", "berg"}, {"IDENTIFICATION_NUMBER", "600101"}, {"EMAIL", "berg.se"}}
 	// check asks each search twice of both processes and wants name,
 	// number and e-mail matches.
@@ -1578,7 +1577,7 @@ func TestDebtorSearchTotalsRemembered(t *testing.T) {
 			filter := apitest.Vars{"searchType": s.searchType, "searchTerm": s.term}
 			for _, c := range []*apitest.Caller{admin, admin, otherAdmin, otherAdmin} {
 				var got struct{ TotalCount int }
-				c.Do(t, totalOnly, apitest.Vars{"clientId": clientID, "filter": filter}).Field(t, "debtors", &got)
+				c.Do(t, debtorTotalQuery, apitest.Vars{"clientId": clientID, "filter": filter}).Field(t, "debtors", &got)
 				if got.TotalCount != want[i] {
 					t.Errorf("%s %q: totalCount %d, want %d", s.searchType, s.term, got.TotalCount, want[i])
 				}
@@ -1608,7 +1607,7 @@ func TestDebtorSearchTotalsRemembered(t *testing.T) {
 			want int
 		}{{admin, 2}, {otherAdmin, 2}, {fresh, 3}} {
 			var got struct{ TotalCount int }
-			tc.c.Do(t, totalOnly, apitest.Vars{"clientId": clientID, "filter": apitest.Vars{"searchType": "NAME", "searchTerm": "berg"}}).
+			tc.c.Do(t, debtorTotalQuery, apitest.Vars{"clientId": clientID, "filter": apitest.Vars{"searchType": "NAME", "searchTerm": "berg"}}).
 				Field(t, "debtors", &got)
 			if got.TotalCount != tc.want {
 				t.Errorf("NAME berg with a suffix written by hand: %d, want %d", got.TotalCount, tc.want)

@@ -117,7 +117,8 @@ type Service struct {
 	committed func()
 	// webhookPolicy is the rule of webhook URLs (UseWebhookPolicy).
 	webhookPolicy webhook.Policy
-	// searchTotals remembers the totals of debtor searches (DebtorList).
+	// searchTotals remembers the totals of debtor searches (DebtorList;
+	// PostgreSQL, whose triggers keep the debtors' versions).
 	searchTotals *searchTotals
 }
 
@@ -125,7 +126,7 @@ type Service struct {
 // payment booker, here and nowhere else.
 func New(db *store.DB, clock Clock) *Service {
 	s := &Service{orm: db.Ent, store: db, clock: clock, accruing: &accruingDebts{},
-		paymentOrder: collection.DefaultPaymentOrderAmounts, searchTotals: newSearchTotals()}
+		paymentOrder: collection.DefaultPaymentOrderAmounts}
 	s.payments = s.newPaymentGroups()
 	s.handovers = s.newHandoverGroups()
 	db.Ent.Debt.Intercept(intercept.TraverseDebt(loadClaimColumns))
@@ -133,6 +134,7 @@ func New(db *store.DB, clock Clock) *Service {
 		s.handoverInOne = true
 		s.booker = queuedBooker{pgBooker{s}}
 		s.factsQuery = pgFactsQuery
+		s.searchTotals = newSearchTotals()
 	} else {
 		s.booker = plainBooker{s}
 		s.factsQuery = sqliteFactsQuery

@@ -75,7 +75,7 @@ func (s *Service) DebtorList(ctx context.Context, clientID string, filter *Debto
 	l.Query, l.Paging = s.db(ctx).Debtor.Query().Where(preds...), p
 	if clientID != "" {
 		l.Paging.Total = nameSearchTotal(clientID, filter)
-		if key, ok := rememberedSearch(clientID, filter); ok {
+		if key, ok := rememberedSearch(clientID, filter); ok && s.searchTotals != nil {
 			l.Paging.Total = s.searchTotals.total(key, l.Paging.Total)
 		}
 		l.Query.Where(debtor.ClientID(clientID))
@@ -257,15 +257,26 @@ func keptDebtTotal(clientID string, f *DebtFilter) totalFunc {
 // the database keeps (store.NameSuffixTotal). Any other filter, and
 // SQLite, count the rows.
 func nameSearchTotal(clientID string, f *DebtorFilter) totalFunc {
-	if f == nil || f.SearchType == nil || *f.SearchType != SearchTypeName || blankTerm(f.SearchTerm) ||
-		*f != (DebtorFilter{SearchType: f.SearchType, SearchTerm: f.SearchTerm}) {
+	typ, term, ok := searchAlone(f)
+	if !ok || typ != SearchTypeName {
 		return nil
 	}
-	key := collection.SearchKey(*f.SearchTerm)
+	key := collection.SearchKey(term)
 	return func(_ context.Context, drv dialect.Driver, _ func() (*sql.Selector, error)) (*sql.Selector, error) {
 		if drv.Dialect() != dialect.Postgres {
 			return nil, nil
 		}
 		return store.NameSuffixTotal(clientID, key), nil
 	}
+}
+
+// searchAlone is the type and term of a debtor filter that is a search (a
+// non-blank term of a given type) and nothing else; ok is false for any
+// other filter.
+func searchAlone(f *DebtorFilter) (typ SearchType, term string, ok bool) {
+	if f == nil || f.SearchType == nil || blankTerm(f.SearchTerm) ||
+		*f != (DebtorFilter{SearchType: f.SearchType, SearchTerm: f.SearchTerm}) {
+		return "", "", false
+	}
+	return *f.SearchType, *f.SearchTerm, true
 }

@@ -57,22 +57,20 @@ func newSearchTotals() *searchTotals {
 // rememberedSearch is the key of a client's debtor search that searchTotals
 // remembers; ok is false for any other filter.
 func rememberedSearch(clientID string, f *DebtorFilter) (key searchTotalKey, ok bool) {
-	if f == nil || f.SearchType == nil || blankTerm(f.SearchTerm) ||
-		*f != (DebtorFilter{SearchType: f.SearchType, SearchTerm: f.SearchTerm}) {
+	typ, term, ok := searchAlone(f)
+	switch {
+	case !ok:
 		return key, false
-	}
-	switch *f.SearchType {
-	case SearchTypeName, SearchTypeIdentificationNumber, SearchTypeEmail:
-		return searchTotalKey{client: clientID, searchType: string(*f.SearchType), term: strings.TrimSpace(*f.SearchTerm)}, true
+	case typ == SearchTypeName, typ == SearchTypeIdentificationNumber, typ == SearchTypeEmail:
+		return searchTotalKey{client: clientID, searchType: string(typ), term: strings.TrimSpace(term)}, true
 	}
 	return key, false
 }
 
-// total is the Total of the search key: inner's subquery (nil: counting
-// the rows) on its own on SQLite, and on PostgreSQL the remembered total,
-// after one statement that reads the client's version and counts only
-// when the version is not the remembered one (then remembers the new
-// count).
+// total is the Total of the search key on PostgreSQL: the remembered
+// total, after one statement that reads the client's version and counts
+// only when the version is not the remembered one (then remembers the new
+// count). inner is the search's own total (nil: counting the rows).
 func (r *searchTotals) total(key searchTotalKey, inner totalFunc) totalFunc {
 	return func(ctx context.Context, drv dialect.Driver, counted func() (*sql.Selector, error)) (*sql.Selector, error) {
 		// The subquery that counts, a new one for each statement.
@@ -84,9 +82,6 @@ func (r *searchTotals) total(key searchTotalKey, inner totalFunc) totalFunc {
 			}
 			return counted()
 		}
-		if drv.Dialect() != dialect.Postgres {
-			return count()
-		}
 		c, err := count()
 		if err != nil {
 			return nil, err
@@ -96,29 +91,14 @@ func (r *searchTotals) total(key searchTotalKey, inner totalFunc) totalFunc {
 		if known {
 			remembered = &t.version
 		}
-		query, args := store.DebtorVersionCheck(key.client, remembered, c).Query()
-		rows := &sql.Rows{}
-		if err := drv.Query(ctx, query, args, rows); err != nil {
+		v, versioned, n, err := store.CheckDebtorVersion(ctx, drv, key.client, remembered, c)
+		switch {
+		case err != nil:
 			return nil, err
-		}
-		var changes, lastXact, n sql.NullInt64
-		if rows.Next() {
-			err = rows.Scan(&changes, &lastXact, &n)
-		}
-		if cerr := rows.Close(); err == nil {
-			err = cerr
-		}
-		if err == nil {
-			err = rows.Err()
-		}
-		if err != nil {
-			return nil, err
-		}
-		if !changes.Valid || !lastXact.Valid || (!known && !n.Valid) {
+		case !versioned:
 			return count() // no version kept for the client: the page counts
-		}
-		if v := (store.DebtorVersion{Changes: changes.Int64, LastXact: lastXact.Int64}); n.Valid {
-			t = searchTotal{version: v, n: n.Int64}
+		case n != nil:
+			t = searchTotal{version: v, n: *n}
 			r.cache.Add(key, t)
 		}
 		if c, err = count(); err != nil {
