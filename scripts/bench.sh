@@ -21,13 +21,18 @@
 #                                deadlocks and serialization failures. DebtQL only.
 #   scripts/bench.sh handover    the bulk hand-over (HANDOVER, 20,000 debts of two items, one client):
 #                                createDebt from 16 connections, createDebts in batches of 500,
-#                                PostGraphile's generated mutations, and the SQL limit by pgbench.
+#                                PostGraphile's generated mutations, the SQL limit by pgbench, and
+#                                createDebts' floor (its own statements of a batch, by pgbench).
+#   scripts/bench.sh ceiling     the ceiling of Q1 on this machine: Q1 on DebtQL, Q1's own answer from
+#                                a server that does nothing else (scripts/fixed-answer) and Q1's floor
+#                                by pgbench, each with the CPU it costs a request; what the floor target
+#                                can reach here. DebtQL only.
 #   scripts/bench.sh summary DIR print a results directory's summary again
 #
 # Settings (environment): REPS (1) repetitions, OPS operations to load (run: all; scale: q1
 # page200 cursor200 search_name search_number), BENCH_DURATION / BENCH_CONNECTIONS /
 # BENCH_THREADS / BENCH_WARMUP (load shape: 15 s, 16, 2, 3 s), POOL (16) DebtQL's pool,
-# PORT (8088; 10x on PORT+1, the statement capture on PORT+2), ANCHOR (1; scale with 0 loads
+# PORT (8088; 10x on PORT+1, the statement capture on PORT+2, the fixed answer on PORT+3), ANCHOR (1; scale with 0 loads
 # DebtQL only), BENCH (bench/ of this repository), OUT (bench/results/<stamp>), HANDOVER_WAYS
 # (handover: the ways to run, e.g. debtql:single,debtql:batch; all when unset).
 set -euo pipefail
@@ -388,6 +393,96 @@ run() {
   log "results in $OUT"
 }
 
+# ---- the ceiling of Q1 -------------------------------------------------
+
+# ceiling_run: what the floor target (Q1 at 0.85 of its statements replayed
+# by pgbench) can reach on this machine, where the load generator, the
+# server and PostgreSQL share the cores. In each repetition: Q1 on DebtQL;
+# Q1's own answer from scripts/fixed-answer (no work but HTTP and the
+# bytes); the floor by pgbench. Each with the machine's busy CPU over the
+# run, the floor with the cluster's too. A server answering Q1 spends at
+# least the fixed answer's CPU a request (load generator, kernel, HTTP)
+# and the cluster's CPU of the floor's transaction, so no server reaches
+# more than cores / (the two together) requests a second here.
+ceiling_run() {
+  command -v wrk >/dev/null || { echo "wrk missing: scripts/bench.sh setup" >&2; exit 1; }
+  [ -r "$PGLOG_BENCH" ] || { echo "cannot read the cluster's log $PGLOG_BENCH: no floor to replay" >&2; exit 1; }
+  ready 1
+  OUT="${OUT:-$ROOT/bench/results/$(date -u +%Y%m%d-%H%M%S)-ceiling}"; mkdir -p "$OUT"
+  log "building DebtQL and fixed-answer"
+  (cd "$ROOT" && go build -o "$tmp/debtql" ./cmd/debtql && go build -o "$tmp/fixed-answer" ./scripts/fixed-answer)
+  new_key 1
+  start_server 1 "$(ours_url 1)" "$PORT" "$POOL" "$OUT/debtql.log"
+  copy_ops 1
+  env_txt | tee "$OUT/env.txt"
+  start_capture 1
+  captured 1 q1 plain >"$OUT/q1_floor.sql"
+  stop_server capture
+  [ -s "$OUT/q1_floor.sql" ] || { echo "no statement of Q1 in the cluster's log: no floor" >&2; exit 1; }
+  ask_ours 1 "$(ours_file 1 q1)" >"$OUT/q1_answer.json"
+  jq -e '.data != null and .errors == null' >/dev/null <"$OUT/q1_answer.json" || { echo "Q1's answer has errors: $(head -c 300 "$OUT/q1_answer.json")" >&2; exit 1; }
+  local fport=$(( PORT + 3 )) fpid
+  "$tmp/fixed-answer" -addr "127.0.0.1:$fport" -body "$OUT/q1_answer.json" >"$OUT/fixed-answer.log" 2>&1 </dev/null &
+  fpid=$!
+  server_pid[fixed]=$fpid
+  for _ in $(seq 1 50); do curl -s -o /dev/null "http://127.0.0.1:$fport/" && break; sleep 0.1; done
+  local tsv="$OUT/ceiling.tsv" rep m0 m1 c0 c1 line
+  printf 'label\trps\trequests\tmachine_cpu_s\tcluster_cpu_s\n' >"$tsv"
+  for rep in $(seq 1 "$REPS"); do
+    ceiling_one "$tsv" debtql:q1 "http://127.0.0.1:$PORT/graphql" "${server_pid[1]}"
+    ceiling_one "$tsv" fixed:q1 "http://127.0.0.1:$fport/graphql" "$fpid"
+    m0="$(machine_ticks)"; c0="$(cluster_ticks)"
+    line="$(PGDATABASE="$(ours_db 1)" "$BENCH/sql_limit/pgbench.sh" "$OUT/q1_floor.sql" -l sql:q1_floor -o "$OUT/floor.tsv" | tail -1)"
+    sleep 1
+    m1="$(machine_ticks)"; c1="$(cluster_ticks)"
+    echo "$line"
+    printf 'sql:q1_floor\t%s\t%s\t%s\t%s\n' "$(sed -nE 's/.*tps=([0-9.]+).*/\1/p' <<<"$line")" \
+      "$(sed -nE 's/.*transactions=([0-9]+).*/\1/p' <<<"$line")" "$(ticks_s "$m0" "$m1")" "$(ticks_s "$c0" "$c1")" >>"$tsv"
+  done
+  echo "uptime after: $(uptime)" | tee -a "$OUT/env.txt"
+  ceiling_summary "$tsv" | tee "$OUT/summary.txt"
+  log "results in $OUT"
+}
+
+# ceiling_one TSV LABEL URL PID: Q1 loaded on URL (warmed up first, apart
+# from the measured run), with the machine's busy CPU over the run.
+ceiling_one() {
+  local tsv="$1" label="$2" url="$3" pid="$4" m0 m1 line
+  "$BENCH/load.sh" -u "$url" -q "$(ours_file 1 q1)" -a "Bearer ${KEY[1]}" -d "$BENCH_WARMUP" -w 0 -l warm >/dev/null
+  m0="$(machine_ticks)"
+  line="$("$BENCH/load.sh" -u "$url" -q "$(ours_file 1 q1)" -a "Bearer ${KEY[1]}" -w 0 -p "$pid" -l "$label" -o "$OUT/graphql.tsv" | tail -1)"
+  m1="$(machine_ticks)"
+  echo "$line"
+  printf '%s\t%s\t%s\t%s\t\n' "$label" "$(sed -nE 's/.*rps=([0-9.]+).*/\1/p' <<<"$line")" \
+    "$(sed -nE 's/.*requests=([0-9]+).*/\1/p' <<<"$line")" "$(ticks_s "$m0" "$m1")" >>"$tsv"
+}
+
+# machine_ticks: the machine's busy CPU time in clock ticks, all cores
+# (user, nice, system, irq, softirq and steal of /proc/stat).
+machine_ticks() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9 }' /proc/stat; }
+
+# ceiling_summary TSV: medians, each way's CPU a request, the ceiling, and
+# the floor target against both.
+ceiling_summary() {
+  awk -F'\t' -v cores="$(nproc)" "$AWK_LIB"'
+    FNR == 1 { next }
+    { add($1 ":rps", $2); if ($3 > 0) { add($1 ":mach", $4 * 1000 / $3); if ($5 != "") add($1 ":clu", $5 * 1000 / $3) } }
+    END {
+      ours = med("debtql:q1:rps"); fixed = med("fixed:q1:rps"); floor = med("sql:q1_floor:rps")
+      printf "\n%-30s %10s %16s %16s\n", "median", "req/s", "machine CPU ms", "cluster CPU ms"
+      printf "%-30s %10.1f %16.3f %16s\n", "DebtQL Q1", ours, med("debtql:q1:mach"), ""
+      printf "%-30s %10.1f %16.3f %16s\n", "fixed answer (Q1 bytes)", fixed, med("fixed:q1:mach"), ""
+      printf "%-30s %10.1f %16.3f %16.3f\n", "floor (pgbench)", floor, med("sql:q1_floor:mach"), med("sql:q1_floor:clu")
+      per = med("fixed:q1:mach") + med("sql:q1_floor:clu")
+      if (per <= 0 || floor <= 0) { print "no ceiling: a run is missing"; exit }
+      ceil = cores * 1000 / per
+      printf "\nceiling: %d cores / (%.3f + %.3f ms) = %.1f req/s\n", cores, med("fixed:q1:mach"), med("sql:q1_floor:clu"), ceil
+      printf "ceiling / floor              %.2f  (the floor target, 0.85, is %s on this machine)\n", ceil / floor, (ceil >= 0.85 * floor ? "within reach" : "out of reach of any server")
+      printf "DebtQL Q1 / floor            %.2f  (target >= 0.85: %s)\n", ours / floor, ok(ours >= 0.85 * floor)
+      printf "DebtQL Q1 / ceiling          %.2f\n", ours / ceil
+    }' "$1"
+}
+
 # ---- ten times the data -------------------------------------------------
 
 # capture SCALE OPS...: DebtQL's statements of each operation at one scale,
@@ -445,6 +540,9 @@ captured() {
 # SQL", then "DETAIL:  parameters: $1 = '...', ...". Left out: what the
 # server does besides the request (the key cache's pings, the event feed's
 # and the webhook queue's polls), the key lookup and transaction control.
+# MODE tx: the transaction of the hand-over's insert instead, every
+# statement of its session from its BEGIN to its COMMIT (notifications
+# left out), as a pgbench script that rolls it back.
 statements() {
   perl -e '
     my (@entries, $cur);
@@ -453,21 +551,35 @@ statements() {
       elsif (defined $cur) { $cur .= $line; }
     }
     push @entries, $cur if defined $cur;
+    my $tx = $ARGV[0] eq "tx";
+    if ($tx) {
+      my ($at) = grep { $entries[$_] =~ /LOG:\s+duration: [\d.]+ ms\s+execute [^:]*: WITH x AS MATERIALIZED/ } 0 .. $#entries;
+      exit 0 unless defined $at;
+      my ($pid) = $entries[$at] =~ /\[(\d+)\]/;
+      my @mine = grep { $entries[$_] =~ /\[$pid\]/ } 0 .. $#entries;
+      my ($from) = grep { $_ < $at && $entries[$_] =~ /statement: begin\s*\z/i } reverse @mine;
+      my ($to) = grep { $_ > $at && $entries[$_] =~ /statement: commit\s*\z/i } @mine;
+      exit 0 unless defined $from && defined $to;
+      @entries = @entries[grep { $_ > $from && $_ < $to } @mine];
+      print "BEGIN;\n";
+    }
     for (my $i = 0; $i < @entries; $i++) {
       next unless $entries[$i] =~ /LOG:\s+duration: [\d.]+ ms\s+(?:execute [^:]*|statement): (.*)\z/s;
       my $sql = $1;
       $sql =~ s/\s+\z//;
-      next unless $sql =~ /^\s*(SELECT|WITH)\b/i;
-      next if $sql =~ /pg_notify|"api_keys"|"audit_events"|"webhook_deliveries"/;
+      next if $sql =~ /pg_notify/;
+      next unless $tx || $sql =~ /^\s*(SELECT|WITH)\b/i;
+      next if !$tx && $sql =~ /"api_keys"|"audit_events"|"webhook_deliveries"/;
       my %p;
       if ($i + 1 < @entries && $entries[$i + 1] =~ /DETAIL:\s+parameters: (.*)\z/s) {
         my $params = $1;
         while ($params =~ /\$(\d+) = (NULL|\x27(?:[^\x27]|\x27\x27)*\x27)/g) { $p{$1} = $2; }
       }
       $sql =~ s/\$(\d+)(?!\d)/exists $p{$1} ? $p{$1} : "\$$1"/ge;
-      if ($ARGV[0] eq "plain") { $sql =~ s/\s*\n\s*/ /g; print "$sql;\n"; }
-      else { print "EXPLAIN (ANALYZE, BUFFERS)\n$sql;\n\n"; }
-    }' "$1"
+      if ($ARGV[0] eq "explain") { print "EXPLAIN (ANALYZE, BUFFERS)\n$sql;\n\n"; }
+      else { $sql =~ s/\s*\n\s*/ /g; print "$sql;\n"; }
+    }
+    print "ROLLBACK;\n" if $tx;' "$1"
 }
 
 scale_run() {
@@ -549,6 +661,7 @@ handover_run() {
   env_txt | tee "$OUT/env.txt"
   echo "hand-over: $n debts of two items for client $wc" | tee -a "$OUT/env.txt"
   handover_reset "$wc"
+  if handover_way sql:floor_batch; then handover_floor "$wc"; fi
   local tsv="$OUT/handover.tsv"
   printf 'label\tdebts\tseconds\tdebts_per_s\tserver_cpu_s\tdb_cpu_s\tdriver_cpu_s\n' >"$tsv"
   for rep in $(seq 1 "$REPS"); do
@@ -559,9 +672,37 @@ handover_run() {
       -D handover_client="$wc" -f "$BENCH/sql_limit/handover_single.sql" "$(anchor_db 1)"
     handover_one "$tsv" sql:batch "$wc" "" "$PG_BIN/pgbench" -n -M prepared -c 1 -j 1 -t $(( n / 500 )) \
       -D handover_client="$wc" -f "$BENCH/sql_limit/handover_batch.sql" "$(anchor_db 1)"
+    # Simple protocol: the statement's literals hold colons (times), which
+    # pgbench's other modes would take for its variables.
+    if [ -s "$OUT/handover_floor.sql" ]; then
+      handover_one "$tsv" sql:floor_batch "$wc" "" "$PG_BIN/pgbench" -n -M simple -c 1 -j 1 -t $(( n / 500 )) \
+        -f "$OUT/handover_floor.sql" "$(ours_db 1)"
+    fi
   done
   handover_summary "$tsv" | tee "$OUT/summary.txt"
   log "results in $OUT"
+}
+
+# handover_floor CLIENT: the floor of createDebts, its own statements: the
+# capture server hands over two batches of 500 debts for CLIENT, and the
+# transaction of the second, its statements with their values written in,
+# becomes a pgbench script that rolls it back ($OUT/handover_floor.sql,
+# nothing when the log does not show it). The batches' rows are deleted
+# afterwards, so the script's inserts meet no rows of their own. The floor
+# skips the commit (its WAL flush) and the server's work: no server can
+# hand over faster with these statements.
+handover_floor() {
+  local wc="$1" port=$(( PORT + 2 )) mark
+  start_capture 1
+  "$tmp/handover" -url "http://127.0.0.1:$port/graphql" -key "${KEY[1]}" -client "$wc" -mode batch -n 500 -c 1 -batch 500 -tag floor1 >/dev/null
+  sleep 0.3
+  mark="$(stat -c %s "$PGLOG_BENCH")"
+  "$tmp/handover" -url "http://127.0.0.1:$port/graphql" -key "${KEY[1]}" -client "$wc" -mode batch -n 500 -c 1 -batch 500 -tag floor2 >/dev/null
+  sleep 0.5
+  tail -c +"$(( mark + 1 ))" "$PGLOG_BENCH" | statements tx >"$OUT/handover_floor.sql"
+  stop_server capture
+  handover_reset "$wc"
+  [ -s "$OUT/handover_floor.sql" ] || log "no transaction of createDebts in the cluster's log: no floor"
 }
 
 # handover_way LABEL: whether HANDOVER_WAYS (labels, comma-separated; all
@@ -607,7 +748,9 @@ proc_ticks() { [ -n "$1" ] && awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/n
 cluster_ticks() {
   local pm c; pm="$(head -1 "$PGDATA_BENCH/postmaster.pid")"
   { awk '{ print $14 + $15 + $16 + $17 }' "/proc/$pm/stat"
-    for c in $(pgrep -P "$pm"); do awk '{ print $14 + $15 }' "/proc/$c/stat" 2>/dev/null; done
+    # A child may end between pgrep and its read: it is then counted in the
+    # postmaster's children's times, and its failed read must not end the run.
+    for c in $(pgrep -P "$pm"); do awk '{ print $14 + $15 }' "/proc/$c/stat" 2>/dev/null || true; done
   } | awk '{ t += $1 } END { print t }'
 }
 
@@ -647,7 +790,7 @@ handover_summary() {
       if (NF >= 7) { cpu = 1; runs[$1]++; srv[$1] += $5; db[$1] += $6; drv[$1] += $7; sec[$1] += $3 } }
     END {
       printf "\n%-22s %10s %12s\n", "hand-over (median)", "seconds", "debts/s"
-      n = split("debtql:single debtql:batch postgraphile:single sql:single sql:batch", k, " ")
+      n = split("debtql:single debtql:batch postgraphile:single sql:single sql:batch sql:floor_batch", k, " ")
       for (i = 1; i <= n; i++) if (cnt[k[i]]) printf "%-22s %10.2f %12.1f\n", k[i], med(k[i]), debts / med(k[i])
       if (cpu) printf "\n%-22s %10s %10s %10s %12s\n", "CPU ms a debt (mean)", "server", "database", "driver", "cores busy"
       for (i = 1; i <= n; i++) if (runs[k[i]]) {
@@ -663,6 +806,9 @@ handover_summary() {
       if (b && p) printf "createDebts / PostGraphile debts/s: %.2f  (target >= 3: %s)\n", p / b, ok(p >= 3 * b)
       if (s && ss) printf "createDebt / SQL limit (one debt a transaction, 16 clients): %.2f  (target >= 0.5: %s)\n", ss / s, ok(ss >= 0.5 * s)
       if (b && sb) printf "createDebts / SQL limit (500 debts a transaction): %.2f  (target >= 0.5: %s)\n", sb / b, ok(sb >= 0.5 * b)
+      fb = med("sql:floor_batch")
+      if (fb && sb) printf "createDebts floor (its statements by pgbench, rolled back) / SQL limit: %.2f  (the target is %s)\n", sb / fb, (sb >= 0.5 * fb ? "within reach of these statements" : "out of reach of these statements")
+      if (b && fb) printf "createDebts / its floor: %.2f\n", fb / b
       # The ratios of each repetition, the k-th run of a way against the
       # k-th of its reference: the medians above hide how far they differ.
       pairs = (cnt["debtql:single"] > 1 && (cnt["postgraphile:single"] || cnt["sql:single"])) ||
@@ -675,6 +821,7 @@ handover_summary() {
         rep("createDebts / PostGraphile", "debtql:batch", "postgraphile:single")
         rep("createDebt / SQL limit", "debtql:single", "sql:single")
         rep("createDebts / SQL limit", "debtql:batch", "sql:batch")
+        rep("createDebts floor / SQL limit", "sql:floor_batch", "sql:batch")
       }
     }
     # rep LABEL WAY REF: the seconds of REF over those of WAY, in each
@@ -716,8 +863,8 @@ mixed_run() {
   mark="$(stat -c %s "$PGLOG_BENCH" 2>/dev/null || echo 0)"
   local tsv="$OUT/graphql.tsv"
   for rep in $(seq 1 "$REPS"); do
-    "$BENCH/load.sh" -u "$url" -q "$(ours_file 1 q1)" -a "Bearer ${KEY[1]}" -p "${server_pid[1]}" -l "debtql:q1_alone" -o "$tsv" | tail -1
-    mixed_writes "$url" "$wc" "$writers" "$(( BENCH_WARMUP + BENCH_DURATION ))" alone
+    busy "$OUT/cpu.tsv" q1_alone "$BENCH/load.sh" -u "$url" -q "$(ours_file 1 q1)" -a "Bearer ${KEY[1]}" -p "${server_pid[1]}" -l "debtql:q1_alone" -o "$tsv" | tail -1
+    busy "$OUT/cpu.tsv" writes_alone mixed_writes "$url" "$wc" "$writers" "$(( BENCH_WARMUP + BENCH_DURATION ))" alone
     mixed_reset "$wc"
     mixed_writes "$url" "$wc" "$writers" "$(( BENCH_WARMUP + BENCH_DURATION + 1 ))" mixed &
     local writing=$!
@@ -729,8 +876,20 @@ mixed_run() {
     echo "deadlocks or serialization failures in the server's log: $(grep -ciE 'deadlock detected|could not serialize|SQLSTATE 40P01|SQLSTATE 40001' "$OUT/debtql.log" || true)"
     echo "in the cluster's log: $(tail -c +"$(( mark + 1 ))" "$PGLOG_BENCH" 2>/dev/null | grep -ciE 'deadlock detected|could not serialize' || true)"
   } | tee "$OUT/errors.txt"
-  mixed_summary "$tsv" "$OUT/writes.tsv" | tee "$OUT/summary.txt"
+  mixed_summary "$tsv" "$OUT/writes.tsv" "$OUT/cpu.tsv" | tee "$OUT/summary.txt"
   log "results in $OUT"
+}
+
+# busy TSV LABEL COMMAND...: runs COMMAND and appends the cores the whole
+# machine kept busy meanwhile (its busy CPU seconds over the elapsed
+# seconds) to TSV.
+busy() {
+  local tsv="$1" label="$2" m0 m1 t0 t1; shift 2
+  m0="$(machine_ticks)"; t0="$(date +%s.%N)"
+  "$@"
+  m1="$(machine_ticks)"; t1="$(date +%s.%N)"
+  [ -s "$tsv" ] || printf 'label\tseconds\tmachine_cpu_s\n' >"$tsv"
+  printf '%s\t%s\t%s\n' "$label" "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')" "$(ticks_s "$m0" "$m1")" >>"$tsv"
 }
 
 # mixed_writes URL CLIENT WRITERS SECONDS LABEL: the writers for SECONDS,
@@ -757,12 +916,16 @@ mixed_writes() {
 # put back; the debts handed over to CLIENT deleted, with their items.
 mixed_reset() { ours_reset "$(handed_over_sql "$1" 'RW-%')"; }
 
-# mixed_summary TSV WRITES_TSV: Q1 alone and under writes, the writes alone
-# and under Q1, and the targets.
+# mixed_summary TSV WRITES_TSV [CPU_TSV]: Q1 alone and under writes, the
+# writes alone and under Q1, and the targets; with CPU_TSV, the cores each
+# load kept busy alone and what that leaves both targets on this machine.
 mixed_summary() {
-  awk -F'\t' -v wfile="$2" "$AWK_LIB"'
+  local cpu="${3:-/dev/null}"
+  [ -s "$cpu" ] || cpu=/dev/null
+  awk -F'\t' -v wfile="$2" -v cfile="$cpu" -v cores="$(nproc)" -v conns="$BENCH_CONNECTIONS" "$AWK_LIB"'
     FNR == 1 { next }
     FILENAME == wfile { add($1 ":rps", $2); add($1 ":p99", $4); add($1 ":err", $5 + $6); next }
+    FILENAME == cfile { if ($2 > 0) add($1 ":busy", $3 / $2); next }
     { add($2 ":rps", $6); add($2 ":p99", $9) }
     END {
       printf "\n%-28s %9s %9s\n", "median", "req/s", "p99 ms"
@@ -773,7 +936,21 @@ mixed_summary() {
       printf "\nQ1 p99 under writes / alone   %.2f  (%.1f / %.1f ms; target <= 2: %s)\n", (pa > 0 ? pm / pa : 0), pm, pa, ok(pm <= 2 * pa)
       printf "writes req/s under Q1 / alone %.2f  (%.1f / %.1f; target >= 0.8: %s)\n", (wa > 0 ? wm / wa : 0), wm, wa, ok(wm >= 0.8 * wa)
       printf "failed writes (non-2xx or errors): %d\n", med("writes:pay_alone:err") + med("writes:pay_mixed:err") + med("writes:create_alone:err") + med("writes:create_mixed:err")
-    }' "$1" "$2"
+      if (cnt["q1_alone:busy"] && cnt["writes_alone:busy"]) {
+        q = med("q1_alone:busy"); w = med("writes_alone:busy"); left = cores - 0.8 * w
+        printf "\ncores busy (of %d): Q1 alone %.2f, the writes alone %.2f\n", cores, q, w
+        # Writes at 0.8 of alone take 0.8 of their cores; Q1 keeps the rest.
+        # Its connections each wait for an answer before the next request,
+        # so its mean latency is connections / throughput (Little).
+        keep = left < q ? (left > 0 ? left / q : 0) : 1
+        printf "with the writes at 0.8 of alone, Q1 keeps at most %.2f of its throughput, its mean latency at least %s of alone\n", keep, (keep > 0 ? sprintf("%.2f", 1 / keep) : "infinitely many times")
+        ra = med("debtql:q1_alone:rps")
+        if (keep > 0 && ra > 0) {
+          mean = conns * 1000 / ra
+          printf "the p99 target (<= 2) then needs a p99 at most %.2f times the mean, against %.2f times alone (%.1f / %.1f ms)\n", 2 * pa * keep / mean, pa / mean, pa, mean
+        }
+      }
+    }' "$1" "$2" "$cpu"
 }
 
 # scale_summary TSV: medians per label, and each operation's 10x/1x req/s.
@@ -854,10 +1031,12 @@ case "${1:-run}" in
   scale) scale_run ;;
   mixed) mixed_run ;;
   handover) handover_run ;;
+  ceiling) ceiling_run ;;
   summary)
     if [ -f "${2:?results dir}/handover.tsv" ]; then handover_summary "$2/handover.tsv"
-    elif [ -f "$2/writes.tsv" ]; then mixed_summary "$2/graphql.tsv" "$2/writes.tsv"
+    elif [ -f "$2/ceiling.tsv" ]; then ceiling_summary "$2/ceiling.tsv"
+    elif [ -f "$2/writes.tsv" ]; then mixed_summary "$2/graphql.tsv" "$2/writes.tsv" "$2/cpu.tsv"
     elif [ -f "$2/graphql.tsv" ] && grep -q '@10x' "$2/graphql.tsv"; then scale_summary "$2/graphql.tsv"
     else summary "$2/graphql.tsv" "$2/sql.tsv" "$2/floor.tsv"; fi ;;
-  *) sed -n '2,24p' "$0"; exit 2 ;;
+  *) sed -n '2,30p' "$0"; exit 2 ;;
 esac
