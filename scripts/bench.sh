@@ -336,17 +336,30 @@ env_txt() {
   echo "load: $BENCH_DURATION s, $BENCH_CONNECTIONS connections, $BENCH_THREADS threads, warm-up $BENCH_WARMUP s; reps $REPS"
 }
 
+# prepare SUFFIX [NAME=PACKAGE...]: the results directory (OUT, or
+# bench/results/<stamp>SUFFIX) and DebtQL built into $tmp, with the
+# repository's programs named (e.g. handover=scripts/handover-bench).
+prepare() {
+  local suffix="$1" p; shift
+  OUT="${OUT:-$ROOT/bench/results/$(date -u +%Y%m%d-%H%M%S)$suffix}"; mkdir -p "$OUT"
+  log "building DebtQL${*:+ and $*}"
+  (cd "$ROOT" && go build -o "$tmp/debtql" ./cmd/debtql && for p in "$@"; do go build -o "$tmp/${p%%=*}" "./${p#*=}"; done)
+}
+
+# start_ours: an API key in the 1x database and DebtQL on it (PORT, POOL).
+start_ours() {
+  new_key 1
+  log "starting DebtQL on $(ours_db 1), pool $POOL, port $PORT"
+  start_server 1 "$(ours_url 1)" "$PORT" "$POOL" "$OUT/debtql.log"
+}
+
 run() {
   command -v wrk >/dev/null || { echo "wrk missing: scripts/bench.sh setup" >&2; exit 1; }
   local ops="${OPS:-$ALL_OPS}"
   ready 1
   local pgl1; pgl1="$(pgl_pid 1)"
-  OUT="${OUT:-$ROOT/bench/results/$(date -u +%Y%m%d-%H%M%S)}"; mkdir -p "$OUT"
-  log "building DebtQL"
-  (cd "$ROOT" && go build -o "$tmp/debtql" ./cmd/debtql)
-  new_key 1
-  log "starting DebtQL on $(ours_db 1), pool $POOL, port $PORT"
-  start_server 1 "$(ours_url 1)" "$PORT" "$POOL" "$OUT/debtql.log"
+  prepare ""
+  start_ours
 
   copy_ops 1
   reset_payments
@@ -408,11 +421,8 @@ ceiling_run() {
   command -v wrk >/dev/null || { echo "wrk missing: scripts/bench.sh setup" >&2; exit 1; }
   [ -r "$PGLOG_BENCH" ] || { echo "cannot read the cluster's log $PGLOG_BENCH: no floor to replay" >&2; exit 1; }
   ready 1
-  OUT="${OUT:-$ROOT/bench/results/$(date -u +%Y%m%d-%H%M%S)-ceiling}"; mkdir -p "$OUT"
-  log "building DebtQL and fixed-answer"
-  (cd "$ROOT" && go build -o "$tmp/debtql" ./cmd/debtql && go build -o "$tmp/fixed-answer" ./scripts/fixed-answer)
-  new_key 1
-  start_server 1 "$(ours_url 1)" "$PORT" "$POOL" "$OUT/debtql.log"
+  prepare -ceiling fixed-answer=scripts/fixed-answer
+  start_ours
   copy_ops 1
   env_txt | tee "$OUT/env.txt"
   start_capture 1
@@ -594,9 +604,7 @@ scale_run() {
         { echo "database $(ours_db "$s") is not seeded at scale $s: scripts/bench.sh setup $s" >&2; exit 1; }
     fi
   done
-  OUT="${OUT:-$ROOT/bench/results/$(date -u +%Y%m%d-%H%M%S)-scale}"; mkdir -p "$OUT"
-  log "building DebtQL"
-  (cd "$ROOT" && go build -o "$tmp/debtql" ./cmd/debtql)
+  prepare -scale
   for s in 1 10; do
     new_key "$s"
     log "starting DebtQL on $(ours_db "$s"), pool $POOL, port $(ours_port "$s")"
@@ -650,11 +658,8 @@ handover_run() {
     echo "HANDOVER ($n) must be a multiple of 500 and of BENCH_CONNECTIONS ($conns)" >&2; exit 2
   fi
   ready 1
-  OUT="${OUT:-$ROOT/bench/results/$(date -u +%Y%m%d-%H%M%S)-handover}"; mkdir -p "$OUT"
-  log "building DebtQL and the hand-over driver"
-  (cd "$ROOT" && go build -o "$tmp/debtql" ./cmd/debtql && go build -o "$tmp/handover" ./scripts/handover-bench)
-  new_key 1
-  start_server 1 "$(ours_url 1)" "$PORT" "$POOL" "$OUT/debtql.log"
+  prepare -handover handover=scripts/handover-bench
+  start_ours
   wc="$(psql -XAt -d "$(ours_db 1)" -c "SELECT id FROM clients WHERE client_number = 1002" </dev/null)"
   [ -n "$wc" ] && [ "$(psql -XAt -d "$(anchor_db 1)" -c "SELECT count(*) FROM clients WHERE id = '$wc'" </dev/null)" = 1 ] ||
     { echo "client 1002 is not in both databases" >&2; exit 1; }
@@ -847,11 +852,8 @@ mixed_run() {
   [ "$(psql -XAtd "$(ours_db 1)" -c "SELECT count(*) FROM debts" 2>/dev/null </dev/null)" = 200000 ] ||
     { echo "database $(ours_db 1) is not seeded at scale 1: scripts/bench.sh setup" >&2; exit 1; }
   local writers="${WRITERS:-4}" url="http://127.0.0.1:$PORT/graphql" rep wc mark
-  OUT="${OUT:-$ROOT/bench/results/$(date -u +%Y%m%d-%H%M%S)-mixed}"; mkdir -p "$OUT"
-  log "building DebtQL"
-  (cd "$ROOT" && go build -o "$tmp/debtql" ./cmd/debtql)
-  new_key 1
-  start_server 1 "$(ours_url 1)" "$PORT" "$POOL" "$OUT/debtql.log"
+  prepare -mixed
+  start_ours
   copy_ops 1
   # Debts that 1.00 payments leave open; their first items.
   psql -XAtF' ' -d "$(ours_db 1)" -c "SELECT d.id, min(i.id) FROM debts d JOIN debt_invoices i ON i.debt_id = d.id
