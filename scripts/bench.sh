@@ -432,10 +432,12 @@ ceiling_run() {
   ask_ours 1 "$(ours_file 1 q1)" >"$OUT/q1_answer.json"
   jq -e '.data != null and .errors == null' >/dev/null <"$OUT/q1_answer.json" || { echo "Q1's answer has errors: $(head -c 300 "$OUT/q1_answer.json")" >&2; exit 1; }
   local fport=$(( PORT + 3 )) fpid
+  if curl -s -o /dev/null "http://127.0.0.1:$fport/"; then echo "port $fport is taken: stop what listens there or set PORT" >&2; exit 1; fi
   "$tmp/fixed-answer" -addr "127.0.0.1:$fport" -body "$OUT/q1_answer.json" >"$OUT/fixed-answer.log" 2>&1 </dev/null &
   fpid=$!
   server_pid[fixed]=$fpid
   for _ in $(seq 1 50); do curl -s -o /dev/null "http://127.0.0.1:$fport/" && break; sleep 0.1; done
+  kill -0 "$fpid" 2>/dev/null || { cat "$OUT/fixed-answer.log" >&2; exit 1; }
   local tsv="$OUT/ceiling.tsv" rep m0 m1 c0 c1 line
   printf 'label\trps\trequests\tmachine_cpu_s\tcluster_cpu_s\n' >"$tsv"
   for rep in $(seq 1 "$REPS"); do
