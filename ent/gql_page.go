@@ -173,12 +173,22 @@ func (_m *APIKeyQuery) Page(ctx context.Context, p Paging, opts ...APIKeyPaginat
 		}
 		return cs, nil
 	}
-	// The kept total, if any (a new selector each call).
+	// The kept total, if any, asked of p.Total once (it may send a
+	// statement of its own: ledger's remembered search totals), for the
+	// page's statement and, when no row comes back, on its own: a copy
+	// each use, since a selector joined into a statement keeps that
+	// statement's numbering of its arguments.
+	var (
+		keptAsked bool
+		keptSel   *sql.Selector
+		keptErr   error
+	)
 	kept := func() (*sql.Selector, error) {
-		if p.Total == nil {
-			return nil, nil
+		if p.Total != nil && !keptAsked {
+			keptAsked = true
+			keptSel, keptErr = p.Total(ctx, _m.driver, counted)
 		}
-		return p.Total(ctx, _m.driver, counted)
+		return keptSel.Clone(), keptErr
 	}
 	count := func() (int, error) {
 		total, err := kept()
@@ -436,12 +446,22 @@ func (_m *AuditEventQuery) Page(ctx context.Context, p Paging, opts ...AuditEven
 		}
 		return cs, nil
 	}
-	// The kept total, if any (a new selector each call).
+	// The kept total, if any, asked of p.Total once (it may send a
+	// statement of its own: ledger's remembered search totals), for the
+	// page's statement and, when no row comes back, on its own: a copy
+	// each use, since a selector joined into a statement keeps that
+	// statement's numbering of its arguments.
+	var (
+		keptAsked bool
+		keptSel   *sql.Selector
+		keptErr   error
+	)
 	kept := func() (*sql.Selector, error) {
-		if p.Total == nil {
-			return nil, nil
+		if p.Total != nil && !keptAsked {
+			keptAsked = true
+			keptSel, keptErr = p.Total(ctx, _m.driver, counted)
 		}
-		return p.Total(ctx, _m.driver, counted)
+		return keptSel.Clone(), keptErr
 	}
 	count := func() (int, error) {
 		total, err := kept()
@@ -699,12 +719,22 @@ func (_m *AuditEventRecordQuery) Page(ctx context.Context, p Paging, opts ...Aud
 		}
 		return cs, nil
 	}
-	// The kept total, if any (a new selector each call).
+	// The kept total, if any, asked of p.Total once (it may send a
+	// statement of its own: ledger's remembered search totals), for the
+	// page's statement and, when no row comes back, on its own: a copy
+	// each use, since a selector joined into a statement keeps that
+	// statement's numbering of its arguments.
+	var (
+		keptAsked bool
+		keptSel   *sql.Selector
+		keptErr   error
+	)
 	kept := func() (*sql.Selector, error) {
-		if p.Total == nil {
-			return nil, nil
+		if p.Total != nil && !keptAsked {
+			keptAsked = true
+			keptSel, keptErr = p.Total(ctx, _m.driver, counted)
 		}
-		return p.Total(ctx, _m.driver, counted)
+		return keptSel.Clone(), keptErr
 	}
 	count := func() (int, error) {
 		total, err := kept()
@@ -962,12 +992,22 @@ func (_m *CreditorQuery) Page(ctx context.Context, p Paging, opts ...CreditorPag
 		}
 		return cs, nil
 	}
-	// The kept total, if any (a new selector each call).
+	// The kept total, if any, asked of p.Total once (it may send a
+	// statement of its own: ledger's remembered search totals), for the
+	// page's statement and, when no row comes back, on its own: a copy
+	// each use, since a selector joined into a statement keeps that
+	// statement's numbering of its arguments.
+	var (
+		keptAsked bool
+		keptSel   *sql.Selector
+		keptErr   error
+	)
 	kept := func() (*sql.Selector, error) {
-		if p.Total == nil {
-			return nil, nil
+		if p.Total != nil && !keptAsked {
+			keptAsked = true
+			keptSel, keptErr = p.Total(ctx, _m.driver, counted)
 		}
-		return p.Total(ctx, _m.driver, counted)
+		return keptSel.Clone(), keptErr
 	}
 	count := func() (int, error) {
 		total, err := kept()
@@ -1225,12 +1265,22 @@ func (_m *DebtQuery) Page(ctx context.Context, p Paging, opts ...DebtPaginateOpt
 		}
 		return cs, nil
 	}
-	// The kept total, if any (a new selector each call).
+	// The kept total, if any, asked of p.Total once (it may send a
+	// statement of its own: ledger's remembered search totals), for the
+	// page's statement and, when no row comes back, on its own: a copy
+	// each use, since a selector joined into a statement keeps that
+	// statement's numbering of its arguments.
+	var (
+		keptAsked bool
+		keptSel   *sql.Selector
+		keptErr   error
+	)
 	kept := func() (*sql.Selector, error) {
-		if p.Total == nil {
-			return nil, nil
+		if p.Total != nil && !keptAsked {
+			keptAsked = true
+			keptSel, keptErr = p.Total(ctx, _m.driver, counted)
 		}
-		return p.Total(ctx, _m.driver, counted)
+		return keptSel.Clone(), keptErr
 	}
 	count := func() (int, error) {
 		total, err := kept()
@@ -1488,12 +1538,22 @@ func (_m *DebtItemQuery) Page(ctx context.Context, p Paging, opts ...DebtItemPag
 		}
 		return cs, nil
 	}
-	// The kept total, if any (a new selector each call).
+	// The kept total, if any, asked of p.Total once (it may send a
+	// statement of its own: ledger's remembered search totals), for the
+	// page's statement and, when no row comes back, on its own: a copy
+	// each use, since a selector joined into a statement keeps that
+	// statement's numbering of its arguments.
+	var (
+		keptAsked bool
+		keptSel   *sql.Selector
+		keptErr   error
+	)
 	kept := func() (*sql.Selector, error) {
-		if p.Total == nil {
-			return nil, nil
+		if p.Total != nil && !keptAsked {
+			keptAsked = true
+			keptSel, keptErr = p.Total(ctx, _m.driver, counted)
 		}
-		return p.Total(ctx, _m.driver, counted)
+		return keptSel.Clone(), keptErr
 	}
 	count := func() (int, error) {
 		total, err := kept()
@@ -1751,12 +1811,22 @@ func (_m *DebtorQuery) Page(ctx context.Context, p Paging, opts ...DebtorPaginat
 		}
 		return cs, nil
 	}
-	// The kept total, if any (a new selector each call).
+	// The kept total, if any, asked of p.Total once (it may send a
+	// statement of its own: ledger's remembered search totals), for the
+	// page's statement and, when no row comes back, on its own: a copy
+	// each use, since a selector joined into a statement keeps that
+	// statement's numbering of its arguments.
+	var (
+		keptAsked bool
+		keptSel   *sql.Selector
+		keptErr   error
+	)
 	kept := func() (*sql.Selector, error) {
-		if p.Total == nil {
-			return nil, nil
+		if p.Total != nil && !keptAsked {
+			keptAsked = true
+			keptSel, keptErr = p.Total(ctx, _m.driver, counted)
 		}
-		return p.Total(ctx, _m.driver, counted)
+		return keptSel.Clone(), keptErr
 	}
 	count := func() (int, error) {
 		total, err := kept()
@@ -2014,12 +2084,22 @@ func (_m *IdempotencyRecordQuery) Page(ctx context.Context, p Paging, opts ...Id
 		}
 		return cs, nil
 	}
-	// The kept total, if any (a new selector each call).
+	// The kept total, if any, asked of p.Total once (it may send a
+	// statement of its own: ledger's remembered search totals), for the
+	// page's statement and, when no row comes back, on its own: a copy
+	// each use, since a selector joined into a statement keeps that
+	// statement's numbering of its arguments.
+	var (
+		keptAsked bool
+		keptSel   *sql.Selector
+		keptErr   error
+	)
 	kept := func() (*sql.Selector, error) {
-		if p.Total == nil {
-			return nil, nil
+		if p.Total != nil && !keptAsked {
+			keptAsked = true
+			keptSel, keptErr = p.Total(ctx, _m.driver, counted)
 		}
-		return p.Total(ctx, _m.driver, counted)
+		return keptSel.Clone(), keptErr
 	}
 	count := func() (int, error) {
 		total, err := kept()
@@ -2277,12 +2357,22 @@ func (_m *InvoiceQuery) Page(ctx context.Context, p Paging, opts ...InvoicePagin
 		}
 		return cs, nil
 	}
-	// The kept total, if any (a new selector each call).
+	// The kept total, if any, asked of p.Total once (it may send a
+	// statement of its own: ledger's remembered search totals), for the
+	// page's statement and, when no row comes back, on its own: a copy
+	// each use, since a selector joined into a statement keeps that
+	// statement's numbering of its arguments.
+	var (
+		keptAsked bool
+		keptSel   *sql.Selector
+		keptErr   error
+	)
 	kept := func() (*sql.Selector, error) {
-		if p.Total == nil {
-			return nil, nil
+		if p.Total != nil && !keptAsked {
+			keptAsked = true
+			keptSel, keptErr = p.Total(ctx, _m.driver, counted)
 		}
-		return p.Total(ctx, _m.driver, counted)
+		return keptSel.Clone(), keptErr
 	}
 	count := func() (int, error) {
 		total, err := kept()
@@ -2540,12 +2630,22 @@ func (_m *InvoiceArticleQuery) Page(ctx context.Context, p Paging, opts ...Invoi
 		}
 		return cs, nil
 	}
-	// The kept total, if any (a new selector each call).
+	// The kept total, if any, asked of p.Total once (it may send a
+	// statement of its own: ledger's remembered search totals), for the
+	// page's statement and, when no row comes back, on its own: a copy
+	// each use, since a selector joined into a statement keeps that
+	// statement's numbering of its arguments.
+	var (
+		keptAsked bool
+		keptSel   *sql.Selector
+		keptErr   error
+	)
 	kept := func() (*sql.Selector, error) {
-		if p.Total == nil {
-			return nil, nil
+		if p.Total != nil && !keptAsked {
+			keptAsked = true
+			keptSel, keptErr = p.Total(ctx, _m.driver, counted)
 		}
-		return p.Total(ctx, _m.driver, counted)
+		return keptSel.Clone(), keptErr
 	}
 	count := func() (int, error) {
 		total, err := kept()
@@ -2803,12 +2903,22 @@ func (_m *PaymentQuery) Page(ctx context.Context, p Paging, opts ...PaymentPagin
 		}
 		return cs, nil
 	}
-	// The kept total, if any (a new selector each call).
+	// The kept total, if any, asked of p.Total once (it may send a
+	// statement of its own: ledger's remembered search totals), for the
+	// page's statement and, when no row comes back, on its own: a copy
+	// each use, since a selector joined into a statement keeps that
+	// statement's numbering of its arguments.
+	var (
+		keptAsked bool
+		keptSel   *sql.Selector
+		keptErr   error
+	)
 	kept := func() (*sql.Selector, error) {
-		if p.Total == nil {
-			return nil, nil
+		if p.Total != nil && !keptAsked {
+			keptAsked = true
+			keptSel, keptErr = p.Total(ctx, _m.driver, counted)
 		}
-		return p.Total(ctx, _m.driver, counted)
+		return keptSel.Clone(), keptErr
 	}
 	count := func() (int, error) {
 		total, err := kept()
@@ -3066,12 +3176,22 @@ func (_m *ReferenceRateQuery) Page(ctx context.Context, p Paging, opts ...Refere
 		}
 		return cs, nil
 	}
-	// The kept total, if any (a new selector each call).
+	// The kept total, if any, asked of p.Total once (it may send a
+	// statement of its own: ledger's remembered search totals), for the
+	// page's statement and, when no row comes back, on its own: a copy
+	// each use, since a selector joined into a statement keeps that
+	// statement's numbering of its arguments.
+	var (
+		keptAsked bool
+		keptSel   *sql.Selector
+		keptErr   error
+	)
 	kept := func() (*sql.Selector, error) {
-		if p.Total == nil {
-			return nil, nil
+		if p.Total != nil && !keptAsked {
+			keptAsked = true
+			keptSel, keptErr = p.Total(ctx, _m.driver, counted)
 		}
-		return p.Total(ctx, _m.driver, counted)
+		return keptSel.Clone(), keptErr
 	}
 	count := func() (int, error) {
 		total, err := kept()
@@ -3329,12 +3449,22 @@ func (_m *WebhookDeliveryQuery) Page(ctx context.Context, p Paging, opts ...Webh
 		}
 		return cs, nil
 	}
-	// The kept total, if any (a new selector each call).
+	// The kept total, if any, asked of p.Total once (it may send a
+	// statement of its own: ledger's remembered search totals), for the
+	// page's statement and, when no row comes back, on its own: a copy
+	// each use, since a selector joined into a statement keeps that
+	// statement's numbering of its arguments.
+	var (
+		keptAsked bool
+		keptSel   *sql.Selector
+		keptErr   error
+	)
 	kept := func() (*sql.Selector, error) {
-		if p.Total == nil {
-			return nil, nil
+		if p.Total != nil && !keptAsked {
+			keptAsked = true
+			keptSel, keptErr = p.Total(ctx, _m.driver, counted)
 		}
-		return p.Total(ctx, _m.driver, counted)
+		return keptSel.Clone(), keptErr
 	}
 	count := func() (int, error) {
 		total, err := kept()
@@ -3592,12 +3722,22 @@ func (_m *WebhookEndpointQuery) Page(ctx context.Context, p Paging, opts ...Webh
 		}
 		return cs, nil
 	}
-	// The kept total, if any (a new selector each call).
+	// The kept total, if any, asked of p.Total once (it may send a
+	// statement of its own: ledger's remembered search totals), for the
+	// page's statement and, when no row comes back, on its own: a copy
+	// each use, since a selector joined into a statement keeps that
+	// statement's numbering of its arguments.
+	var (
+		keptAsked bool
+		keptSel   *sql.Selector
+		keptErr   error
+	)
 	kept := func() (*sql.Selector, error) {
-		if p.Total == nil {
-			return nil, nil
+		if p.Total != nil && !keptAsked {
+			keptAsked = true
+			keptSel, keptErr = p.Total(ctx, _m.driver, counted)
 		}
-		return p.Total(ctx, _m.driver, counted)
+		return keptSel.Clone(), keptErr
 	}
 	count := func() (int, error) {
 		total, err := kept()

@@ -1645,3 +1645,56 @@ func TestDebtorSearchTotalsRemembered(t *testing.T) {
 		check(t, 2, 2, 2)
 	})
 }
+
+// TestRememberedSearchReadsItsVersionOnce: a remembered search's page
+// checks the client's version once a request, also when the page is empty
+// and its total is then read on its own (ent's Page asks Paging.Total once).
+func TestRememberedSearchReadsItsVersionOnce(t *testing.T) {
+	env := apitest.New(t)
+	if !env.Postgres {
+		t.Skip("the remembered totals are PostgreSQL's")
+	}
+	admin := env.Admin()
+	clientID, _ := env.NewClient(t, "Once")
+	debtorNew(t, admin, clientID, debtorInput("Anders Berg", debtorPersonnummer(403)))
+	const query = `query($clientId: UUID!, $filter: DebtorFilter) {
+  debtors(clientId: $clientId, filter: $filter, first: 10) { totalCount nodes { id } }
+}`
+	for _, tc := range []struct {
+		term       string
+		total      int
+		statements int // that read debtor_changes
+	}{
+		{"berg", 1, 2},  // the check, and the page with its total
+		{"zzzzz", 0, 3}, // the check, the empty page, and its total alone
+	} {
+		for range 2 { // counted, then remembered
+			env.Statements.Reset()
+			var got struct{ TotalCount int }
+			admin.Do(t, query, apitest.Vars{"clientId": clientID, "filter": apitest.Vars{"searchType": "NAME", "searchTerm": tc.term}}).
+				Field(t, "debtors", &got)
+			if got.TotalCount != tc.total {
+				t.Errorf("%q: totalCount %d, want %d", tc.term, got.TotalCount, tc.total)
+			}
+			// The test server answers a planned query twice, on the
+			// planned path and on gqlgen's executor (apitest's
+			// CheckPlanned); each answer reads one page of debtors.
+			n, answers := 0, 0
+			for _, s := range env.Statements.Log() {
+				switch {
+				case strings.Contains(s, "debtor_changes"):
+					n++
+				}
+				if strings.HasPrefix(s, `SELECT "debtors".`) {
+					answers++
+				}
+			}
+			if answers == 0 || n != tc.statements*answers {
+				t.Errorf("%q: %d statements read the version in %d answers, want %d an answer:", tc.term, n, answers, tc.statements)
+				for i, s := range env.Statements.Log() {
+					t.Logf("  %d: %.200s", i+1, s)
+				}
+			}
+		}
+	}
+}

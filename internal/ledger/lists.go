@@ -257,11 +257,11 @@ func keptDebtTotal(clientID string, f *DebtFilter) totalFunc {
 // the database keeps (store.NameSuffixTotal). Any other filter, and
 // SQLite, count the rows.
 func nameSearchTotal(clientID string, f *DebtorFilter) totalFunc {
-	typ, term, ok := searchAlone(f)
-	if !ok || typ != SearchTypeName {
+	search, ok := searchAlone(f)
+	if !ok || search.typ != SearchTypeName {
 		return nil
 	}
-	key := collection.SearchKey(term)
+	key := collection.SearchKey(search.term)
 	return func(_ context.Context, drv dialect.Driver, _ func() (*sql.Selector, error)) (*sql.Selector, error) {
 		if drv.Dialect() != dialect.Postgres {
 			return nil, nil
@@ -270,13 +270,13 @@ func nameSearchTotal(clientID string, f *DebtorFilter) totalFunc {
 	}
 }
 
-// searchAlone is the type and term of a debtor filter that is a search (a
-// non-blank term of a given type) and nothing else; ok is false for any
-// other filter.
-func searchAlone(f *DebtorFilter) (typ SearchType, term string, ok bool) {
-	if f == nil || f.SearchType == nil || blankTerm(f.SearchTerm) ||
-		*f != (DebtorFilter{SearchType: f.SearchType, SearchTerm: f.SearchTerm}) {
-		return "", "", false
+// searchAlone is the search of a debtor filter that is a search (a
+// non-blank term of a given type) and nothing else, as the filter's
+// predicate reads it (newSearch); ok is false for any other filter.
+func searchAlone(f *DebtorFilter) (search *searchTerm, ok bool) {
+	if f == nil || f.SearchType == nil || *f != (DebtorFilter{SearchType: f.SearchType, SearchTerm: f.SearchTerm}) {
+		return nil, false
 	}
-	return *f.SearchType, *f.SearchTerm, true
+	search, err := newSearch(f.SearchType, f.SearchTerm)
+	return search, err == nil && search != nil
 }

@@ -2,7 +2,6 @@ package ledger
 
 import (
 	"context"
-	"strings"
 
 	"entgo.io/ent/dialect"
 	"entgo.io/ent/dialect/sql"
@@ -57,12 +56,12 @@ func newSearchTotals() *searchTotals {
 // rememberedSearch is the key of a client's debtor search that searchTotals
 // remembers; ok is false for any other filter.
 func rememberedSearch(clientID string, f *DebtorFilter) (key searchTotalKey, ok bool) {
-	typ, term, ok := searchAlone(f)
+	search, ok := searchAlone(f)
 	switch {
 	case !ok:
 		return key, false
-	case typ == SearchTypeName, typ == SearchTypeIdentificationNumber, typ == SearchTypeEmail:
-		return searchTotalKey{client: clientID, searchType: string(typ), term: strings.TrimSpace(term)}, true
+	case search.typ == SearchTypeName, search.typ == SearchTypeIdentificationNumber, search.typ == SearchTypeEmail:
+		return searchTotalKey{client: clientID, searchType: string(search.typ), term: search.term}, true
 	}
 	return key, false
 }
@@ -73,16 +72,17 @@ func rememberedSearch(clientID string, f *DebtorFilter) (key searchTotalKey, ok 
 // count). inner is the search's own total (nil: counting the rows).
 func (r *searchTotals) total(key searchTotalKey, inner totalFunc) totalFunc {
 	return func(ctx context.Context, drv dialect.Driver, counted func() (*sql.Selector, error)) (*sql.Selector, error) {
-		// The subquery that counts, a new one for each statement.
-		count := func() (*sql.Selector, error) {
-			if inner != nil {
-				if s, err := inner(ctx, drv, counted); s != nil || err != nil {
-					return s, err
-				}
-			}
-			return counted()
+		// The subquery that counts. The check gets a copy: a selector
+		// joined into a statement keeps that statement's numbering of its
+		// arguments, and c goes on to the page's.
+		var c *sql.Selector
+		var err error
+		if inner != nil {
+			c, err = inner(ctx, drv, counted)
 		}
-		c, err := count()
+		if c == nil && err == nil {
+			c, err = counted()
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -91,18 +91,15 @@ func (r *searchTotals) total(key searchTotalKey, inner totalFunc) totalFunc {
 		if known {
 			remembered = &t.version
 		}
-		v, versioned, n, err := store.CheckDebtorVersion(ctx, drv, key.client, remembered, c)
+		v, versioned, n, err := store.CheckDebtorVersion(ctx, drv, key.client, remembered, c.Clone())
 		switch {
 		case err != nil:
 			return nil, err
 		case !versioned:
-			return count() // no version kept for the client: the page counts
+			return c, nil // no version kept for the client: the page counts
 		case n != nil:
 			t = searchTotal{version: v, n: *n}
 			r.cache.Add(key, t)
-		}
-		if c, err = count(); err != nil {
-			return nil, err
 		}
 		return store.RememberedTotal(key.client, t.version, t.n, c), nil
 	}
