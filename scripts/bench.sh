@@ -24,9 +24,9 @@
 #                                PostGraphile's generated mutations, the SQL limit by pgbench, and
 #                                createDebts' floor (its own statements of a batch, by pgbench).
 #   scripts/bench.sh ceiling     the ceiling of Q1 on this machine: Q1 on DebtQL, Q1's own answer from
-#                                a server that does nothing else (scripts/fixed-answer) and Q1's floor
-#                                by pgbench, each with the CPU it costs a request; what the floor target
-#                                can reach here. DebtQL only.
+#                                a server that does nothing else (scripts/fixed-answer), the same after
+#                                Q1's statements through pgx, and Q1's floor by pgbench, each with the
+#                                CPU it costs a request; what the floor target can reach here. DebtQL only.
 #   scripts/bench.sh summary DIR print a results directory's summary again
 #
 # Settings (environment): REPS (1) repetitions, OPS operations to load (run: all; scale: q1
@@ -412,7 +412,9 @@ run() {
 # by pgbench) can reach on this machine, where the load generator, the
 # server and PostgreSQL share the cores. In each repetition: Q1 on DebtQL;
 # Q1's own answer from scripts/fixed-answer (no work but HTTP and the
-# bytes); the floor by pgbench. Each with the machine's busy CPU over the
+# bytes); the same after sending the floor's statements through pgx and
+# reading their rows undecoded (no Go server on DebtQL's driver does less);
+# the floor by pgbench. Each with the machine's busy CPU over the
 # run, the floor with the cluster's too. A server answering Q1 spends at
 # least the fixed answer's CPU a request (load generator, kernel, HTTP)
 # and the cluster's CPU of the floor's transaction, so no server reaches
@@ -431,18 +433,15 @@ ceiling_run() {
   [ -s "$OUT/q1_floor.sql" ] || { echo "no statement of Q1 in the cluster's log: no floor" >&2; exit 1; }
   ask_ours 1 "$(ours_file 1 q1)" >"$OUT/q1_answer.json"
   jq -e '.data != null and .errors == null' >/dev/null <"$OUT/q1_answer.json" || { echo "Q1's answer has errors: $(head -c 300 "$OUT/q1_answer.json")" >&2; exit 1; }
-  local fport=$(( PORT + 3 )) fpid
-  if curl -s -o /dev/null "http://127.0.0.1:$fport/"; then echo "port $fport is taken: stop what listens there or set PORT" >&2; exit 1; fi
-  "$tmp/fixed-answer" -addr "127.0.0.1:$fport" -body "$OUT/q1_answer.json" >"$OUT/fixed-answer.log" 2>&1 </dev/null &
-  fpid=$!
-  server_pid[fixed]=$fpid
-  for _ in $(seq 1 50); do curl -s -o /dev/null "http://127.0.0.1:$fport/" && break; sleep 0.1; done
-  kill -0 "$fpid" 2>/dev/null || { cat "$OUT/fixed-answer.log" >&2; exit 1; }
+  local fport=$(( PORT + 3 )) dport=$(( PORT + 4 ))
+  start_fixed fixed "$fport"
+  start_fixed driver "$dport" -statements "$OUT/q1_floor.sql" -database-url "$(ours_url 1)" -conns "$POOL"
   local tsv="$OUT/ceiling.tsv" rep m0 m1 c0 c1 line
   printf 'label\trps\trequests\tmachine_cpu_s\tcluster_cpu_s\n' >"$tsv"
   for rep in $(seq 1 "$REPS"); do
     ceiling_one "$tsv" debtql:q1 "http://127.0.0.1:$PORT/graphql" "${server_pid[1]}"
-    ceiling_one "$tsv" fixed:q1 "http://127.0.0.1:$fport/graphql" "$fpid"
+    ceiling_one "$tsv" fixed:q1 "http://127.0.0.1:$fport/graphql" "${server_pid[fixed]}"
+    ceiling_one "$tsv" driver:q1 "http://127.0.0.1:$dport/graphql" "${server_pid[driver]}"
     m0="$(machine_ticks)"; c0="$(cluster_ticks)"
     line="$(PGDATABASE="$(ours_db 1)" "$BENCH/sql_limit/pgbench.sh" "$OUT/q1_floor.sql" -l sql:q1_floor -o "$OUT/floor.tsv" | tail -1)"
     sleep 1
@@ -454,6 +453,18 @@ ceiling_run() {
   echo "uptime after: $(uptime)" | tee -a "$OUT/env.txt"
   ceiling_summary "$tsv" | tee "$OUT/summary.txt"
   log "results in $OUT"
+}
+
+# start_fixed NAME PORT [ARGS...]: scripts/fixed-answer with Q1's answer on
+# PORT (server_pid[NAME], its log NAME.log), with its further arguments.
+start_fixed() {
+  local name="$1" port="$2" pid; shift 2
+  if curl -s -o /dev/null "http://127.0.0.1:$port/"; then echo "port $port is taken: stop what listens there or set PORT" >&2; exit 1; fi
+  "$tmp/fixed-answer" -addr "127.0.0.1:$port" -body "$OUT/q1_answer.json" "$@" >"$OUT/$name.log" 2>&1 </dev/null &
+  pid=$!
+  server_pid[$name]=$pid
+  for _ in $(seq 1 50); do curl -s -o /dev/null "http://127.0.0.1:$port/" && break; sleep 0.1; done
+  kill -0 "$pid" 2>/dev/null || { cat "$OUT/$name.log" >&2; exit 1; }
 }
 
 # ceiling_one TSV LABEL URL PID: Q1 loaded on URL (warmed up first, apart
@@ -484,6 +495,8 @@ ceiling_summary() {
       printf "\n%-30s %10s %16s %16s\n", "median", "req/s", "machine CPU ms", "cluster CPU ms"
       printf "%-30s %10.1f %16.3f %16s\n", "DebtQL Q1", ours, med("debtql:q1:mach"), ""
       printf "%-30s %10.1f %16.3f %16s\n", "fixed answer (Q1 bytes)", fixed, med("fixed:q1:mach"), ""
+      drv = med("driver:q1:rps")
+      if (drv) printf "%-30s %10.1f %16.3f %16s\n", "its statements by pgx + bytes", drv, med("driver:q1:mach"), ""
       printf "%-30s %10.1f %16.3f %16.3f\n", "floor (pgbench)", floor, med("sql:q1_floor:mach"), med("sql:q1_floor:clu")
       per = med("fixed:q1:mach") + med("sql:q1_floor:clu")
       if (per <= 0 || floor <= 0) { print "no ceiling: a run is missing"; exit }
@@ -492,6 +505,7 @@ ceiling_summary() {
       printf "ceiling / floor              %.2f  (the floor target, 0.85, is %s on this machine)\n", ceil / floor, (ceil >= 0.85 * floor ? "within reach" : "out of reach of any server")
       printf "DebtQL Q1 / floor            %.2f  (target >= 0.85: %s)\n", ours / floor, ok(ours >= 0.85 * floor)
       printf "DebtQL Q1 / ceiling          %.2f\n", ours / ceil
+      if (drv) printf "pgx + bytes / floor          %.2f  (no Go server sending these statements through pgx does less: the target is %s with DebtQL'"'"'s driver)\n", drv / floor, (drv >= 0.85 * floor ? "within reach" : "out of reach")
     }' "$1"
 }
 
