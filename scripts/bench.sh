@@ -32,7 +32,7 @@
 # Settings (environment): REPS (1) repetitions, OPS operations to load (run: all; scale: q1
 # page200 cursor200 search_name search_number), BENCH_DURATION / BENCH_CONNECTIONS /
 # BENCH_THREADS / BENCH_WARMUP (load shape: 15 s, 16, 2, 3 s), POOL (16) DebtQL's pool,
-# PORT (8088; 10x on PORT+1, the statement capture on PORT+2, the fixed answer on PORT+3), ANCHOR (1; scale with 0 loads
+# PORT (8088; 10x on PORT+1, the statement capture on PORT+2, the fixed answer on PORT+3, its pgx server on PORT+4), ANCHOR (1; scale with 0 loads
 # DebtQL only), BENCH (bench/ of this repository), OUT (bench/results/<stamp>), HANDOVER_WAYS
 # (handover: the ways to run, e.g. debtql:single,debtql:batch; all when unset).
 set -euo pipefail
