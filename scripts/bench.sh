@@ -413,7 +413,7 @@ run() {
 # server and PostgreSQL share the cores. In each repetition: Q1 on DebtQL;
 # Q1's own answer from scripts/fixed-answer (no work but HTTP and the
 # bytes); the same after sending the floor's statements through pgx and
-# reading their rows undecoded (no Go server on DebtQL's driver does less);
+# reading their rows undecoded (no Go server sending them through pgx in turn does less);
 # the floor by pgbench. Each with the machine's busy CPU over the
 # run, the floor with the cluster's too. A server answering Q1 spends at
 # least the fixed answer's CPU a request (load generator, kernel, HTTP)
@@ -505,7 +505,7 @@ ceiling_summary() {
       printf "ceiling / floor              %.2f  (the floor target, 0.85, is %s on this machine)\n", ceil / floor, (ceil >= 0.85 * floor ? "within reach" : "out of reach of any server")
       printf "DebtQL Q1 / floor            %.2f  (target >= 0.85: %s)\n", ours / floor, ok(ours >= 0.85 * floor)
       printf "DebtQL Q1 / ceiling          %.2f\n", ours / ceil
-      if (drv) printf "pgx + bytes / floor          %.2f  (no Go server sending these statements through pgx does less: the target is %s with DebtQL'"'"'s driver)\n", drv / floor, (drv >= 0.85 * floor ? "within reach" : "out of reach")
+      if (drv) printf "pgx + bytes / floor          %.2f  (no Go server sending these statements through pgx in turn does less: the target is %s with DebtQL'"'"'s driver)\n", drv / floor, (drv >= 0.85 * floor ? "within reach" : "out of reach")
     }' "$1"
 }
 

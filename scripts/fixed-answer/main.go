@@ -10,7 +10,8 @@
 // each answer it sends the statements of the file (one a line, as the floor's
 // pgbench script has them) through pgx/v5, prepared and cached as DebtQL's
 // statement cache sends them, and reads every row's bytes without decoding
-// them. No Go server that sends those statements through pgx does less.
+// them. No Go server that sends those statements through pgx one after the
+// other, as the floor's pgbench does, does less.
 //
 //	fixed-answer -addr 127.0.0.1:8090 -body answer.json
 //	fixed-answer -addr 127.0.0.1:8091 -body answer.json -statements q1_floor.sql -database-url postgres://...
