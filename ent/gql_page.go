@@ -5,6 +5,7 @@ package ent
 import (
 	"context"
 	"fmt"
+	"sync"
 
 	"entgo.io/ent"
 	"entgo.io/ent/dialect"
@@ -178,17 +179,13 @@ func (_m *APIKeyQuery) Page(ctx context.Context, p Paging, opts ...APIKeyPaginat
 	// page's statement and, when no row comes back, on its own: a copy
 	// each use, since a selector joined into a statement keeps that
 	// statement's numbering of its arguments.
-	var (
-		keptAsked bool
-		keptSel   *sql.Selector
-		keptErr   error
-	)
-	kept := func() (*sql.Selector, error) {
-		if p.Total != nil && !keptAsked {
-			keptAsked = true
-			keptSel, keptErr = p.Total(ctx, _m.driver, counted)
+	kept := func() (*sql.Selector, error) { return nil, nil }
+	if p.Total != nil {
+		asked := sync.OnceValues(func() (*sql.Selector, error) { return p.Total(ctx, _m.driver, counted) })
+		kept = func() (*sql.Selector, error) {
+			total, err := asked()
+			return total.Clone(), err
 		}
-		return keptSel.Clone(), keptErr
 	}
 	count := func() (int, error) {
 		total, err := kept()
@@ -451,17 +448,13 @@ func (_m *AuditEventQuery) Page(ctx context.Context, p Paging, opts ...AuditEven
 	// page's statement and, when no row comes back, on its own: a copy
 	// each use, since a selector joined into a statement keeps that
 	// statement's numbering of its arguments.
-	var (
-		keptAsked bool
-		keptSel   *sql.Selector
-		keptErr   error
-	)
-	kept := func() (*sql.Selector, error) {
-		if p.Total != nil && !keptAsked {
-			keptAsked = true
-			keptSel, keptErr = p.Total(ctx, _m.driver, counted)
+	kept := func() (*sql.Selector, error) { return nil, nil }
+	if p.Total != nil {
+		asked := sync.OnceValues(func() (*sql.Selector, error) { return p.Total(ctx, _m.driver, counted) })
+		kept = func() (*sql.Selector, error) {
+			total, err := asked()
+			return total.Clone(), err
 		}
-		return keptSel.Clone(), keptErr
 	}
 	count := func() (int, error) {
 		total, err := kept()
@@ -724,17 +717,13 @@ func (_m *AuditEventRecordQuery) Page(ctx context.Context, p Paging, opts ...Aud
 	// page's statement and, when no row comes back, on its own: a copy
 	// each use, since a selector joined into a statement keeps that
 	// statement's numbering of its arguments.
-	var (
-		keptAsked bool
-		keptSel   *sql.Selector
-		keptErr   error
-	)
-	kept := func() (*sql.Selector, error) {
-		if p.Total != nil && !keptAsked {
-			keptAsked = true
-			keptSel, keptErr = p.Total(ctx, _m.driver, counted)
+	kept := func() (*sql.Selector, error) { return nil, nil }
+	if p.Total != nil {
+		asked := sync.OnceValues(func() (*sql.Selector, error) { return p.Total(ctx, _m.driver, counted) })
+		kept = func() (*sql.Selector, error) {
+			total, err := asked()
+			return total.Clone(), err
 		}
-		return keptSel.Clone(), keptErr
 	}
 	count := func() (int, error) {
 		total, err := kept()
@@ -997,17 +986,13 @@ func (_m *CreditorQuery) Page(ctx context.Context, p Paging, opts ...CreditorPag
 	// page's statement and, when no row comes back, on its own: a copy
 	// each use, since a selector joined into a statement keeps that
 	// statement's numbering of its arguments.
-	var (
-		keptAsked bool
-		keptSel   *sql.Selector
-		keptErr   error
-	)
-	kept := func() (*sql.Selector, error) {
-		if p.Total != nil && !keptAsked {
-			keptAsked = true
-			keptSel, keptErr = p.Total(ctx, _m.driver, counted)
+	kept := func() (*sql.Selector, error) { return nil, nil }
+	if p.Total != nil {
+		asked := sync.OnceValues(func() (*sql.Selector, error) { return p.Total(ctx, _m.driver, counted) })
+		kept = func() (*sql.Selector, error) {
+			total, err := asked()
+			return total.Clone(), err
 		}
-		return keptSel.Clone(), keptErr
 	}
 	count := func() (int, error) {
 		total, err := kept()
@@ -1270,17 +1255,13 @@ func (_m *DebtQuery) Page(ctx context.Context, p Paging, opts ...DebtPaginateOpt
 	// page's statement and, when no row comes back, on its own: a copy
 	// each use, since a selector joined into a statement keeps that
 	// statement's numbering of its arguments.
-	var (
-		keptAsked bool
-		keptSel   *sql.Selector
-		keptErr   error
-	)
-	kept := func() (*sql.Selector, error) {
-		if p.Total != nil && !keptAsked {
-			keptAsked = true
-			keptSel, keptErr = p.Total(ctx, _m.driver, counted)
+	kept := func() (*sql.Selector, error) { return nil, nil }
+	if p.Total != nil {
+		asked := sync.OnceValues(func() (*sql.Selector, error) { return p.Total(ctx, _m.driver, counted) })
+		kept = func() (*sql.Selector, error) {
+			total, err := asked()
+			return total.Clone(), err
 		}
-		return keptSel.Clone(), keptErr
 	}
 	count := func() (int, error) {
 		total, err := kept()
@@ -1543,17 +1524,13 @@ func (_m *DebtItemQuery) Page(ctx context.Context, p Paging, opts ...DebtItemPag
 	// page's statement and, when no row comes back, on its own: a copy
 	// each use, since a selector joined into a statement keeps that
 	// statement's numbering of its arguments.
-	var (
-		keptAsked bool
-		keptSel   *sql.Selector
-		keptErr   error
-	)
-	kept := func() (*sql.Selector, error) {
-		if p.Total != nil && !keptAsked {
-			keptAsked = true
-			keptSel, keptErr = p.Total(ctx, _m.driver, counted)
+	kept := func() (*sql.Selector, error) { return nil, nil }
+	if p.Total != nil {
+		asked := sync.OnceValues(func() (*sql.Selector, error) { return p.Total(ctx, _m.driver, counted) })
+		kept = func() (*sql.Selector, error) {
+			total, err := asked()
+			return total.Clone(), err
 		}
-		return keptSel.Clone(), keptErr
 	}
 	count := func() (int, error) {
 		total, err := kept()
@@ -1816,17 +1793,13 @@ func (_m *DebtorQuery) Page(ctx context.Context, p Paging, opts ...DebtorPaginat
 	// page's statement and, when no row comes back, on its own: a copy
 	// each use, since a selector joined into a statement keeps that
 	// statement's numbering of its arguments.
-	var (
-		keptAsked bool
-		keptSel   *sql.Selector
-		keptErr   error
-	)
-	kept := func() (*sql.Selector, error) {
-		if p.Total != nil && !keptAsked {
-			keptAsked = true
-			keptSel, keptErr = p.Total(ctx, _m.driver, counted)
+	kept := func() (*sql.Selector, error) { return nil, nil }
+	if p.Total != nil {
+		asked := sync.OnceValues(func() (*sql.Selector, error) { return p.Total(ctx, _m.driver, counted) })
+		kept = func() (*sql.Selector, error) {
+			total, err := asked()
+			return total.Clone(), err
 		}
-		return keptSel.Clone(), keptErr
 	}
 	count := func() (int, error) {
 		total, err := kept()
@@ -2089,17 +2062,13 @@ func (_m *IdempotencyRecordQuery) Page(ctx context.Context, p Paging, opts ...Id
 	// page's statement and, when no row comes back, on its own: a copy
 	// each use, since a selector joined into a statement keeps that
 	// statement's numbering of its arguments.
-	var (
-		keptAsked bool
-		keptSel   *sql.Selector
-		keptErr   error
-	)
-	kept := func() (*sql.Selector, error) {
-		if p.Total != nil && !keptAsked {
-			keptAsked = true
-			keptSel, keptErr = p.Total(ctx, _m.driver, counted)
+	kept := func() (*sql.Selector, error) { return nil, nil }
+	if p.Total != nil {
+		asked := sync.OnceValues(func() (*sql.Selector, error) { return p.Total(ctx, _m.driver, counted) })
+		kept = func() (*sql.Selector, error) {
+			total, err := asked()
+			return total.Clone(), err
 		}
-		return keptSel.Clone(), keptErr
 	}
 	count := func() (int, error) {
 		total, err := kept()
@@ -2362,17 +2331,13 @@ func (_m *InvoiceQuery) Page(ctx context.Context, p Paging, opts ...InvoicePagin
 	// page's statement and, when no row comes back, on its own: a copy
 	// each use, since a selector joined into a statement keeps that
 	// statement's numbering of its arguments.
-	var (
-		keptAsked bool
-		keptSel   *sql.Selector
-		keptErr   error
-	)
-	kept := func() (*sql.Selector, error) {
-		if p.Total != nil && !keptAsked {
-			keptAsked = true
-			keptSel, keptErr = p.Total(ctx, _m.driver, counted)
+	kept := func() (*sql.Selector, error) { return nil, nil }
+	if p.Total != nil {
+		asked := sync.OnceValues(func() (*sql.Selector, error) { return p.Total(ctx, _m.driver, counted) })
+		kept = func() (*sql.Selector, error) {
+			total, err := asked()
+			return total.Clone(), err
 		}
-		return keptSel.Clone(), keptErr
 	}
 	count := func() (int, error) {
 		total, err := kept()
@@ -2635,17 +2600,13 @@ func (_m *InvoiceArticleQuery) Page(ctx context.Context, p Paging, opts ...Invoi
 	// page's statement and, when no row comes back, on its own: a copy
 	// each use, since a selector joined into a statement keeps that
 	// statement's numbering of its arguments.
-	var (
-		keptAsked bool
-		keptSel   *sql.Selector
-		keptErr   error
-	)
-	kept := func() (*sql.Selector, error) {
-		if p.Total != nil && !keptAsked {
-			keptAsked = true
-			keptSel, keptErr = p.Total(ctx, _m.driver, counted)
+	kept := func() (*sql.Selector, error) { return nil, nil }
+	if p.Total != nil {
+		asked := sync.OnceValues(func() (*sql.Selector, error) { return p.Total(ctx, _m.driver, counted) })
+		kept = func() (*sql.Selector, error) {
+			total, err := asked()
+			return total.Clone(), err
 		}
-		return keptSel.Clone(), keptErr
 	}
 	count := func() (int, error) {
 		total, err := kept()
@@ -2908,17 +2869,13 @@ func (_m *PaymentQuery) Page(ctx context.Context, p Paging, opts ...PaymentPagin
 	// page's statement and, when no row comes back, on its own: a copy
 	// each use, since a selector joined into a statement keeps that
 	// statement's numbering of its arguments.
-	var (
-		keptAsked bool
-		keptSel   *sql.Selector
-		keptErr   error
-	)
-	kept := func() (*sql.Selector, error) {
-		if p.Total != nil && !keptAsked {
-			keptAsked = true
-			keptSel, keptErr = p.Total(ctx, _m.driver, counted)
+	kept := func() (*sql.Selector, error) { return nil, nil }
+	if p.Total != nil {
+		asked := sync.OnceValues(func() (*sql.Selector, error) { return p.Total(ctx, _m.driver, counted) })
+		kept = func() (*sql.Selector, error) {
+			total, err := asked()
+			return total.Clone(), err
 		}
-		return keptSel.Clone(), keptErr
 	}
 	count := func() (int, error) {
 		total, err := kept()
@@ -3181,17 +3138,13 @@ func (_m *ReferenceRateQuery) Page(ctx context.Context, p Paging, opts ...Refere
 	// page's statement and, when no row comes back, on its own: a copy
 	// each use, since a selector joined into a statement keeps that
 	// statement's numbering of its arguments.
-	var (
-		keptAsked bool
-		keptSel   *sql.Selector
-		keptErr   error
-	)
-	kept := func() (*sql.Selector, error) {
-		if p.Total != nil && !keptAsked {
-			keptAsked = true
-			keptSel, keptErr = p.Total(ctx, _m.driver, counted)
+	kept := func() (*sql.Selector, error) { return nil, nil }
+	if p.Total != nil {
+		asked := sync.OnceValues(func() (*sql.Selector, error) { return p.Total(ctx, _m.driver, counted) })
+		kept = func() (*sql.Selector, error) {
+			total, err := asked()
+			return total.Clone(), err
 		}
-		return keptSel.Clone(), keptErr
 	}
 	count := func() (int, error) {
 		total, err := kept()
@@ -3454,17 +3407,13 @@ func (_m *WebhookDeliveryQuery) Page(ctx context.Context, p Paging, opts ...Webh
 	// page's statement and, when no row comes back, on its own: a copy
 	// each use, since a selector joined into a statement keeps that
 	// statement's numbering of its arguments.
-	var (
-		keptAsked bool
-		keptSel   *sql.Selector
-		keptErr   error
-	)
-	kept := func() (*sql.Selector, error) {
-		if p.Total != nil && !keptAsked {
-			keptAsked = true
-			keptSel, keptErr = p.Total(ctx, _m.driver, counted)
+	kept := func() (*sql.Selector, error) { return nil, nil }
+	if p.Total != nil {
+		asked := sync.OnceValues(func() (*sql.Selector, error) { return p.Total(ctx, _m.driver, counted) })
+		kept = func() (*sql.Selector, error) {
+			total, err := asked()
+			return total.Clone(), err
 		}
-		return keptSel.Clone(), keptErr
 	}
 	count := func() (int, error) {
 		total, err := kept()
@@ -3727,17 +3676,13 @@ func (_m *WebhookEndpointQuery) Page(ctx context.Context, p Paging, opts ...Webh
 	// page's statement and, when no row comes back, on its own: a copy
 	// each use, since a selector joined into a statement keeps that
 	// statement's numbering of its arguments.
-	var (
-		keptAsked bool
-		keptSel   *sql.Selector
-		keptErr   error
-	)
-	kept := func() (*sql.Selector, error) {
-		if p.Total != nil && !keptAsked {
-			keptAsked = true
-			keptSel, keptErr = p.Total(ctx, _m.driver, counted)
+	kept := func() (*sql.Selector, error) { return nil, nil }
+	if p.Total != nil {
+		asked := sync.OnceValues(func() (*sql.Selector, error) { return p.Total(ctx, _m.driver, counted) })
+		kept = func() (*sql.Selector, error) {
+			total, err := asked()
+			return total.Clone(), err
 		}
-		return keptSel.Clone(), keptErr
 	}
 	count := func() (int, error) {
 		total, err := kept()

@@ -74,8 +74,9 @@ func (s *Service) DebtorList(ctx context.Context, clientID string, filter *Debto
 	}
 	l.Query, l.Paging = s.db(ctx).Debtor.Query().Where(preds...), p
 	if clientID != "" {
-		l.Paging.Total = nameSearchTotal(clientID, filter)
-		if key, ok := rememberedSearch(clientID, filter); ok && s.searchTotals != nil {
+		search := searchAlone(filter)
+		l.Paging.Total = nameSearchTotal(clientID, search)
+		if key, ok := rememberedSearch(clientID, search); ok && s.searchTotals != nil {
 			l.Paging.Total = s.searchTotals.total(key, l.Paging.Total)
 		}
 		l.Query.Where(debtor.ClientID(clientID))
@@ -253,12 +254,11 @@ func keptDebtTotal(clientID string, f *DebtFilter) totalFunc {
 }
 
 // nameSearchTotal is the total of a client's debtors when the filter is a
-// NAME search and nothing else, read on PostgreSQL from the name suffixes
-// the database keeps (store.NameSuffixTotal). Any other filter, and
-// SQLite, count the rows.
-func nameSearchTotal(clientID string, f *DebtorFilter) totalFunc {
-	search, ok := searchAlone(f)
-	if !ok || search.typ != SearchTypeName {
+// NAME search and nothing else (search, from searchAlone), read on
+// PostgreSQL from the name suffixes the database keeps
+// (store.NameSuffixTotal). Any other filter, and SQLite, count the rows.
+func nameSearchTotal(clientID string, search *searchTerm) totalFunc {
+	if search == nil || search.typ != SearchTypeName {
 		return nil
 	}
 	key := collection.SearchKey(search.term)
@@ -272,11 +272,13 @@ func nameSearchTotal(clientID string, f *DebtorFilter) totalFunc {
 
 // searchAlone is the search of a debtor filter that is a search (a
 // non-blank term of a given type) and nothing else, as the filter's
-// predicate reads it (newSearch); ok is false for any other filter.
-func searchAlone(f *DebtorFilter) (search *searchTerm, ok bool) {
+// predicate reads it (newSearch); nil for any other filter.
+func searchAlone(f *DebtorFilter) *searchTerm {
 	if f == nil || f.SearchType == nil || *f != (DebtorFilter{SearchType: f.SearchType, SearchTerm: f.SearchTerm}) {
-		return nil, false
+		return nil
 	}
-	search, err := newSearch(f.SearchType, f.SearchTerm)
-	return search, err == nil && search != nil
+	if search, err := newSearch(f.SearchType, f.SearchTerm); err == nil {
+		return search
+	}
+	return nil
 }

@@ -53,14 +53,14 @@ func newSearchTotals() *searchTotals {
 	return &searchTotals{cache: c}
 }
 
-// rememberedSearch is the key of a client's debtor search that searchTotals
-// remembers; ok is false for any other filter.
-func rememberedSearch(clientID string, f *DebtorFilter) (key searchTotalKey, ok bool) {
-	search, ok := searchAlone(f)
-	switch {
-	case !ok:
+// rememberedSearch is the key of a client's debtor search (search, from
+// searchAlone) that searchTotals remembers; ok is false for any other.
+func rememberedSearch(clientID string, search *searchTerm) (key searchTotalKey, ok bool) {
+	if search == nil {
 		return key, false
-	case search.typ == SearchTypeName, search.typ == SearchTypeIdentificationNumber, search.typ == SearchTypeEmail:
+	}
+	switch search.typ {
+	case SearchTypeName, SearchTypeIdentificationNumber, SearchTypeEmail:
 		return searchTotalKey{client: clientID, searchType: string(search.typ), term: search.term}, true
 	}
 	return key, false

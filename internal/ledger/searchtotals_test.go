@@ -31,7 +31,7 @@ func TestRememberedSearch(t *testing.T) {
 		{"with a date", &DebtorFilter{SearchType: typ(SearchTypeName), SearchTerm: str("berg"), InvoiceCreatedDate: &now}, nil},
 		{"with a client number", &DebtorFilter{SearchType: typ(SearchTypeName), SearchTerm: str("berg"), ClientNumber: &number}, nil},
 	} {
-		key, ok := rememberedSearch("c", tc.filter)
+		key, ok := rememberedSearch("c", searchAlone(tc.filter))
 		if ok != (tc.want != nil) || (ok && key != *tc.want) {
 			t.Errorf("%s: %+v, %v; want %+v", tc.name, key, ok, tc.want)
 		}
